@@ -1,0 +1,67 @@
+import Type, { type Static } from 'typebox';
+import { Value } from 'typebox/value';
+
+/** Every environment variable the service reads, with its default (the README's table). */
+const EnvSchema = Type.Object({
+  PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 8080 }),
+  HOST: Type.String({ default: '127.0.0.1' }),
+  CDS_DATA_DIR: Type.String({ default: './data' }),
+  DATABASE_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://' })),
+  REDIS_URL: Type.Optional(Type.String({ pattern: '^rediss?://' })),
+  CDS_JWT_SECRET: Type.Optional(Type.String({ minLength: 32 })),
+  CDS_REDIS_PREFIX: Type.String({ default: 'cds' }),
+  CDS_LOG_LEVEL: Type.String({ pattern: '^(fatal|error|warn|info|debug|trace|silent)$', default: 'info' }),
+  CDS_BODY_LIMIT: Type.Integer({ minimum: 1024, default: 1024 * 1024 }),
+  CDS_MAX_PATH_LENGTH: Type.Integer({ minimum: 1, default: 1024 }),
+  CDS_MAX_PATH_SEGMENTS: Type.Integer({ minimum: 2, default: 64 }),
+  CDS_ACCESS_TOKEN_TTL: Type.Integer({ minimum: 60, default: 3600 }),
+  CDS_REFRESH_TOKEN_TTL: Type.Integer({ minimum: 60, default: 30 * 24 * 3600 }),
+});
+
+type Env = Static<typeof EnvSchema>;
+
+/** The service's settings, read once from the environment. */
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  databaseUrl: string | undefined;
+  redisUrl: string | undefined;
+  /** Undefined means: generate one and keep it in the data directory. */
+  jwtSecret: string | undefined;
+  redisPrefix: string;
+  logLevel: string;
+  bodyLimit: number;
+  pathLimits: { maxLength: number; maxSegments: number };
+  accessTokenTtlSeconds: number;
+  refreshTokenTtlSeconds: number;
+}
+
+/** Reads the configuration; throws one error listing every invalid variable. */
+export function loadConfig(env: Record<string, string | undefined>): Config {
+  const known = Object.fromEntries(
+    Object.keys(EnvSchema.properties)
+      .filter((name) => env[name] !== undefined && env[name] !== '')
+      .map((name) => [name, env[name]]),
+  );
+  const parsed = Value.Default(EnvSchema, Value.Convert(EnvSchema, known));
+  const problems = [...Value.Errors(EnvSchema, parsed)].map(
+    (e) => `${e.instancePath.slice(1) || 'environment'}: ${e.message}`,
+  );
+  if (problems.length > 0) throw new Error(`Invalid configuration:\n  ${problems.join('\n  ')}`);
+  const e = parsed as Env;
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    dataDir: e.CDS_DATA_DIR,
+    databaseUrl: e.DATABASE_URL,
+    redisUrl: e.REDIS_URL,
+    jwtSecret: e.CDS_JWT_SECRET,
+    redisPrefix: e.CDS_REDIS_PREFIX,
+    logLevel: e.CDS_LOG_LEVEL,
+    bodyLimit: e.CDS_BODY_LIMIT,
+    pathLimits: { maxLength: e.CDS_MAX_PATH_LENGTH, maxSegments: e.CDS_MAX_PATH_SEGMENTS },
+    accessTokenTtlSeconds: e.CDS_ACCESS_TOKEN_TTL,
+    refreshTokenTtlSeconds: e.CDS_REFRESH_TOKEN_TTL,
+  };
+}

@@ -1,0 +1,108 @@
+import { randomUUID } from 'node:crypto';
+import { notFound } from '../errors.js';
+import type { JsonObject } from '../json.js';
+import {
+  childDocumentPath,
+  type PathLimits,
+  parseCollectionName,
+  parseDocumentPath,
+  parseParentPath,
+} from '../paths.js';
+import type { DocumentRecord, DocumentStore } from '../ports.js';
+import { parseOrderBy, parseWhere } from '../where.js';
+
+/** What the list endpoint takes beyond the collection. */
+export interface ListRequest {
+  parentPath?: string;
+  limit?: number;
+  /** A full path, or only the last segment of one. */
+  startAfter?: string;
+}
+
+/** What the query endpoint takes beyond the collection. */
+export interface QueryRequest {
+  where: readonly string[];
+  parentPath?: string;
+  orderBy?: string;
+  limit?: number;
+  offset?: number;
+}
+
+const DEFAULT_LIST_LIMIT = 20;
+const DOCUMENT_NOT_FOUND = 'Document not found';
+
+/** The document store's rules (§2) over any storage engine. */
+export class DocumentService {
+  constructor(
+    private readonly store: DocumentStore,
+    private readonly limits: PathLimits,
+  ) {}
+
+  /** Inserts or replaces the document at `rawPath`. */
+  put(projectId: number, rawPath: string, data: JsonObject): Promise<DocumentRecord & { created: boolean }> {
+    return this.store.upsert(projectId, parseDocumentPath(rawPath, this.limits), data);
+  }
+
+  /** Creates a document with a server-chosen UUID as its last segment. */
+  async create(projectId: number, rawCollection: string, rawParent: string | undefined, data: JsonObject) {
+    const collection = parseCollectionName(rawCollection);
+    const parent = parseParentPath(rawParent, this.limits);
+    const id = randomUUID();
+    const record = await this.store.insert(projectId, childDocumentPath(parent, collection, id, this.limits), id, data);
+    return { ...record, created: true as const };
+  }
+
+  /** The document with the names of its child collections; 404 when missing. */
+  async get(projectId: number, rawPath: string): Promise<DocumentRecord & { collections: string[] }> {
+    const { path } = parseDocumentPath(rawPath, this.limits);
+    const record = await this.store.get(projectId, path);
+    if (!record) throw notFound(DOCUMENT_NOT_FOUND);
+    return { ...record, collections: await this.store.childCollections(projectId, path) };
+  }
+
+  /** Shallow-merges `patch` into the document; 404 when missing. */
+  async patch(projectId: number, rawPath: string, patch: JsonObject): Promise<DocumentRecord> {
+    const { path } = parseDocumentPath(rawPath, this.limits);
+    const record = await this.store.merge(projectId, path, patch);
+    if (!record) throw notFound(DOCUMENT_NOT_FOUND);
+    return record;
+  }
+
+  /** Deletes only that document; 404 when missing. */
+  async delete(projectId: number, rawPath: string): Promise<{ deleted: string }> {
+    const { path } = parseDocumentPath(rawPath, this.limits);
+    if (!(await this.store.delete(projectId, path))) throw notFound(DOCUMENT_NOT_FOUND);
+    return { deleted: path };
+  }
+
+  /** Direct children of a collection, by path, at most `limit` (20 by default). */
+  async list(projectId: number, rawCollection: string, request: ListRequest): Promise<DocumentRecord[]> {
+    const collection = parseCollectionName(rawCollection);
+    const parent = parseParentPath(request.parentPath, this.limits);
+    return this.store.list(projectId, {
+      parent,
+      collection,
+      limit: request.limit ?? DEFAULT_LIST_LIMIT,
+      ...(request.startAfter ? { startAfter: this.startAfterPath(parent, collection, request.startAfter) } : {}),
+    });
+  }
+
+  /** Documents of a collection matching every `where` clause. */
+  async query(projectId: number, rawCollection: string, request: QueryRequest): Promise<DocumentRecord[]> {
+    const collection = parseCollectionName(rawCollection);
+    const where = parseWhere(request.where);
+    return this.store.query(projectId, {
+      collection,
+      where,
+      ...(request.parentPath !== undefined ? { parent: parseParentPath(request.parentPath, this.limits) } : {}),
+      ...(request.orderBy ? { orderBy: parseOrderBy(request.orderBy) } : {}),
+      ...(request.limit !== undefined ? { limit: request.limit } : {}),
+      ...(request.offset !== undefined ? { offset: request.offset } : {}),
+    });
+  }
+
+  private startAfterPath(parent: string, collection: string, startAfter: string): string {
+    if (startAfter.includes('/')) return parseDocumentPath(startAfter, this.limits).path;
+    return parent === '' ? `${collection}/${startAfter}` : `${parent}/${collection}/${startAfter}`;
+  }
+}

@@ -1,0 +1,44 @@
+/** Stable error codes of the domain; the HTTP layer maps each to a status in one table. */
+export type ErrorCode =
+  | 'bad_request'
+  | 'invalid_client'
+  | 'invalid_token'
+  | 'invalid_login'
+  | 'forbidden'
+  | 'not_found'
+  | 'conflict'
+  | 'payload_too_large'
+  | 'unsupported_media_type'
+  | 'validation'
+  | 'rate_limited'
+  | 'unavailable';
+
+/** One problem of a validation failure, in the §0 shape. */
+export interface ValidationIssue {
+  loc: (string | number)[];
+  msg: string;
+  type: string;
+}
+
+/** An expected failure with a message safe to show to the client; `cause` stays in logs. */
+export class AppError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly issues?: ValidationIssue[],
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = 'AppError';
+  }
+}
+
+/** 400 with the given message. */
+export const badRequest = (message: string): AppError => new AppError('bad_request', message);
+/** 404 with the given message. */
+export const notFound = (message: string): AppError => new AppError('not_found', message);
+/** 409 with the given message. */
+export const conflict = (message: string): AppError => new AppError('conflict', message);
+/** 422 with the §0 list of problems. */
+export const validationFailed = (issues: ValidationIssue[]): AppError =>
+  new AppError('validation', issues.map((i) => i.msg).join('; '), issues);

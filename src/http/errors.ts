@@ -1,0 +1,77 @@
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError, type ErrorCode, type ValidationIssue } from '../core/errors.js';
+
+/** The one table from domain error codes to HTTP statuses. */
+export const statusOf: Record<ErrorCode, number> = {
+  bad_request: 400,
+  invalid_client: 401,
+  invalid_token: 401,
+  invalid_login: 401,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  validation: 422,
+  rate_limited: 429,
+  unavailable: 503,
+};
+
+interface AjvIssue {
+  instancePath: string;
+  keyword: string;
+  message?: string;
+  params: Record<string, unknown>;
+}
+
+const contextNames: Record<string, string> = { body: 'body', querystring: 'query', params: 'path', headers: 'header' };
+
+/** Turns Fastify's schema validation failure into the §0 422 items. */
+function validationIssues(error: FastifyError): ValidationIssue[] {
+  const context = contextNames[error.validationContext ?? 'body'] ?? 'body';
+  return ((error.validation ?? []) as AjvIssue[]).map((issue) => {
+    const loc: (string | number)[] = [context];
+    for (const part of issue.instancePath.split('/').slice(1)) {
+      loc.push(/^\d+$/.test(part) ? Number(part) : part.replaceAll('~1', '/').replaceAll('~0', '~'));
+    }
+    const missing = issue.params.missingProperty;
+    if (typeof missing === 'string') loc.push(missing);
+    const type = issue.keyword === 'required' ? 'missing' : issue.keyword;
+    return { loc, msg: issue.message ?? 'is invalid', type };
+  });
+}
+
+/** Maps Fastify's own errors (body parsing, limits) to domain errors; null when not one of them. */
+function fromFastifyError(error: FastifyError): AppError | null {
+  if (error.validation) return new AppError('validation', 'Validation failed', validationIssues(error));
+  switch (error.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new AppError('payload_too_large', 'Request body is too large');
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return new AppError('unsupported_media_type', 'Content-Type must be application/json');
+    default:
+      return null;
+  }
+}
+
+/** The body of an error response (§0). */
+export function errorBody(error: AppError): { detail: string | ValidationIssue[] } {
+  return { detail: error.code === 'validation' && error.issues ? error.issues : error.message };
+}
+
+/** Fastify error handler: known errors get their status and `{detail}`; anything else is a logged 500. */
+export function handleError(error: FastifyError | AppError, request: FastifyRequest, reply: FastifyReply): void {
+  const known = error instanceof AppError ? error : fromFastifyError(error);
+  if (known) {
+    if (known.code === 'unavailable') request.log.warn({ err: known.cause ?? known }, known.message);
+    reply.status(statusOf[known.code]).send(errorBody(known));
+    return;
+  }
+  if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
+    reply.status(error.statusCode).send({ detail: error.message });
+    return;
+  }
+  request.log.error({ err: error }, 'unhandled error');
+  reply.status(500).send({ detail: 'Internal server error' });
+}

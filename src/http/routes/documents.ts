@@ -1,0 +1,125 @@
+import type { DocumentService } from '../../core/documents/document-service.js';
+import type { JsonObject } from '../../core/json.js';
+import { type ClientAuthenticator, requirePermission } from '../auth-hook.js';
+import { clientErrorResponses, WildcardParams } from '../schemas/common.js';
+import {
+  CollectionParams,
+  CreateDocumentBody,
+  DeletedSchema,
+  DocumentListSchema,
+  DocumentSchema,
+  DocumentWithCollectionsSchema,
+  DocumentWithCreatedSchema,
+  ListQuery,
+  PatchDocumentBody,
+  PutDocumentBody,
+  QueryQuery,
+} from '../schemas/documents.js';
+import type { HttpApp } from '../server.js';
+
+/** The client document store (§2) under `/documents`. */
+export function documentRoutes(app: HttpApp, deps: { auth: ClientAuthenticator; documents: DocumentService }): void {
+  const { documents } = deps;
+  app.register(async (scope: HttpApp) => {
+    scope.addHook('onRequest', requirePermission(deps.auth, 'client.documents'));
+
+    scope.put(
+      '/documents/docs/*',
+      {
+        schema: {
+          params: WildcardParams,
+          body: PutDocumentBody,
+          response: { 200: DocumentWithCreatedSchema, ...clientErrorResponses },
+        },
+      },
+      (request) => documents.put(request.projectId, request.params['*'], (request.body.data ?? {}) as JsonObject),
+    );
+
+    scope.get(
+      '/documents/docs/*',
+      { schema: { params: WildcardParams, response: { 200: DocumentWithCollectionsSchema, ...clientErrorResponses } } },
+      (request) => documents.get(request.projectId, request.params['*']),
+    );
+
+    scope.patch(
+      '/documents/docs/*',
+      {
+        schema: {
+          params: WildcardParams,
+          body: PatchDocumentBody,
+          response: { 200: DocumentSchema, ...clientErrorResponses },
+        },
+      },
+      (request) => documents.patch(request.projectId, request.params['*'], request.body.data as JsonObject),
+    );
+
+    scope.delete(
+      '/documents/docs/*',
+      { schema: { params: WildcardParams, response: { 200: DeletedSchema, ...clientErrorResponses } } },
+      (request) => documents.delete(request.projectId, request.params['*']),
+    );
+
+    scope.post(
+      '/documents/collections/:collection',
+      {
+        schema: {
+          params: CollectionParams,
+          body: CreateDocumentBody,
+          response: { 201: DocumentWithCreatedSchema, ...clientErrorResponses },
+        },
+      },
+      async (request, reply) => {
+        const { data, parent_path } = request.body;
+        const created = await documents.create(
+          request.projectId,
+          request.params.collection,
+          parent_path,
+          (data ?? {}) as JsonObject,
+        );
+        return reply.status(201).send(created);
+      },
+    );
+
+    scope.get(
+      '/documents/collections/:collection',
+      {
+        schema: {
+          params: CollectionParams,
+          querystring: ListQuery,
+          response: { 200: DocumentListSchema, ...clientErrorResponses },
+        },
+      },
+      async (request) => {
+        const { parent_path, limit, start_after } = request.query;
+        const list = await documents.list(request.projectId, request.params.collection, {
+          parentPath: parent_path,
+          limit,
+          startAfter: start_after,
+        });
+        return { documents: list };
+      },
+    );
+
+    scope.get(
+      '/documents/query/:collection',
+      {
+        schema: {
+          params: CollectionParams,
+          querystring: QueryQuery,
+          response: { 200: DocumentListSchema, ...clientErrorResponses },
+        },
+      },
+      async (request) => {
+        const { where, parent_path, order_by, limit, offset } = request.query;
+        const list = await documents.query(request.projectId, request.params.collection, {
+          where: where ?? [],
+          parentPath: parent_path,
+          orderBy: order_by,
+          limit,
+          offset,
+        });
+        return { documents: list };
+      },
+    );
+  });
+}

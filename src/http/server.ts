@@ -1,0 +1,90 @@
+import { randomUUID } from 'node:crypto';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Ajv, type Options as AjvOptions } from 'ajv';
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyServerOptions,
+  type RawReplyDefaultExpression,
+  type RawRequestDefaultExpression,
+  type RawServerDefault,
+} from 'fastify';
+import { AppError } from '../core/errors.js';
+import { handleError } from './errors.js';
+import { logSerializers, redactPaths } from './logging.js';
+
+/** A Fastify instance whose route schemas are TypeBox schemas. */
+export type HttpApp = FastifyInstance<
+  RawServerDefault,
+  RawRequestDefaultExpression,
+  RawReplyDefaultExpression,
+  FastifyBaseLogger,
+  TypeBoxTypeProvider
+>;
+
+/** Settings of the HTTP layer. */
+export interface HttpOptions {
+  bodyLimit: number;
+  logLevel: string;
+  /** Pretty logs for people; JSON otherwise. */
+  logger?: FastifyServerOptions['logger'];
+}
+
+const REQUEST_ID = /^[\w.:-]{1,128}$/;
+
+const ajvBase: AjvOptions = { allErrors: true, useDefaults: true, removeAdditional: false, strict: false };
+// Bodies are JSON already: a string where a number belongs is an error, not something to convert.
+const bodyAjv = new Ajv({ ...ajvBase, coerceTypes: false });
+// Query strings and path parameters are text: `limit=5` must become 5, `limit=abc` a 422.
+const textAjv = new Ajv({ ...ajvBase, coerceTypes: 'array' });
+
+/** Builds the Fastify instance with the §0 conventions; routes are registered by the caller. */
+export function createHttpApp(options: HttpOptions): HttpApp {
+  const app = Fastify({
+    logger: options.logger ?? { level: options.logLevel, redact: redactPaths, serializers: logSerializers },
+    bodyLimit: options.bodyLimit,
+    maxParamLength: 16_384,
+    requestIdHeader: false,
+    genReqId: (request) => {
+      const given = request.headers['x-request-id'];
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+    },
+    routerOptions: { ignoreTrailingSlash: true },
+    return503OnClosing: true,
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.decorateRequest('projectId', 0);
+  app.decorateRequest('userId', 0);
+  app.setValidatorCompiler(({ schema, httpPart }) =>
+    (httpPart === 'body' ? bodyAjv : textAjv).compile(schema as object),
+  );
+
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+    const text = typeof body === 'string' ? body : body.toString('utf8');
+    if (text.trim() === '') return done(null, undefined);
+    try {
+      done(null, JSON.parse(text));
+    } catch (error) {
+      done(
+        new AppError('validation', 'Malformed JSON', [
+          { loc: ['body'], msg: `Malformed JSON: ${(error as Error).message}`, type: 'json_invalid' },
+        ]),
+        undefined,
+      );
+    }
+  });
+
+  // A missing body where one is optional counts as `{}` (§0).
+  app.addHook('preValidation', async (request) => {
+    if (request.body === undefined || request.body === null) request.body = {};
+  });
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+  app.setErrorHandler(handleError);
+  app.setNotFoundHandler((_request, reply) => {
+    reply.status(404).send({ detail: 'Not Found' });
+  });
+  return app as unknown as HttpApp;
+}

@@ -1,0 +1,89 @@
+import pg from 'pg';
+import type { AccountStore, DocumentStore, Storage } from '../../core/ports.js';
+import { PostgresAccountStore } from './account-store.js';
+import { PostgresDocumentStore } from './document-store.js';
+import { postgresMigrations } from './migrations.js';
+
+/** Options of the PostgreSQL engine. */
+export interface PostgresOptions {
+  connectionString: string;
+  /** Schema to create and use (tests isolate themselves with one each); default `public`. */
+  schema?: string;
+  poolSize?: number;
+}
+
+// An arbitrary constant shared by every instance, so concurrent starts migrate one at a time.
+const MIGRATION_LOCK_ID = 7_317_001;
+
+/** The scale-out engine: a `pg` pool; every store method is one statement or one transaction. */
+export class PostgresStorage implements Storage {
+  readonly engine = 'postgres' as const;
+  readonly documents: DocumentStore;
+  readonly accounts: AccountStore;
+
+  private constructor(readonly pool: pg.Pool) {
+    this.documents = new PostgresDocumentStore(pool);
+    this.accounts = new PostgresAccountStore(pool);
+  }
+
+  /** Connects, creates the schema when asked for one, and migrates under an advisory lock. */
+  static async open(options: PostgresOptions): Promise<PostgresStorage> {
+    const schema = options.schema;
+    const pool = new pg.Pool({
+      connectionString: options.connectionString,
+      max: options.poolSize ?? 10,
+      ...(schema ? { options: `-c search_path=${quoteIdent(schema)}` } : {}),
+    });
+    pool.on('error', () => {
+      // An idle client lost its connection; the pool replaces it on the next checkout.
+    });
+    try {
+      if (schema) await pool.query(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(schema)}`);
+      await migrate(pool);
+    } catch (error) {
+      await pool.end();
+      throw error;
+    }
+    return new PostgresStorage(pool);
+  }
+
+  async ping(): Promise<void> {
+    await this.pool.query('SELECT 1');
+  }
+
+  async close(): Promise<void> {
+    await this.pool.end();
+  }
+}
+
+/** Quotes an SQL identifier. */
+export function quoteIdent(name: string): string {
+  return `"${name.replaceAll('"', '""')}"`;
+}
+
+async function migrate(pool: pg.Pool): Promise<void> {
+  const client = await pool.connect();
+  try {
+    await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_ID]);
+    await client.query(
+      'CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())',
+    );
+    const { rows } = await client.query<{ v: number | null }>('SELECT max(version) AS v FROM schema_migrations');
+    const current = rows[0]?.v ?? 0;
+    for (const step of postgresMigrations) {
+      if (step.version <= current) continue;
+      await client.query('BEGIN');
+      try {
+        await client.query(step.sql);
+        await client.query('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [step.version, step.name]);
+        await client.query('COMMIT');
+      } catch (error) {
+        await client.query('ROLLBACK');
+        throw error;
+      }
+    }
+  } finally {
+    await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_ID]).catch(() => undefined);
+    client.release();
+  }
+}

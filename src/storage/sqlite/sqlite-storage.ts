@@ -1,0 +1,60 @@
+import Database from 'better-sqlite3';
+import type { AccountStore, DocumentStore, Storage } from '../../core/ports.js';
+import { SqliteAccountStore } from './account-store.js';
+import { SqliteDocumentStore } from './document-store.js';
+import { sqliteMigrations } from './migrations.js';
+
+/** The embedded engine: one SQLite file in WAL mode, opened synchronously. */
+export class SqliteStorage implements Storage {
+  readonly engine = 'sqlite' as const;
+  readonly documents: DocumentStore;
+  readonly accounts: AccountStore;
+
+  private constructor(readonly db: Database.Database) {
+    this.documents = new SqliteDocumentStore(db);
+    this.accounts = new SqliteAccountStore(db);
+  }
+
+  /** Opens (creating when missing) the database file, or `:memory:`, and migrates it. */
+  static open(file: string): SqliteStorage {
+    const db = new Database(file);
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = NORMAL');
+    db.pragma('foreign_keys = ON');
+    db.pragma('busy_timeout = 5000');
+    // SQLite's lower() folds ASCII only; the §2 `i*` lookups fold all of Unicode, as JavaScript does.
+    db.function('cds_lower', { deterministic: true }, (text: unknown) =>
+      typeof text === 'string' ? text.toLowerCase() : null,
+    );
+    migrate(db);
+    return new SqliteStorage(db);
+  }
+
+  async ping(): Promise<void> {
+    this.db.prepare('SELECT 1').get();
+  }
+
+  async close(): Promise<void> {
+    this.db.close();
+  }
+}
+
+/** Applies the pending migrations in one immediate transaction (one writer at a time). */
+function migrate(db: Database.Database): void {
+  db.exec(
+    'CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)',
+  );
+  const apply = db.transaction(() => {
+    const row = db.prepare('SELECT max(version) AS v FROM schema_migrations').get() as { v: number | null };
+    for (const step of sqliteMigrations) {
+      if (step.version <= (row.v ?? 0)) continue;
+      db.exec(step.sql);
+      db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(
+        step.version,
+        step.name,
+        Date.now(),
+      );
+    }
+  });
+  apply.immediate();
+}
