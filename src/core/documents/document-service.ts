@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { notFound } from '../errors.js';
-import type { JsonObject } from '../json.js';
+import { notFound, validationFailed } from '../errors.js';
+import { containsNul, type JsonObject } from '../json.js';
 import {
   childDocumentPath,
   type PathLimits,
@@ -29,6 +29,16 @@ export interface QueryRequest {
 }
 
 const DEFAULT_LIST_LIMIT = 20;
+
+/** Rejects data that one of the engines could not store, so both engines accept the same documents. */
+function storable(data: JsonObject): JsonObject {
+  if (containsNul(data)) {
+    throw validationFailed([
+      { loc: ['body', 'data'], msg: 'Strings may not contain the NUL character', type: 'value_error' },
+    ]);
+  }
+  return data;
+}
 const DOCUMENT_NOT_FOUND = 'Document not found';
 
 /** The document store's rules (§2) over any storage engine. */
@@ -40,7 +50,8 @@ export class DocumentService {
 
   /** Inserts or replaces the document at `rawPath`. */
   put(projectId: number, rawPath: string, data: JsonObject): Promise<DocumentRecord & { created: boolean }> {
-    return this.store.upsert(projectId, parseDocumentPath(rawPath, this.limits), data);
+    const path = parseDocumentPath(rawPath, this.limits);
+    return this.store.upsert(projectId, path, storable(data));
   }
 
   /** Creates a document with a server-chosen UUID as its last segment. */
@@ -48,7 +59,8 @@ export class DocumentService {
     const collection = parseCollectionName(rawCollection);
     const parent = parseParentPath(rawParent, this.limits);
     const id = randomUUID();
-    const record = await this.store.insert(projectId, childDocumentPath(parent, collection, id, this.limits), id, data);
+    const path = childDocumentPath(parent, collection, id, this.limits);
+    const record = await this.store.insert(projectId, path, id, storable(data));
     return { ...record, created: true as const };
   }
 
@@ -63,7 +75,7 @@ export class DocumentService {
   /** Shallow-merges `patch` into the document; 404 when missing. */
   async patch(projectId: number, rawPath: string, patch: JsonObject): Promise<DocumentRecord> {
     const { path } = parseDocumentPath(rawPath, this.limits);
-    const record = await this.store.merge(projectId, path, patch);
+    const record = await this.store.merge(projectId, path, storable(patch));
     if (!record) throw notFound(DOCUMENT_NOT_FOUND);
     return record;
   }
