@@ -68,10 +68,10 @@ async function migrate(pool: pg.Pool): Promise<void> {
     await client.query(
       'CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())',
     );
-    const { rows } = await client.query<{ v: number | null }>('SELECT max(version) AS v FROM schema_migrations');
-    const current = rows[0]?.v ?? 0;
+    const { rows } = await client.query<{ version: number }>('SELECT version FROM schema_migrations');
+    const applied = new Set(rows.map((row) => row.version));
     for (const step of postgresMigrations) {
-      if (step.version <= current) continue;
+      if (applied.has(step.version)) continue;
       await client.query('BEGIN');
       try {
         await client.query(step.sql);

@@ -45,9 +45,10 @@ function migrate(db: Database.Database): void {
     'CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)',
   );
   const apply = db.transaction(() => {
-    const row = db.prepare('SELECT max(version) AS v FROM schema_migrations').get() as { v: number | null };
+    const rows = db.prepare('SELECT version FROM schema_migrations').all() as { version: number }[];
+    const applied = new Set(rows.map((row) => row.version));
     for (const step of sqliteMigrations) {
-      if (step.version <= (row.v ?? 0)) continue;
+      if (applied.has(step.version)) continue;
       db.exec(step.sql);
       db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(
         step.version,
