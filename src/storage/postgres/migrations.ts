@@ -64,4 +64,30 @@ CREATE INDEX documents_by_collection ON documents (project_id, collection, path)
 CREATE INDEX documents_by_parent ON documents (project_id, parent, collection, path);
 `,
   },
+  {
+    version: 2,
+    name: 'realtime tree, versions and change log',
+    sql: `
+CREATE TABLE tree_leaves (
+  project_id INTEGER NOT NULL,
+  path TEXT COLLATE "C" NOT NULL,
+  value JSONB NOT NULL,
+  PRIMARY KEY (project_id, path)
+);
+CREATE TABLE tree_versions (
+  project_id INTEGER PRIMARY KEY,
+  version BIGINT NOT NULL,
+  log_floor BIGINT NOT NULL DEFAULT 0
+);
+CREATE TABLE tree_changes (
+  project_id INTEGER NOT NULL,
+  version BIGINT NOT NULL,
+  seq INTEGER NOT NULL,
+  path TEXT COLLATE "C" NOT NULL,
+  value JSONB NOT NULL,
+  created_at TIMESTAMPTZ NOT NULL DEFAULT clock_timestamp(),
+  PRIMARY KEY (project_id, version, seq)
+);
+`,
+  },
 ];

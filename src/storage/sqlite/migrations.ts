@@ -64,4 +64,30 @@ CREATE INDEX documents_by_collection ON documents (project_id, collection, path)
 CREATE INDEX documents_by_parent ON documents (project_id, parent, collection, path);
 `,
   },
+  {
+    version: 2,
+    name: 'realtime tree, versions and change log',
+    sql: `
+CREATE TABLE tree_leaves (
+  project_id INTEGER NOT NULL,
+  path TEXT NOT NULL,
+  value TEXT NOT NULL,
+  PRIMARY KEY (project_id, path)
+) WITHOUT ROWID;
+CREATE TABLE tree_versions (
+  project_id INTEGER PRIMARY KEY,
+  version INTEGER NOT NULL,
+  log_floor INTEGER NOT NULL DEFAULT 0
+);
+CREATE TABLE tree_changes (
+  project_id INTEGER NOT NULL,
+  version INTEGER NOT NULL,
+  seq INTEGER NOT NULL,
+  path TEXT NOT NULL,
+  value TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  PRIMARY KEY (project_id, version, seq)
+) WITHOUT ROWID;
+`,
+  },
 ];
