@@ -1,0 +1,164 @@
+/**
+ * The `cds` command line (§7): administration against the same database and environment as the
+ * server. Every command prints one human-readable line, or with `--json` exactly the keys §7
+ * names; failures print a message to stderr and exit 1.
+ */
+import { Command, InvalidArgumentError } from 'commander';
+import { createServices, openStorage, type Services } from '../app.js';
+import { loadConfig } from '../config.js';
+import { AppError } from '../core/errors.js';
+
+/** Output mode shared by every command. */
+interface OutputOptions {
+  json?: boolean;
+}
+
+/** Prints `result` as JSON, or the human-readable `text`. */
+function print(options: OutputOptions, result: object, text: string): void {
+  process.stdout.write(options.json ? `${JSON.stringify(result)}\n` : `${text}\n`);
+}
+
+/** Opens storage from the environment, runs `task` with the services, and always closes storage. */
+async function withServices<T>(task: (services: Services) => Promise<T>): Promise<T> {
+  const config = loadConfig(process.env);
+  const storage = await openStorage(config);
+  try {
+    return await task(createServices(config, storage));
+  } finally {
+    await storage.close();
+  }
+}
+
+/** Parses a positive integer id option (`--project 3`). */
+function positiveInteger(value: string): number {
+  if (!/^[1-9][0-9]{0,15}$/.test(value)) throw new InvalidArgumentError('expected a positive integer.');
+  return Number(value);
+}
+
+/** Parses a comma-separated list option (`--role a,b`). */
+function commaList(value: string): string[] {
+  return value
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item !== '');
+}
+
+function registerMigrate(program: Command): void {
+  program
+    .command('migrate')
+    .description('apply pending database migrations')
+    .option('--json', 'machine-readable output')
+    .action(async (options: OutputOptions) => {
+      // Opening storage migrates it, under a lock, so this is safe next to running servers.
+      await withServices(async () => undefined);
+      print(options, { migrated: true }, 'Database schema is up to date.');
+    });
+}
+
+function registerProject(program: Command): void {
+  const project = program.command('project').description('manage projects');
+  project
+    .command('create')
+    .description('create a project with a client (the organisation is created unless it exists)')
+    .requiredOption('--org <name>', 'organisation name')
+    .requiredOption('--name <name>', 'project name')
+    .option('--json', 'machine-readable output')
+    .action(async (options: OutputOptions & { org: string; name: string }) => {
+      const created = await withServices((s) => s.accounts.createProject(options.org, options.name));
+      print(
+        options,
+        created,
+        [
+          `Created project ${created.project_id} in organisation ${created.org_id}.`,
+          `  client_id:     ${created.client_id}`,
+          `  client_secret: ${created.client_secret}   (shown once; store it now)`,
+        ].join('\n'),
+      );
+    });
+}
+
+function registerUser(program: Command): void {
+  const user = program.command('user').description('manage the users (players) of a project');
+  user
+    .command('create')
+    .description('create a user with exactly the roles named (default: player)')
+    .requiredOption('--project <id>', 'project id', positiveInteger)
+    .requiredOption('--username <username>', 'username (3-64 letters, digits, _ . -)')
+    .requiredOption('--password <password>', 'password (at least 8 characters)')
+    .option('--role <roles>', 'comma-separated role names', commaList)
+    .option('--json', 'machine-readable output')
+    .action(
+      async (options: OutputOptions & { project: number; username: string; password: string; role?: string[] }) => {
+        const created = await withServices((s) =>
+          s.accounts.createUser(options.project, {
+            username: options.username,
+            password: options.password,
+            roles: options.role,
+          }),
+        );
+        print(options, created, `Created user ${created.id} (${created.username}) in project ${options.project}.`);
+      },
+    );
+}
+
+function registerRole(program: Command): void {
+  const role = program.command('role').description('manage the roles of a project');
+  role
+    .command('create')
+    .description('create a role, or replace the permissions of an existing one')
+    .requiredOption('--project <id>', 'project id', positiveInteger)
+    .requiredOption('--name <name>', 'role name')
+    .requiredOption('--permissions <permissions>', 'comma-separated permissions', commaList)
+    .option('--json', 'machine-readable output')
+    .action(async (options: OutputOptions & { project: number; name: string; permissions: string[] }) => {
+      const saved = await withServices((s) =>
+        s.accounts.createRole(options.project, options.name, options.permissions),
+      );
+      const list = saved.permissions.length > 0 ? saved.permissions.join(', ') : '(no permissions)';
+      print(options, saved, `Role '${saved.name}' of project ${saved.project_id}: ${list}`);
+    });
+}
+
+function registerToken(program: Command): void {
+  program
+    .command('token')
+    .description("issue an access token for a user (for game servers' tests and tooling)")
+    .requiredOption('--project <id>', 'project id', positiveInteger)
+    .requiredOption('--user <id>', 'user id', positiveInteger)
+    .option('--json', 'machine-readable output')
+    .action(async (options: OutputOptions & { project: number; user: number }) => {
+      const issued = await withServices((s) => s.accounts.issueToken(options.project, options.user));
+      print(options, issued, issued.access_token);
+    });
+}
+
+/** A one-line explanation of a failure; validation problems name their field. */
+function describe(error: unknown): string {
+  if (error instanceof AppError && error.issues) {
+    return error.issues.map((issue) => `${String(issue.loc.at(-1) ?? 'input')} ${issue.msg}`).join('; ');
+  }
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** Builds the `cds` program with every command. */
+function buildProgram(): Command {
+  const program = new Command('cds')
+    .description('Client Data Service administration')
+    .showHelpAfterError()
+    .configureOutput({ outputError: (text, write) => write(text) });
+  registerMigrate(program);
+  registerProject(program);
+  registerUser(program);
+  registerRole(program);
+  registerToken(program);
+  // Later commands register here the same way, each in its own module:
+  // `admin create` (§6/§7), `import` and `export` (§8).
+  return program;
+}
+
+buildProgram()
+  .parseAsync(process.argv)
+  .catch((error: unknown) => {
+    process.stderr.write(`cds: ${describe(error)}\n`);
+    process.exit(1);
+  });

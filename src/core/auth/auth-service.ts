@@ -1,0 +1,259 @@
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
+import { AppError, type ValidationIssue, validationFailed } from '../errors.js';
+import type { AccountStore, User } from '../ports.js';
+import { DEFAULT_SCRYPT_PARAMS, dummyHash, hashPassword, type ScryptParams, verifyPassword } from './passwords.js';
+import { PLAYER_ROLE } from './player-role.js';
+import { AccessTokens, newRefreshToken, sha256Hex } from './tokens.js';
+
+/** Usernames: 3–64 ASCII letters, digits, `_ . -` (ASCII so case-insensitive uniqueness is the same on both engines). */
+export const USERNAME_PATTERN = '^[A-Za-z0-9_.-]{3,64}$';
+/** The shortest password accepted (§1). */
+export const PASSWORD_MIN_LENGTH = 8;
+
+/** The public profile of a user, as auth responses show it. */
+export interface AuthUser {
+  id: number;
+  username: string;
+  nickname: string;
+  avatar_url: string | null;
+}
+
+/** The §1 `AuthResponse`. */
+export interface AuthResponse {
+  access_token: string;
+  token_type: 'bearer';
+  expires_in: number;
+  refresh_token: string;
+  user: AuthUser;
+}
+
+/** The §1 `/auth/me` body. */
+export interface Me extends AuthUser {
+  roles: string[];
+  permissions: string[];
+}
+
+/** Settings of the auth service. */
+export interface AuthServiceOptions {
+  accounts: AccountStore;
+  /** The HS256 key of access tokens (CDS_JWT_SECRET). */
+  jwtSecret: Uint8Array;
+  accessTokenTtlSeconds?: number;
+  refreshTokenTtlSeconds?: number;
+  /** How long a user's permissions are remembered; §1 wants role changes live within 10 s. */
+  permissionCacheMs?: number;
+  /** How long a client's stored secret hash is remembered. */
+  clientCacheMs?: number;
+  /** The scrypt cost of new password hashes. */
+  scrypt?: ScryptParams;
+}
+
+const INVALID_CLIENT = 'Invalid client credentials';
+const INVALID_TOKEN = 'Invalid or expired token';
+const INVALID_LOGIN = 'Invalid username or password';
+const INVALID_REFRESH = 'Invalid or expired refresh token';
+// Compared against when a client id is unknown, so that case costs the same as a wrong secret.
+const NO_SECRET_HASH = Buffer.alloc(32);
+const GUEST_NAME_ATTEMPTS = 4;
+
+interface CachedClient {
+  projectId: number;
+  secretHash: Buffer;
+}
+
+interface CachedPermissions {
+  permissions: ReadonlySet<string> | null;
+}
+
+/** Throws a 422 unless the username and password follow the §1 rules. */
+export function checkCredentials(username: string, password: string): void {
+  const issues: ValidationIssue[] = [];
+  if (!new RegExp(USERNAME_PATTERN).test(username)) {
+    issues.push({
+      loc: ['body', 'username'],
+      msg: 'must be 3 to 64 letters, digits, _ . or -',
+      type: 'pattern',
+    });
+  }
+  if ([...password].length < PASSWORD_MIN_LENGTH) {
+    issues.push({
+      loc: ['body', 'password'],
+      msg: `must be at least ${PASSWORD_MIN_LENGTH} characters`,
+      type: 'minLength',
+    });
+  }
+  if (issues.length > 0) throw validationFailed(issues);
+}
+
+/** Converts a stored user to its public profile. */
+export function toAuthUser(user: User): AuthUser {
+  return { id: user.id, username: user.username, nickname: user.nickname, avatar_url: user.avatarUrl };
+}
+
+/**
+ * Client credentials, access and refresh tokens, sign-up and login (§1). It satisfies the HTTP
+ * layer's `ClientAuthenticator` (the three checks every data route runs, in order).
+ */
+export class AuthService {
+  private readonly accounts: AccountStore;
+  private readonly tokens: AccessTokens;
+  private readonly refreshTtlMs: number;
+  private readonly scrypt: ScryptParams;
+  private readonly clients: LRUCache<string, CachedClient>;
+  private readonly permissions: LRUCache<string, CachedPermissions>;
+
+  constructor(options: AuthServiceOptions) {
+    this.accounts = options.accounts;
+    this.tokens = new AccessTokens(options.jwtSecret, options.accessTokenTtlSeconds ?? 3600);
+    this.refreshTtlMs = (options.refreshTokenTtlSeconds ?? 30 * 24 * 3600) * 1000;
+    this.scrypt = options.scrypt ?? DEFAULT_SCRYPT_PARAMS;
+    this.clients = new LRUCache({ max: 10_000, ttl: options.clientCacheMs ?? 5000 });
+    this.permissions = new LRUCache({ max: 100_000, ttl: options.permissionCacheMs ?? 5000 });
+    // Computed now so the first failed login is not faster than later ones.
+    void dummyHash(this.scrypt);
+  }
+
+  /** The project of valid client credentials; throws `invalid_client` (401). */
+  async authenticateClient(clientId: string | undefined, clientSecret: string | undefined): Promise<number> {
+    if (!clientId || !clientSecret) throw new AppError('invalid_client', INVALID_CLIENT);
+    let client = this.clients.get(clientId);
+    if (!client) {
+      const found = await this.accounts.findClient(clientId);
+      if (found) {
+        client = { projectId: found.projectId, secretHash: Buffer.from(found.secretHash, 'hex') };
+        this.clients.set(clientId, client);
+      }
+    }
+    const given = Buffer.from(sha256Hex(clientSecret), 'hex');
+    const expected = client?.secretHash.length === given.length ? client.secretHash : NO_SECRET_HASH;
+    const matches = timingSafeEqual(given, expected);
+    if (!client || expected === NO_SECRET_HASH || !matches) throw new AppError('invalid_client', INVALID_CLIENT);
+    return client.projectId;
+  }
+
+  /** The user of a valid access token issued for that project; throws `invalid_token` (401). */
+  async verifyAccessToken(token: string | undefined, projectId: number): Promise<number> {
+    const claims = token ? await this.tokens.verify(token) : null;
+    if (!claims || claims.projectId !== projectId) throw new AppError('invalid_token', INVALID_TOKEN);
+    return claims.userId;
+  }
+
+  /** Throws `forbidden` (403) unless the user holds the permission; a vanished user is `invalid_token`. */
+  async requirePermission(projectId: number, userId: number, permission: string): Promise<void> {
+    const key = `${projectId}:${userId}`;
+    let cached = this.permissions.get(key);
+    if (!cached) {
+      const list = await this.accounts.permissionsOf(projectId, userId);
+      cached = { permissions: list ? new Set(list) : null };
+      this.permissions.set(key, cached);
+    }
+    if (!cached.permissions) throw new AppError('invalid_token', INVALID_TOKEN);
+    if (!cached.permissions.has(permission)) throw new AppError('forbidden', `Permission '${permission}' required`);
+  }
+
+  /** Drops remembered permissions (of one user, or all) after a role change made here. */
+  forgetPermissions(projectId?: number, userId?: number): void {
+    if (projectId !== undefined && userId !== undefined) this.permissions.delete(`${projectId}:${userId}`);
+    else this.permissions.clear();
+  }
+
+  /** Creates a user with the `player` role and signs them in; a taken username is `conflict` (409). */
+  async signup(
+    projectId: number,
+    input: { username: string; password: string; nickname?: string },
+  ): Promise<AuthResponse> {
+    checkCredentials(input.username, input.password);
+    const passwordHash = await hashPassword(input.password, this.scrypt);
+    const user = await this.accounts.createUser(projectId, {
+      username: input.username,
+      passwordHash,
+      nickname: input.nickname ?? input.username,
+      roles: [PLAYER_ROLE],
+    });
+    return this.issueTokens(user);
+  }
+
+  /** Signs a user in; any mismatch is `invalid_login` (401) after the same scrypt work. */
+  async login(projectId: number, input: { username: string; password: string }): Promise<AuthResponse> {
+    const user = await this.accounts.findUserByUsername(projectId, input.username);
+    const hash = user?.passwordHash ?? (await dummyHash(this.scrypt));
+    const matches = await verifyPassword(input.password, hash);
+    if (!user?.passwordHash || !matches) throw new AppError('invalid_login', INVALID_LOGIN);
+    return this.issueTokens(user);
+  }
+
+  /** Signs in the guest bound to a device, creating it on the first call. */
+  async guest(projectId: number, deviceId: string): Promise<AuthResponse> {
+    for (let attempt = 1; ; attempt++) {
+      const username = `guest_${randomBytes(8).toString('hex')}`;
+      try {
+        const user = await this.accounts.ensureGuest(projectId, {
+          username,
+          passwordHash: null,
+          nickname: username,
+          roles: [PLAYER_ROLE],
+          deviceId,
+        });
+        return await this.issueTokens(user);
+      } catch (error) {
+        // The random name collided with an existing username: draw another.
+        if (error instanceof AppError && error.code === 'conflict' && attempt < GUEST_NAME_ATTEMPTS) continue;
+        throw error;
+      }
+    }
+  }
+
+  /** Exchanges a refresh token (once) for new tokens; anything else is `invalid_token` (401). */
+  async refresh(projectId: number, refreshToken: string): Promise<AuthResponse> {
+    const userId = await this.accounts.consumeRefreshToken(projectId, sha256Hex(refreshToken), new Date());
+    const user = userId === null ? null : await this.accounts.findUserById(projectId, userId);
+    if (!user) throw new AppError('invalid_token', INVALID_REFRESH);
+    return this.issueTokens(user);
+  }
+
+  /** The caller's profile, roles and current permissions. */
+  async me(projectId: number, userId: number): Promise<Me> {
+    const user = await this.accounts.findUserById(projectId, userId);
+    const permissions = user ? await this.accounts.permissionsOf(projectId, userId) : null;
+    if (!user || !permissions) throw new AppError('invalid_token', INVALID_TOKEN);
+    return { ...toAuthUser(user), roles: user.roles, permissions: [...permissions].sort() };
+  }
+
+  /** Updates the caller's nickname and/or avatar and returns the new profile. */
+  async updateMe(
+    projectId: number,
+    userId: number,
+    profile: { nickname?: string; avatar_url?: string | null },
+  ): Promise<Me> {
+    const changes: { nickname?: string; avatarUrl?: string | null } = {};
+    if (profile.nickname !== undefined) changes.nickname = profile.nickname;
+    if (profile.avatar_url !== undefined) changes.avatarUrl = profile.avatar_url;
+    const user = await this.accounts.updateProfile(projectId, userId, changes);
+    if (!user) throw new AppError('invalid_token', INVALID_TOKEN);
+    return this.me(projectId, userId);
+  }
+
+  /** An access token for an existing user (the CLI's `cds token`), without a refresh token. */
+  async issueAccessToken(projectId: number, userId: number): Promise<{ access_token: string; expires_in: number }> {
+    const user = await this.accounts.findUserById(projectId, userId);
+    if (!user) throw new AppError('not_found', 'User not found');
+    const signed = await this.tokens.sign(projectId, userId);
+    return { access_token: signed.token, expires_in: signed.expiresIn };
+  }
+
+  /** Signs the user in: a new access token and a new stored refresh token. */
+  async issueTokens(user: User): Promise<AuthResponse> {
+    const access = await this.tokens.sign(user.projectId, user.id);
+    const refreshToken = newRefreshToken();
+    const expiresAt = new Date(Date.now() + this.refreshTtlMs);
+    await this.accounts.saveRefreshToken(sha256Hex(refreshToken), user.projectId, user.id, expiresAt);
+    return {
+      access_token: access.token,
+      token_type: 'bearer',
+      expires_in: access.expiresIn,
+      refresh_token: refreshToken,
+      user: toAuthUser(user),
+    };
+  }
+}

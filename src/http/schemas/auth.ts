@@ -1,0 +1,66 @@
+import Type from 'typebox';
+import { PASSWORD_MIN_LENGTH, USERNAME_PATTERN } from '../../core/auth/auth-service.js';
+import { ErrorSchema } from './common.js';
+
+const Nickname = Type.String({ minLength: 1, maxLength: 64 });
+const AvatarUrl = Type.Union([Type.String({ maxLength: 2048 }), Type.Null()]);
+
+/** `POST /auth/signup` body (§1): the username and password rules give 422 when broken. */
+export const SignupBody = Type.Object({
+  username: Type.String({ pattern: USERNAME_PATTERN }),
+  password: Type.String({ minLength: PASSWORD_MIN_LENGTH }),
+  nickname: Type.Optional(Nickname),
+});
+
+/** `POST /auth/login` body; no format rules, so a malformed name is just a failed login (401). */
+export const LoginBody = Type.Object({
+  username: Type.String(),
+  password: Type.String(),
+});
+
+/** `POST /auth/guest` body: the device the guest account is bound to. */
+export const GuestBody = Type.Object({ device_id: Type.String({ minLength: 1, maxLength: 256 }) });
+
+/** `POST /auth/refresh` body. */
+export const RefreshBody = Type.Object({ refresh_token: Type.String({ maxLength: 512 }) });
+
+/** `PATCH /auth/me` body: the profile fields leaderboards show. */
+export const UpdateMeBody = Type.Object({
+  nickname: Type.Optional(Nickname),
+  avatar_url: Type.Optional(AvatarUrl),
+});
+
+/** A user's public profile. */
+export const AuthUserSchema = Type.Object({
+  id: Type.Integer(),
+  username: Type.String(),
+  nickname: Type.String(),
+  avatar_url: AvatarUrl,
+});
+
+/** The §1 `AuthResponse`. */
+export const AuthResponseSchema = Type.Object({
+  access_token: Type.String(),
+  token_type: Type.Literal('bearer'),
+  expires_in: Type.Integer(),
+  refresh_token: Type.String(),
+  user: AuthUserSchema,
+});
+
+/** The `/auth/me` body: the profile with roles and effective permissions. */
+export const MeSchema = Type.Object({
+  id: Type.Integer(),
+  username: Type.String(),
+  nickname: Type.String(),
+  avatar_url: AvatarUrl,
+  roles: Type.Array(Type.String()),
+  permissions: Type.Array(Type.String()),
+});
+
+/** Error responses of the `/auth` routes (client credentials, tokens, bodies). */
+export const authErrorResponses = {
+  401: ErrorSchema,
+  413: ErrorSchema,
+  415: ErrorSchema,
+  422: ErrorSchema,
+};

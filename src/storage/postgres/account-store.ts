@@ -1,0 +1,246 @@
+import type pg from 'pg';
+import { conflict, notFound } from '../../core/errors.js';
+import type { AccountStore, NewUser, Organisation, Project, Role, User, UserProfile, UserWithPassword } from '../../core/ports.js';
+
+interface UserRow {
+  project_id: number;
+  id: number;
+  username: string;
+  password_hash: string | null;
+  nickname: string;
+  avatar_url: string | null;
+  roles: string[];
+}
+
+interface ProjectRow {
+  id: number;
+  org_id: number;
+  name: string;
+}
+
+const USER_COLUMNS = 'project_id, id, username, password_hash, nickname, avatar_url, roles';
+
+// The id comes from the project's counter in the same statement, so a failed insert (a taken
+// username) rolls the counter back, and concurrent sign-ups queue on the project's row.
+const INSERT_USER = `
+WITH next AS (
+  UPDATE projects SET next_user_id = next_user_id + 1 WHERE id = $1 RETURNING next_user_id - 1 AS id
+)
+INSERT INTO users (project_id, id, username, password_hash, nickname, avatar_url, roles, device_id)
+SELECT $1, next.id, $2, $3, $4, $5, $6::jsonb, $7 FROM next
+RETURNING ${USER_COLUMNS}`;
+
+function toUser(row: UserRow): User {
+  return {
+    id: row.id,
+    projectId: row.project_id,
+    username: row.username,
+    nickname: row.nickname,
+    avatarUrl: row.avatar_url,
+    roles: row.roles,
+  };
+}
+
+function toProject(row: ProjectRow): Project {
+  return { id: row.id, orgId: row.org_id, name: row.name };
+}
+
+/** Which unique constraint of `users` a failed statement hit, if any. */
+function uniqueViolation(error: unknown): 'username' | 'device' | null {
+  const { code, constraint } = error as { code?: unknown; constraint?: unknown };
+  if (code !== '23505') return null;
+  if (constraint === 'users_by_username') return 'username';
+  if (constraint === 'users_project_id_device_id_key') return 'device';
+  return null;
+}
+
+/** Accounts in PostgreSQL; each method is a single statement, hence atomic. */
+export class PostgresAccountStore implements AccountStore {
+  constructor(private readonly pool: pg.Pool) {}
+
+  private async one<R extends pg.QueryResultRow>(sql: string, params: unknown[]): Promise<R | null> {
+    const result = await this.pool.query<R>(sql, params);
+    return result.rows[0] ?? null;
+  }
+
+  async ensureOrganisation(name: string): Promise<Organisation & { created: boolean }> {
+    const inserted = await this.one<Organisation>(
+      'INSERT INTO organisations (name) VALUES ($1) ON CONFLICT (name) DO NOTHING RETURNING id, name',
+      [name],
+    );
+    if (inserted) return { ...inserted, created: true };
+    const existing = await this.one<Organisation>('SELECT id, name FROM organisations WHERE name = $1', [name]);
+    if (!existing) throw new Error(`Organisation '${name}' vanished while being ensured`);
+    return { ...existing, created: false };
+  }
+
+  async createProject(orgId: number, name: string, defaultRole: Role): Promise<Project> {
+    const row = await this.one<ProjectRow>(
+      `WITH project AS (
+         INSERT INTO projects (org_id, name) VALUES ($1, $2) RETURNING id, org_id, name
+       ), role AS (
+         INSERT INTO roles (project_id, name, permissions) SELECT id, $3, $4::jsonb FROM project
+       )
+       SELECT id, org_id, name FROM project`,
+      [orgId, name, defaultRole.name, JSON.stringify(defaultRole.permissions)],
+    );
+    if (!row) throw new Error('Project insert returned no row');
+    return toProject(row);
+  }
+
+  async getProject(projectId: number): Promise<Project | null> {
+    const row = await this.one<ProjectRow>('SELECT id, org_id, name FROM projects WHERE id = $1', [projectId]);
+    return row ? toProject(row) : null;
+  }
+
+  async createClient(projectId: number, clientId: string, secretHash: string): Promise<void> {
+    await this.pool.query('INSERT INTO clients (client_id, project_id, secret_hash) VALUES ($1, $2, $3)', [
+      clientId,
+      projectId,
+      secretHash,
+    ]);
+  }
+
+  async findClient(clientId: string): Promise<{ projectId: number; secretHash: string } | null> {
+    const row = await this.one<{ project_id: number; secret_hash: string }>(
+      'SELECT project_id, secret_hash FROM clients WHERE client_id = $1',
+      [clientId],
+    );
+    return row ? { projectId: row.project_id, secretHash: row.secret_hash } : null;
+  }
+
+  private async insertUser(projectId: number, user: NewUser): Promise<User> {
+    const row = await this.one<UserRow>(INSERT_USER, [
+      projectId,
+      user.username,
+      user.passwordHash,
+      user.nickname,
+      user.avatarUrl ?? null,
+      JSON.stringify(user.roles),
+      user.deviceId ?? null,
+    ]);
+    if (!row) throw notFound('Project not found');
+    return toUser(row);
+  }
+
+  async createUser(projectId: number, user: NewUser): Promise<User> {
+    try {
+      return await this.insertUser(projectId, user);
+    } catch (error) {
+      if (uniqueViolation(error) === 'username') throw conflict('Username already taken');
+      throw error;
+    }
+  }
+
+  async ensureGuest(projectId: number, user: NewUser & { deviceId: string }): Promise<User> {
+    const sql = `SELECT ${USER_COLUMNS} FROM users WHERE project_id = $1 AND device_id = $2`;
+    const existing = await this.one<UserRow>(sql, [projectId, user.deviceId]);
+    if (existing) return toUser(existing);
+    try {
+      return await this.insertUser(projectId, user);
+    } catch (error) {
+      const violated = uniqueViolation(error);
+      if (violated === 'username') throw conflict('Username already taken');
+      if (violated !== 'device') throw error;
+      // A concurrent first call bound the device first: its user is the guest.
+      const winner = await this.one<UserRow>(sql, [projectId, user.deviceId]);
+      if (!winner) throw error;
+      return toUser(winner);
+    }
+  }
+
+  async findUserByUsername(projectId: number, username: string): Promise<UserWithPassword | null> {
+    const row = await this.one<UserRow>(
+      `SELECT ${USER_COLUMNS} FROM users WHERE project_id = $1 AND lower(username) = lower($2)`,
+      [projectId, username],
+    );
+    return row ? { ...toUser(row), passwordHash: row.password_hash } : null;
+  }
+
+  async findUserById(projectId: number, userId: number): Promise<User | null> {
+    const row = await this.one<UserRow>(`SELECT ${USER_COLUMNS} FROM users WHERE project_id = $1 AND id = $2`, [
+      projectId,
+      userId,
+    ]);
+    return row ? toUser(row) : null;
+  }
+
+  async profilesOf(projectId: number, userIds: readonly number[]): Promise<Map<number, UserProfile>> {
+    const { rows } = await this.pool.query<{ id: number; nickname: string; avatar_url: string | null }>(
+      'SELECT id, nickname, avatar_url FROM users WHERE project_id = $1 AND id = ANY($2::int[])',
+      [projectId, userIds],
+    );
+    return new Map(rows.map((row) => [row.id, { nickname: row.nickname, avatarUrl: row.avatar_url }]));
+  }
+
+  async updateProfile(
+    projectId: number,
+    userId: number,
+    profile: { nickname?: string; avatarUrl?: string | null },
+  ): Promise<User | null> {
+    const row = await this.one<UserRow>(
+      `UPDATE users SET nickname = coalesce($3, nickname), avatar_url = CASE WHEN $4::boolean THEN $5 ELSE avatar_url END
+       WHERE project_id = $1 AND id = $2 RETURNING ${USER_COLUMNS}`,
+      [projectId, userId, profile.nickname ?? null, profile.avatarUrl !== undefined, profile.avatarUrl ?? null],
+    );
+    return row ? toUser(row) : null;
+  }
+
+  async setUserRoles(projectId: number, userId: number, roles: string[]): Promise<void> {
+    await this.pool.query('UPDATE users SET roles = $3::jsonb WHERE project_id = $1 AND id = $2', [
+      projectId,
+      userId,
+      JSON.stringify(roles),
+    ]);
+  }
+
+  async upsertRole(projectId: number, role: Role): Promise<void> {
+    await this.pool.query(
+      `INSERT INTO roles (project_id, name, permissions) VALUES ($1, $2, $3::jsonb)
+       ON CONFLICT (project_id, name) DO UPDATE SET permissions = excluded.permissions`,
+      [projectId, role.name, JSON.stringify(role.permissions)],
+    );
+  }
+
+  async listRoles(projectId: number): Promise<Role[]> {
+    const { rows } = await this.pool.query<Role>(
+      'SELECT name, permissions FROM roles WHERE project_id = $1 ORDER BY name COLLATE "C"',
+      [projectId],
+    );
+    return rows;
+  }
+
+  async permissionsOf(projectId: number, userId: number): Promise<string[] | null> {
+    const row = await this.one<{ permissions: string[] }>(
+      `SELECT coalesce((
+         SELECT jsonb_agg(DISTINCT p.permission ORDER BY p.permission)
+         FROM roles r, jsonb_array_elements_text(r.permissions) AS p(permission)
+         WHERE r.project_id = u.project_id AND r.name IN (SELECT jsonb_array_elements_text(u.roles))
+       ), '[]'::jsonb) AS permissions
+       FROM users u WHERE u.project_id = $1 AND u.id = $2`,
+      [projectId, userId],
+    );
+    return row ? row.permissions : null;
+  }
+
+  async saveRefreshToken(tokenHash: string, projectId: number, userId: number, expiresAt: Date): Promise<void> {
+    await this.pool.query(
+      'INSERT INTO refresh_tokens (token_hash, project_id, user_id, expires_at) VALUES ($1, $2, $3, $4)',
+      [tokenHash, projectId, userId, expiresAt],
+    );
+  }
+
+  async consumeRefreshToken(projectId: number, tokenHash: string, now: Date): Promise<number | null> {
+    const row = await this.one<{ user_id: number }>(
+      `UPDATE refresh_tokens SET used_at = $3
+       WHERE token_hash = $1 AND project_id = $2 AND used_at IS NULL AND expires_at > $3 RETURNING user_id`,
+      [tokenHash, projectId, now],
+    );
+    return row ? row.user_id : null;
+  }
+
+  async isEmpty(): Promise<boolean> {
+    const row = await this.one<{ empty: boolean }>('SELECT NOT EXISTS (SELECT 1 FROM organisations) AS empty', []);
+    return row?.empty ?? true;
+  }
+}

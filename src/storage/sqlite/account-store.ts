@@ -1,0 +1,266 @@
+import type Database from 'better-sqlite3';
+import { conflict, notFound } from '../../core/errors.js';
+import type { AccountStore, NewUser, Organisation, Project, Role, User, UserProfile, UserWithPassword } from '../../core/ports.js';
+
+interface UserRow {
+  project_id: number;
+  id: number;
+  username: string;
+  password_hash: string | null;
+  nickname: string;
+  avatar_url: string | null;
+  roles: string;
+}
+
+interface ProjectRow {
+  id: number;
+  org_id: number;
+  name: string;
+}
+
+const USER_COLUMNS = 'project_id, id, username, password_hash, nickname, avatar_url, roles';
+
+function toUser(row: UserRow): User {
+  return {
+    id: row.id,
+    projectId: row.project_id,
+    username: row.username,
+    nickname: row.nickname,
+    avatarUrl: row.avatar_url,
+    roles: JSON.parse(row.roles) as string[],
+  };
+}
+
+function toProject(row: ProjectRow): Project {
+  return { id: row.id, orgId: row.org_id, name: row.name };
+}
+
+/** Which unique constraint of `users` a failed insert hit, if any. */
+function uniqueViolation(error: unknown): 'username' | 'device' | null {
+  const { code, message } = error as { code?: unknown; message?: unknown };
+  if (code !== 'SQLITE_CONSTRAINT_UNIQUE' || typeof message !== 'string') return null;
+  if (message.includes('users.username')) return 'username';
+  if (message.includes('users.device_id')) return 'device';
+  return null;
+}
+
+/** Accounts in SQLite; each method is one statement or one transaction. */
+export class SqliteAccountStore implements AccountStore {
+  private readonly insertUser: (projectId: number, user: NewUser) => User;
+  private readonly guestTransaction: (projectId: number, user: NewUser & { deviceId: string }) => User;
+  private readonly permissionsTransaction: (projectId: number, userId: number) => string[] | null;
+
+  constructor(private readonly db: Database.Database) {
+    const nextId = db.prepare<[number], { id: number }>(
+      'UPDATE projects SET next_user_id = next_user_id + 1 WHERE id = ? RETURNING next_user_id - 1 AS id',
+    );
+    const insert = db.prepare<
+      [number, number, string, string | null, string, string | null, string, string | null, number],
+      UserRow
+    >(
+      `INSERT INTO users (project_id, id, username, password_hash, nickname, avatar_url, roles, device_id, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING ${USER_COLUMNS}`,
+    );
+    const byDevice = db.prepare<[number, string], UserRow>(
+      `SELECT ${USER_COLUMNS} FROM users WHERE project_id = ? AND device_id = ?`,
+    );
+    const userRoles = db.prepare<[number, number], { roles: string }>(
+      'SELECT roles FROM users WHERE project_id = ? AND id = ?',
+    );
+    const rolePermissions = db.prepare<[number, string], { permission: string }>(
+      `SELECT DISTINCT p.value AS permission FROM roles r, json_each(r.permissions) p
+       WHERE r.project_id = ? AND r.name IN (SELECT value FROM json_each(?)) ORDER BY 1`,
+    );
+
+    // The id comes from the project's counter in the same transaction, so a failed insert
+    // (a taken username) rolls the counter back and ids stay dense.
+    this.insertUser = db.transaction((projectId: number, user: NewUser) => {
+      const next = nextId.get(projectId);
+      if (!next) throw notFound('Project not found');
+      const row = insert.get(
+        projectId,
+        next.id,
+        user.username,
+        user.passwordHash,
+        user.nickname,
+        user.avatarUrl ?? null,
+        JSON.stringify(user.roles),
+        user.deviceId ?? null,
+        Date.now(),
+      );
+      return toUser(row as UserRow);
+    });
+    this.guestTransaction = db.transaction((projectId: number, user: NewUser & { deviceId: string }) => {
+      const existing = byDevice.get(projectId, user.deviceId);
+      return existing ? toUser(existing) : this.insertUser(projectId, user);
+    }).immediate;
+    this.permissionsTransaction = db.transaction((projectId: number, userId: number) => {
+      const row = userRoles.get(projectId, userId);
+      if (!row) return null;
+      return rolePermissions.all(projectId, row.roles).map((r) => r.permission);
+    });
+  }
+
+  async ensureOrganisation(name: string): Promise<Organisation & { created: boolean }> {
+    const inserted = this.db
+      .prepare<[string, number], Organisation>(
+        'INSERT INTO organisations (name, created_at) VALUES (?, ?) ON CONFLICT (name) DO NOTHING RETURNING id, name',
+      )
+      .get(name, Date.now());
+    if (inserted) return { ...inserted, created: true };
+    const existing = this.db
+      .prepare<[string], Organisation>('SELECT id, name FROM organisations WHERE name = ?')
+      .get(name);
+    if (!existing) throw new Error(`Organisation '${name}' vanished while being ensured`);
+    return { ...existing, created: false };
+  }
+
+  async createProject(orgId: number, name: string, defaultRole: Role): Promise<Project> {
+    const create = this.db.transaction(() => {
+      const row = this.db
+        .prepare<[number, string, number], ProjectRow>(
+          'INSERT INTO projects (org_id, name, created_at) VALUES (?, ?, ?) RETURNING id, org_id, name',
+        )
+        .get(orgId, name, Date.now()) as ProjectRow;
+      this.db
+        .prepare('INSERT INTO roles (project_id, name, permissions) VALUES (?, ?, ?)')
+        .run(row.id, defaultRole.name, JSON.stringify(defaultRole.permissions));
+      return toProject(row);
+    });
+    return create();
+  }
+
+  async getProject(projectId: number): Promise<Project | null> {
+    const row = this.db
+      .prepare<[number], ProjectRow>('SELECT id, org_id, name FROM projects WHERE id = ?')
+      .get(projectId);
+    return row ? toProject(row) : null;
+  }
+
+  async createClient(projectId: number, clientId: string, secretHash: string): Promise<void> {
+    this.db
+      .prepare('INSERT INTO clients (client_id, project_id, secret_hash, created_at) VALUES (?, ?, ?, ?)')
+      .run(clientId, projectId, secretHash, Date.now());
+  }
+
+  async findClient(clientId: string): Promise<{ projectId: number; secretHash: string } | null> {
+    const row = this.db
+      .prepare<[string], { project_id: number; secret_hash: string }>(
+        'SELECT project_id, secret_hash FROM clients WHERE client_id = ?',
+      )
+      .get(clientId);
+    return row ? { projectId: row.project_id, secretHash: row.secret_hash } : null;
+  }
+
+  async createUser(projectId: number, user: NewUser): Promise<User> {
+    try {
+      return this.insertUser(projectId, user);
+    } catch (error) {
+      if (uniqueViolation(error) === 'username') throw conflict('Username already taken');
+      throw error;
+    }
+  }
+
+  async ensureGuest(projectId: number, user: NewUser & { deviceId: string }): Promise<User> {
+    try {
+      return this.guestTransaction(projectId, user);
+    } catch (error) {
+      const violated = uniqueViolation(error);
+      if (violated === 'username') throw conflict('Username already taken');
+      if (violated !== 'device') throw error;
+      // Another process bound the device between our read and write: theirs is the guest.
+      const row = this.db
+        .prepare<[number, string], UserRow>(`SELECT ${USER_COLUMNS} FROM users WHERE project_id = ? AND device_id = ?`)
+        .get(projectId, user.deviceId);
+      if (!row) throw error;
+      return toUser(row);
+    }
+  }
+
+  async findUserByUsername(projectId: number, username: string): Promise<UserWithPassword | null> {
+    // The username column is COLLATE NOCASE, so this matches case-insensitively.
+    const row = this.db
+      .prepare<[number, string], UserRow>(`SELECT ${USER_COLUMNS} FROM users WHERE project_id = ? AND username = ?`)
+      .get(projectId, username);
+    return row ? { ...toUser(row), passwordHash: row.password_hash } : null;
+  }
+
+  async findUserById(projectId: number, userId: number): Promise<User | null> {
+    const row = this.db
+      .prepare<[number, number], UserRow>(`SELECT ${USER_COLUMNS} FROM users WHERE project_id = ? AND id = ?`)
+      .get(projectId, userId);
+    return row ? toUser(row) : null;
+  }
+
+  async profilesOf(projectId: number, userIds: readonly number[]): Promise<Map<number, UserProfile>> {
+    const rows = this.db
+      .prepare<[number, string], { id: number; nickname: string; avatar_url: string | null }>(
+        'SELECT id, nickname, avatar_url FROM users WHERE project_id = ? AND id IN (SELECT value FROM json_each(?))',
+      )
+      .all(projectId, JSON.stringify(userIds));
+    return new Map(rows.map((row) => [row.id, { nickname: row.nickname, avatarUrl: row.avatar_url }]));
+  }
+
+  async updateProfile(
+    projectId: number,
+    userId: number,
+    profile: { nickname?: string; avatarUrl?: string | null },
+  ): Promise<User | null> {
+    const setAvatar = profile.avatarUrl !== undefined ? 1 : 0;
+    const row = this.db
+      .prepare<[string | null, number, string | null, number, number], UserRow>(
+        `UPDATE users SET nickname = coalesce(?, nickname), avatar_url = CASE WHEN ? THEN ? ELSE avatar_url END
+         WHERE project_id = ? AND id = ? RETURNING ${USER_COLUMNS}`,
+      )
+      .get(profile.nickname ?? null, setAvatar, profile.avatarUrl ?? null, projectId, userId);
+    return row ? toUser(row) : null;
+  }
+
+  async setUserRoles(projectId: number, userId: number, roles: string[]): Promise<void> {
+    this.db
+      .prepare('UPDATE users SET roles = ? WHERE project_id = ? AND id = ?')
+      .run(JSON.stringify(roles), projectId, userId);
+  }
+
+  async upsertRole(projectId: number, role: Role): Promise<void> {
+    this.db
+      .prepare(
+        `INSERT INTO roles (project_id, name, permissions) VALUES (?, ?, ?)
+         ON CONFLICT (project_id, name) DO UPDATE SET permissions = excluded.permissions`,
+      )
+      .run(projectId, role.name, JSON.stringify(role.permissions));
+  }
+
+  async listRoles(projectId: number): Promise<Role[]> {
+    const rows = this.db
+      .prepare<[number], { name: string; permissions: string }>(
+        'SELECT name, permissions FROM roles WHERE project_id = ? ORDER BY name',
+      )
+      .all(projectId);
+    return rows.map((row) => ({ name: row.name, permissions: JSON.parse(row.permissions) as string[] }));
+  }
+
+  async permissionsOf(projectId: number, userId: number): Promise<string[] | null> {
+    return this.permissionsTransaction(projectId, userId);
+  }
+
+  async saveRefreshToken(tokenHash: string, projectId: number, userId: number, expiresAt: Date): Promise<void> {
+    this.db
+      .prepare('INSERT INTO refresh_tokens (token_hash, project_id, user_id, expires_at) VALUES (?, ?, ?, ?)')
+      .run(tokenHash, projectId, userId, expiresAt.getTime());
+  }
+
+  async consumeRefreshToken(projectId: number, tokenHash: string, now: Date): Promise<number | null> {
+    const row = this.db
+      .prepare<[number, string, number, number], { user_id: number }>(
+        `UPDATE refresh_tokens SET used_at = ?
+         WHERE token_hash = ? AND project_id = ? AND used_at IS NULL AND expires_at > ? RETURNING user_id`,
+      )
+      .get(now.getTime(), tokenHash, projectId, now.getTime());
+    return row ? row.user_id : null;
+  }
+
+  async isEmpty(): Promise<boolean> {
+    return this.db.prepare('SELECT 1 FROM organisations LIMIT 1').get() === undefined;
+  }
+}

@@ -1,0 +1,179 @@
+/** The `cds` CLI (§7) as a real child process against a temporary SQLite data directory. */
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createServices, openStorage } from '../../src/app.js';
+import { loadConfig } from '../../src/config.js';
+
+const ROOT = join(import.meta.dirname, '..', '..');
+const BIN = join(ROOT, 'bin', 'cds.js');
+const PASSWORD = 'cli-password-1';
+
+interface RunResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+describe('cds CLI (SQLite)', () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'cds-cli-'));
+  // Only this test's settings: no DATABASE_URL or JWT secret leaking in from the environment.
+  const env = { ...process.env, CDS_DATA_DIR: dataDir, DATABASE_URL: '', CDS_JWT_SECRET: '', CDS_LOG_LEVEL: 'silent' };
+  afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  const cds = (...args: string[]) =>
+    new Promise<RunResult>((resolve) => {
+      execFile(process.execPath, [BIN, ...args], { cwd: ROOT, env }, (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
+        resolve({ code, stdout, stderr });
+      });
+    });
+  const json = async (...args: string[]) => {
+    const result = await cds(...args, '--json');
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    return JSON.parse(result.stdout) as Record<string, unknown>;
+  };
+  const fails = async (pattern: RegExp, ...args: string[]) => {
+    const result = await cds(...args);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toMatch(pattern);
+  };
+
+  let projectId = 0;
+  let client = { id: '', secret: '' };
+  let token = '';
+
+  it('migrate creates the database and prints {migrated: true}', async () => {
+    expect(await json('migrate')).toEqual({ migrated: true });
+    expect(existsSync(join(dataDir, 'cds.sqlite'))).toBe(true);
+    const human = await cds('migrate');
+    expect(human.code).toBe(0);
+    expect(human.stdout.trim().split('\n')).toHaveLength(1);
+  });
+
+  it('project create prints the credentials once and reuses an organisation by name', async () => {
+    const created = await json('project', 'create', '--org', 'acme', '--name', 'game');
+    expect(Object.keys(created).sort()).toEqual(['client_id', 'client_secret', 'org_id', 'project_id']);
+    projectId = created.project_id as number;
+    client = { id: created.client_id as string, secret: created.client_secret as string };
+    const second = await json('project', 'create', '--org', 'acme', '--name', 'second');
+    expect(second.org_id).toBe(created.org_id);
+    expect(second.project_id).not.toBe(projectId);
+    const human = await cds('project', 'create', '--org', 'other', '--name', 'third');
+    expect(human.code).toBe(0);
+    expect(human.stdout).toMatch(/client_secret:\s+cs_/);
+  });
+
+  it('role create prints {project_id, name, permissions}', async () => {
+    const role = await json(
+      'role',
+      'create',
+      '--project',
+      String(projectId),
+      '--name',
+      'mod',
+      '--permissions',
+      'client.documents,mod.kick',
+    );
+    expect(role).toEqual({ project_id: projectId, name: 'mod', permissions: ['client.documents', 'mod.kick'] });
+  });
+
+  it('user create prints {id, username}, with player or exactly the roles named', async () => {
+    const p = String(projectId);
+    expect(await json('user', 'create', '--project', p, '--username', 'alice', '--password', PASSWORD)).toEqual({
+      id: 1,
+      username: 'alice',
+    });
+    expect(
+      await json('user', 'create', '--project', p, '--username', 'bob', '--password', PASSWORD, '--role', 'player,mod'),
+    ).toEqual({ id: 2, username: 'bob' });
+    const human = await cds(
+      'user',
+      'create',
+      '--project',
+      p,
+      '--username',
+      'carol',
+      '--password',
+      PASSWORD,
+      '--role',
+      'mod',
+    );
+    expect(human.code).toBe(0);
+    expect(human.stdout).toMatch(/^Created user 3 \(carol\)/);
+  });
+
+  it('token prints {access_token}', async () => {
+    const issued = await json('token', '--project', String(projectId), '--user', '1');
+    expect(Object.keys(issued)).toEqual(['access_token']);
+    token = issued.access_token as string;
+  });
+
+  it('reports errors on stderr and exits 1', async () => {
+    const p = String(projectId);
+    await fails(
+      /Unknown role.*nope/,
+      'user',
+      'create',
+      '--project',
+      p,
+      '--username',
+      'dan',
+      '--password',
+      PASSWORD,
+      '--role',
+      'nope',
+    );
+    await fails(
+      /Username already taken/,
+      'user',
+      'create',
+      '--project',
+      p,
+      '--username',
+      'ALICE',
+      '--password',
+      PASSWORD,
+    );
+    await fails(/username/, 'user', 'create', '--project', p, '--username', 'a b', '--password', PASSWORD);
+    await fails(/password/, 'user', 'create', '--project', p, '--username', 'shorty', '--password', 'short');
+    await fails(
+      /Project not found/,
+      'user',
+      'create',
+      '--project',
+      '999',
+      '--username',
+      'erin',
+      '--password',
+      PASSWORD,
+    );
+    await fails(/User not found/, 'token', '--project', p, '--user', '999');
+    await fails(/positive integer/, 'token', '--project', 'abc', '--user', '1');
+    await fails(/--name/, 'project', 'create', '--org', 'acme');
+  });
+
+  it('made users and tokens the service accepts', async () => {
+    const config = loadConfig({ CDS_DATA_DIR: dataDir });
+    const storage = await openStorage(config);
+    try {
+      const { auth } = createServices(config, storage);
+      expect(await auth.authenticateClient(client.id, client.secret)).toBe(projectId);
+      const login = await auth.login(projectId, { username: 'alice', password: PASSWORD });
+      expect(login.user).toMatchObject({ id: 1, username: 'alice' });
+      expect(await auth.verifyAccessToken(token, projectId)).toBe(1);
+      await auth.requirePermission(projectId, 1, 'client.documents');
+      expect((await auth.me(projectId, 2)).roles).toEqual(['player', 'mod']);
+      expect(await auth.me(projectId, 3)).toMatchObject({
+        roles: ['mod'],
+        permissions: ['client.documents', 'mod.kick'],
+      });
+    } finally {
+      await storage.close();
+    }
+  });
+});
