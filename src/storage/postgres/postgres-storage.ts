@@ -1,8 +1,9 @@
 import pg from 'pg';
-import type { AccountStore, DocumentStore, Storage } from '../../core/ports.js';
+import type { AccountStore, DocumentStore, Storage, TreeStore } from '../../core/ports.js';
 import { PostgresAccountStore } from './account-store.js';
 import { PostgresDocumentStore } from './document-store.js';
 import { postgresMigrations } from './migrations.js';
+import { PostgresTreeStore } from './tree-store.js';
 
 /** Options of the PostgreSQL engine. */
 export interface PostgresOptions {
@@ -20,10 +21,12 @@ export class PostgresStorage implements Storage {
   readonly engine = 'postgres' as const;
   readonly documents: DocumentStore;
   readonly accounts: AccountStore;
+  readonly tree: TreeStore;
 
   private constructor(readonly pool: pg.Pool) {
     this.documents = new PostgresDocumentStore(pool);
     this.accounts = new PostgresAccountStore(pool);
+    this.tree = new PostgresTreeStore(pool);
   }
 
   /** Connects, creates the schema when asked for one, and migrates under an advisory lock. */

@@ -1,18 +1,21 @@
 import Database from 'better-sqlite3';
-import type { AccountStore, DocumentStore, Storage } from '../../core/ports.js';
+import type { AccountStore, DocumentStore, Storage, TreeStore } from '../../core/ports.js';
 import { SqliteAccountStore } from './account-store.js';
 import { SqliteDocumentStore } from './document-store.js';
 import { sqliteMigrations } from './migrations.js';
+import { SqliteTreeStore } from './tree-store.js';
 
 /** The embedded engine: one SQLite file in WAL mode, opened synchronously. */
 export class SqliteStorage implements Storage {
   readonly engine = 'sqlite' as const;
   readonly documents: DocumentStore;
   readonly accounts: AccountStore;
+  readonly tree: TreeStore;
 
   private constructor(readonly db: Database.Database) {
     this.documents = new SqliteDocumentStore(db);
     this.accounts = new SqliteAccountStore(db);
+    this.tree = new SqliteTreeStore(db);
   }
 
   /** Opens (creating when missing) the database file, or `:memory:`, and migrates it. */

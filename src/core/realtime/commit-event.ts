@@ -1,0 +1,52 @@
+/**
+ * What travels on the bus after each committed tree write (§4), and how a write becomes the
+ * update a subscription receives. Events are plain JSON so any bus can carry them.
+ */
+import { isJsonObject } from '../json.js';
+import type { TreeChange, TreeCommit } from '../ports.js';
+import type { WriteRelation } from './subscription-index.js';
+import { isAtOrBelow, relativeSegments } from './tree-path.js';
+import { valueAt } from './tree-value.js';
+
+/** A committed write of one project, as published once on the bus. */
+export interface TreeCommitEvent extends TreeCommit {
+  projectId: number;
+}
+
+/** The bus channel of a project's tree commits. */
+export function commitChannel(projectId: number): string {
+  return `tree.${projectId}`;
+}
+
+/** The bus message of a commit. */
+export function encodeCommit(event: TreeCommitEvent): string {
+  return JSON.stringify(event);
+}
+
+/** The commit carried by a bus message; null when the message is not one (another version of the service). */
+export function decodeCommit(message: string): TreeCommitEvent | null {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(message);
+  } catch {
+    return null;
+  }
+  if (!isJsonObject(parsed)) return null;
+  const { projectId, version, changes } = parsed;
+  if (!Number.isSafeInteger(projectId) || !Number.isSafeInteger(version) || !Array.isArray(changes)) return null;
+  const valid = changes.every((change) => isJsonObject(change) && typeof change.path === 'string' && 'value' in change);
+  if (!valid) return null;
+  return { projectId: projectId as number, version: version as number, changes: changes as unknown as TreeChange[] };
+}
+
+/**
+ * The update a subscription at `subscribed` receives for `change` (§4): a write at or below it
+ * sends the written path and value; a write at an ancestor sends the subscribed path and the new
+ * value there; a write beside it sends nothing.
+ */
+export function updateFor(subscribed: string, change: TreeChange, relation?: WriteRelation): TreeChange | null {
+  const below = relation ? relation === 'at-or-below' : isAtOrBelow(change.path, subscribed);
+  if (below) return change;
+  if (relation === undefined && !isAtOrBelow(subscribed, change.path)) return null;
+  return { path: subscribed, value: valueAt(change.value, relativeSegments(subscribed, change.path)) };
+}

@@ -1,0 +1,110 @@
+/**
+ * The WebSocket protocol of §4: parsing client messages (`{action, path, value?, id?, since?}`)
+ * and building the server's `init`, `resume`, `update`, `ack` and `error` messages as JSON text.
+ */
+import { AppError } from '../errors.js';
+import { isJsonObject, type JsonObject, type JsonValue } from '../json.js';
+import { defaultPathLimits, type PathLimits } from '../paths.js';
+import { parseTreePath } from './tree-path.js';
+
+/** The `id` a client may attach to a message; echoed in the reply. */
+export type MessageId = string | number;
+
+/** A valid client message, its path normalized. */
+export type ClientMessage =
+  | { action: 'subscribe'; path: string; id?: MessageId; since?: number }
+  | { action: 'unsubscribe'; path: string; id?: MessageId }
+  | { action: 'set'; path: string; value: JsonValue; id?: MessageId }
+  | { action: 'patch'; path: string; value: JsonObject; id?: MessageId }
+  | { action: 'delete'; path: string; id?: MessageId };
+
+/** The actions that write (and are answered by `ack` once committed). */
+export type WriteAction = 'set' | 'patch' | 'delete';
+
+/** Either a message or the reason it was refused (with the id to echo when one was readable). */
+export type ParsedClientMessage = { ok: true; message: ClientMessage } | { ok: false; error: string; id?: MessageId };
+
+const ACTIONS = new Set(['subscribe', 'unsubscribe', 'set', 'patch', 'delete']);
+
+function refuse(error: string, id?: MessageId): ParsedClientMessage {
+  return id === undefined ? { ok: false, error } : { ok: false, error, id };
+}
+
+/** Parses one text frame of a client; every problem is a message for an `error` event. */
+export function parseClientMessage(text: string, limits: PathLimits = defaultPathLimits): ParsedClientMessage {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return refuse('Invalid JSON');
+  }
+  if (!isJsonObject(parsed)) return refuse('A message must be a JSON object');
+  const rawId = parsed.id;
+  if (rawId !== undefined && typeof rawId !== 'string' && !(typeof rawId === 'number' && Number.isFinite(rawId))) {
+    return refuse('id must be a string or a number');
+  }
+  const id = rawId as MessageId | undefined;
+  const action = parsed.action;
+  if (typeof action !== 'string' || !ACTIONS.has(action)) {
+    return refuse(typeof action === 'string' ? `Unknown action '${action}'` : 'action is required', id);
+  }
+  if (typeof parsed.path !== 'string')
+    return refuse(parsed.path === undefined ? 'path is required' : 'path must be a string', id);
+  let path: string;
+  try {
+    path = parseTreePath(parsed.path, limits);
+  } catch (error) {
+    if (error instanceof AppError) return refuse(error.message, id);
+    throw error;
+  }
+  const base = id === undefined ? { path } : { path, id };
+  switch (action) {
+    case 'subscribe': {
+      const since = parsed.since;
+      if (since === undefined || since === null) return { ok: true, message: { action, ...base } };
+      if (typeof since !== 'number' || !Number.isSafeInteger(since)) return refuse('since must be an integer', id);
+      return { ok: true, message: { action, ...base, since } };
+    }
+    case 'set':
+      if (!('value' in parsed)) return refuse('value is required', id);
+      return { ok: true, message: { action, ...base, value: parsed.value as JsonValue } };
+    case 'patch':
+      if (!isJsonObject(parsed.value)) return refuse('value must be an object', id);
+      return { ok: true, message: { action, ...base, value: parsed.value } };
+    case 'unsubscribe':
+    case 'delete':
+      return { ok: true, message: { action, ...base } };
+    default:
+      return refuse(`Unknown action '${action}'`, id);
+  }
+}
+
+function withId(message: Record<string, JsonValue>, id: MessageId | undefined): string {
+  if (id !== undefined) message.id = id;
+  return JSON.stringify(message);
+}
+
+/** `init`: the snapshot answering a `subscribe`, with the version it reflects. */
+export function initMessage(path: string, value: JsonValue, version: number, id?: MessageId): string {
+  return withId({ event: 'init', path, value, version }, id);
+}
+
+/** `resume`: answers a `subscribe` with `since` whose missed updates follow. */
+export function resumeMessage(path: string, since: number, id?: MessageId): string {
+  return withId({ event: 'resume', path, version: since }, id);
+}
+
+/** `update`: a committed write concerning a subscription. */
+export function updateMessage(path: string, value: JsonValue, version: number): string {
+  return JSON.stringify({ event: 'update', path, value, version });
+}
+
+/** `ack`: a write committed, or an unsubscribe done. */
+export function ackMessage(action: WriteAction | 'unsubscribe', path: string, id?: MessageId): string {
+  return withId({ event: 'ack', action, path }, id);
+}
+
+/** `error`: a refused message; the connection stays open. */
+export function errorMessage(message: string, id?: MessageId): string {
+  return withId({ event: 'error', message }, id);
+}

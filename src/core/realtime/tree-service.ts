@@ -1,0 +1,107 @@
+import type { JsonObject, JsonValue } from '../json.js';
+import { defaultPathLimits, type PathLimits } from '../paths.js';
+import type { Bus, ChangeLogRetention, TreeCommit, TreeHistory, TreeSnapshot, TreeStore } from '../ports.js';
+import { commitChannel, encodeCommit } from './commit-event.js';
+import { parseTreePath } from './tree-path.js';
+import { shallowValue } from './tree-value.js';
+import { planPatch, planSet } from './tree-write.js';
+
+/** Settings of the realtime tree. */
+export interface TreeServiceOptions {
+  pathLimits?: PathLimits;
+  /** How much change log each write keeps (§4 resume). */
+  retention: ChangeLogRetention;
+  /** Told when a commit could not be published (the write itself stands). */
+  onPublishError?: (error: unknown) => void;
+}
+
+/** A path and the value stored there after a write (or for a read). */
+export interface TreeValue {
+  path: string;
+  value: JsonValue;
+}
+
+/** Default change log: the last 10,000 writes, none older than 10 minutes (§4). */
+export const defaultRetention: ChangeLogRetention = { maxWrites: 10_000, maxAgeMs: 10 * 60_000 };
+
+/**
+ * The realtime tree's rules (§3) over any storage engine: every write is validated, committed
+ * as one transaction with the project's next version, then published once on the bus.
+ */
+export class TreeService {
+  private readonly limits: PathLimits;
+
+  constructor(
+    private readonly store: TreeStore,
+    private readonly bus: Bus,
+    private readonly options: TreeServiceOptions,
+  ) {
+    this.limits = options.pathLimits ?? defaultPathLimits;
+  }
+
+  /** Normalizes a client path (§0); 400 on a bad one. */
+  parsePath(rawPath: string): string {
+    return parseTreePath(rawPath, this.limits);
+  }
+
+  /** The assembled subtree at `rawPath` (null when empty), or only its keys when `shallow`. */
+  async get(projectId: number, rawPath: string, shallow = false): Promise<TreeValue> {
+    const path = this.parsePath(rawPath);
+    if (!shallow) return { path, value: (await this.store.snapshot(projectId, path)).value };
+    const { leaf, keys } = await this.store.children(projectId, path);
+    return { path, value: keys.length > 0 ? shallowValue(keys) : leaf };
+  }
+
+  /** Replaces the subtree at `rawPath`; returns the value now stored there. */
+  async set(projectId: number, rawPath: string, value: JsonValue): Promise<TreeValue & { version: number }> {
+    const path = this.parsePath(rawPath);
+    const set = planSet(path, value, this.limits);
+    const commit = await this.store.set(projectId, set, this.options.retention);
+    await this.publish(projectId, commit);
+    return { path, value: set.value, version: commit.version };
+  }
+
+  /** Applies each key of `value` as a child set of `rawPath`, atomically; returns the merged value. */
+  async patch(projectId: number, rawPath: string, value: JsonObject): Promise<TreeValue & { version: number }> {
+    const path = this.parsePath(rawPath);
+    const sets = planPatch(path, value, this.limits);
+    const commit = await this.store.patch(projectId, path, sets, this.options.retention);
+    await this.publish(projectId, commit);
+    return { path, value: commit.value, version: commit.version };
+  }
+
+  /** Deletes the subtree at `rawPath`, whether or not anything was there. */
+  async delete(projectId: number, rawPath: string): Promise<{ deleted: string; version: number }> {
+    const path = this.parsePath(rawPath);
+    const commit = await this.store.delete(projectId, path, this.options.retention);
+    await this.publish(projectId, commit);
+    return { deleted: path, version: commit.version };
+  }
+
+  /** The subtree at a normalized path with the version it reflects (a subscription's `init`). */
+  snapshot(projectId: number, path: string): Promise<TreeSnapshot> {
+    return this.store.snapshot(projectId, path);
+  }
+
+  /** The commits after `version`, or null when the change log no longer covers them. */
+  changesSince(projectId: number, version: number): Promise<TreeHistory | null> {
+    return this.store.changesSince(projectId, version);
+  }
+
+  /** The project's current version (0 before its first write). */
+  currentVersion(projectId: number): Promise<number> {
+    return this.store.currentVersion(projectId);
+  }
+
+  private async publish(projectId: number, commit: TreeCommit): Promise<void> {
+    try {
+      await this.bus.publish(
+        commitChannel(projectId),
+        encodeCommit({ projectId, version: commit.version, changes: commit.changes }),
+      );
+    } catch (error) {
+      // The write is committed: subscribers catch up from the change log when the next commit shows the gap.
+      this.options.onPublishError?.(error);
+    }
+  }
+}

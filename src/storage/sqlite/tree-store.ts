@@ -1,0 +1,219 @@
+import type Database from 'better-sqlite3';
+import type { JsonValue } from '../../core/json.js';
+import type {
+  ChangeLogRetention,
+  TreeCommit,
+  TreeHistory,
+  TreeLeaf,
+  TreeSet,
+  TreeSnapshot,
+  TreeStore,
+} from '../../core/ports.js';
+import { ancestorsOf, descendantRange, ROOT_PATH } from '../../core/realtime/tree-path.js';
+import { assembleValue } from '../../core/realtime/tree-value.js';
+
+interface LeafRow {
+  path: string;
+  value: string;
+}
+
+interface VersionRow {
+  version: number;
+  log_floor: number;
+}
+
+interface ChangeRow {
+  version: number;
+  path: string;
+  value: string;
+}
+
+const SQL = {
+  bumpVersion: `INSERT INTO tree_versions (project_id, version, log_floor) VALUES (?, 1, 0)
+    ON CONFLICT (project_id) DO UPDATE SET version = version + 1 RETURNING version, log_floor`,
+  readVersion: 'SELECT version, log_floor FROM tree_versions WHERE project_id = ?',
+  setFloor: 'UPDATE tree_versions SET log_floor = ? WHERE project_id = ?',
+  deleteAt: 'DELETE FROM tree_leaves WHERE project_id = ? AND path = ?',
+  deleteRange: 'DELETE FROM tree_leaves WHERE project_id = ? AND path >= ? AND path < ?',
+  deleteAll: 'DELETE FROM tree_leaves WHERE project_id = ?',
+  insertLeaf: 'INSERT INTO tree_leaves (project_id, path, value) VALUES (?, ?, ?)',
+  leafAt: 'SELECT path, value FROM tree_leaves WHERE project_id = ? AND path = ?',
+  leavesInRange: 'SELECT path, value FROM tree_leaves WHERE project_id = ? AND path >= ? AND path < ?',
+  allLeaves: 'SELECT path, value FROM tree_leaves WHERE project_id = ?',
+  firstPathAfter: `SELECT path FROM tree_leaves WHERE project_id = ? AND path >= ? AND path < ?
+    ORDER BY path LIMIT 1`,
+  firstPathAfterOpen: 'SELECT path FROM tree_leaves WHERE project_id = ? AND path >= ? ORDER BY path LIMIT 1',
+  insertChange: `INSERT INTO tree_changes (project_id, version, seq, path, value, created_at)
+    VALUES (?, ?, ?, ?, ?, ?)`,
+  trimChanges: 'DELETE FROM tree_changes WHERE project_id = ? AND version > ? AND version <= ?',
+  firstFreshChange: `SELECT version FROM tree_changes WHERE project_id = ? AND version > ? AND created_at >= ?
+    ORDER BY version, seq LIMIT 1`,
+  changesAfter:
+    'SELECT version, path, value FROM tree_changes WHERE project_id = ? AND version > ? ORDER BY version, seq',
+};
+
+type Statements = { [K in keyof typeof SQL]: Database.Statement };
+
+/** The realtime tree on SQLite: one row per leaf, a version row per project, a change log. */
+export class SqliteTreeStore implements TreeStore {
+  private readonly s: Statements;
+  private readonly writeTransaction: (
+    projectId: number,
+    sets: TreeSet[],
+    retention: ChangeLogRetention,
+    readBack: string | null,
+  ) => TreeCommit & { value: JsonValue };
+
+  constructor(private readonly db: Database.Database) {
+    this.s = Object.fromEntries(Object.entries(SQL).map(([name, sql]) => [name, db.prepare(sql)])) as Statements;
+    const write = db.transaction(this.applyWrite.bind(this));
+    // IMMEDIATE takes the write lock up front, so two processes never both read the old version.
+    this.writeTransaction = (...args) => write.immediate(...args);
+  }
+
+  async set(projectId: number, set: TreeSet, retention: ChangeLogRetention): Promise<TreeCommit> {
+    const { version, changes } = this.writeTransaction(projectId, [set], retention, null);
+    return { version, changes };
+  }
+
+  async patch(
+    projectId: number,
+    path: string,
+    sets: TreeSet[],
+    retention: ChangeLogRetention,
+  ): Promise<TreeCommit & { value: JsonValue }> {
+    return this.writeTransaction(projectId, sets, retention, path);
+  }
+
+  async delete(projectId: number, path: string, retention: ChangeLogRetention): Promise<TreeCommit> {
+    const { version, changes } = this.writeTransaction(projectId, [{ path, value: null, leaves: [] }], retention, null);
+    return { version, changes };
+  }
+
+  async snapshot(projectId: number, path: string): Promise<TreeSnapshot> {
+    // A deferred transaction: both reads see the same database state.
+    return this.db.transaction(() => ({
+      version: this.readVersion(projectId).version,
+      value: this.readValue(projectId, path),
+    }))();
+  }
+
+  async children(projectId: number, path: string): Promise<{ leaf: JsonValue; keys: string[] }> {
+    return this.db.transaction(() => {
+      const leaf = this.s.leafAt.get(projectId, path) as LeafRow | undefined;
+      if (leaf) return { leaf: JSON.parse(leaf.value) as JsonValue, keys: [] };
+      return { leaf: null, keys: this.childKeys(projectId, path) };
+    })();
+  }
+
+  async currentVersion(projectId: number): Promise<number> {
+    return this.readVersion(projectId).version;
+  }
+
+  async changesSince(projectId: number, since: number): Promise<TreeHistory | null> {
+    return this.db.transaction(() => {
+      const { version, log_floor } = this.readVersion(projectId);
+      if (since < log_floor || since > version) return null;
+      const rows = this.s.changesAfter.all(projectId, since) as ChangeRow[];
+      return { version, commits: groupCommits(rows) };
+    })();
+  }
+
+  private applyWrite(
+    projectId: number,
+    sets: TreeSet[],
+    retention: ChangeLogRetention,
+    readBack: string | null,
+  ): TreeCommit & { value: JsonValue } {
+    const { version, log_floor } = this.s.bumpVersion.get(projectId) as VersionRow;
+    const now = Date.now();
+    sets.forEach((set, seq) => {
+      if (set.leaves.length > 0) {
+        // Ancestors holding a leaf become objects: one point lookup per ancestor.
+        for (const ancestor of ancestorsOf(set.path)) this.s.deleteAt.run(projectId, ancestor);
+      }
+      this.deleteSubtree(projectId, set.path);
+      for (const leaf of set.leaves) this.s.insertLeaf.run(projectId, leaf.path, JSON.stringify(leaf.value));
+      this.s.insertChange.run(projectId, version, seq, set.path, JSON.stringify(set.value), now);
+    });
+    this.trimLog(projectId, version, log_floor, retention, now);
+    const changes = sets.map((set) => ({ path: set.path, value: set.value }));
+    return { version, changes, value: readBack === null ? null : this.readValue(projectId, readBack) };
+  }
+
+  /** Keeps the commits after max(version - maxWrites, last expired one); the floor records what is covered. */
+  private trimLog(projectId: number, version: number, floor: number, retention: ChangeLogRetention, now: number): void {
+    // Scans from the oldest entry and stops at the first fresh one: cost follows what is trimmed.
+    const fresh = this.s.firstFreshChange.get(projectId, floor, now - retention.maxAgeMs) as
+      | { version: number }
+      | undefined;
+    const ageFloor = fresh ? fresh.version - 1 : version - 1;
+    const newFloor = Math.max(floor, version - retention.maxWrites, ageFloor);
+    if (newFloor <= floor) return;
+    this.s.trimChanges.run(projectId, floor, newFloor);
+    this.s.setFloor.run(newFloor, projectId);
+  }
+
+  private deleteSubtree(projectId: number, path: string): void {
+    if (path === ROOT_PATH) {
+      this.s.deleteAll.run(projectId);
+      return;
+    }
+    const { from, to } = descendantRange(path);
+    this.s.deleteAt.run(projectId, path);
+    this.s.deleteRange.run(projectId, from, to);
+  }
+
+  private readValue(projectId: number, path: string): JsonValue {
+    if (path === ROOT_PATH) return assembleValue(path, toLeaves(this.s.allLeaves.all(projectId) as LeafRow[]));
+    const at = this.s.leafAt.get(projectId, path) as LeafRow | undefined;
+    if (at) return JSON.parse(at.value) as JsonValue;
+    const { from, to } = descendantRange(path);
+    return assembleValue(path, toLeaves(this.s.leavesInRange.all(projectId, from, to) as LeafRow[]));
+  }
+
+  /** Distinct child names by a skip scan: one index seek per child, never a walk of the descendants. */
+  private childKeys(projectId: number, path: string): string[] {
+    const prefix = path === ROOT_PATH ? '' : `${path}/`;
+    const upper = path === ROOT_PATH ? null : descendantRange(path).to;
+    const keys: string[] = [];
+    // Paths never contain NUL, so `x + '\u0001'` is the first possible path after x.
+    let bound = path === ROOT_PATH ? '\u0001' : prefix;
+    for (;;) {
+      const row = (
+        upper === null
+          ? this.s.firstPathAfterOpen.get(projectId, bound)
+          : this.s.firstPathAfter.get(projectId, bound, upper)
+      ) as { path: string } | undefined;
+      if (!row) return keys;
+      const rest = row.path.slice(prefix.length);
+      const slash = rest.indexOf('/');
+      const key = slash === -1 ? rest : rest.slice(0, slash);
+      keys.push(key);
+      bound = slash === -1 ? `${row.path}\u0001` : `${prefix}${key}0`;
+    }
+  }
+
+  private readVersion(projectId: number): VersionRow {
+    return (this.s.readVersion.get(projectId) as VersionRow | undefined) ?? { version: 0, log_floor: 0 };
+  }
+}
+
+function toLeaves(rows: LeafRow[]): TreeLeaf[] {
+  return rows.map((row) => ({ path: row.path, value: JSON.parse(row.value) as JsonValue }));
+}
+
+/** Groups change rows (ordered by version, seq) into commits. */
+function groupCommits(rows: ChangeRow[]): TreeCommit[] {
+  const commits: TreeCommit[] = [];
+  let current: TreeCommit | undefined;
+  for (const row of rows) {
+    const value = JSON.parse(row.value) as JsonValue;
+    if (current?.version !== row.version) {
+      current = { version: row.version, changes: [] };
+      commits.push(current);
+    }
+    current.changes.push({ path: row.path, value });
+  }
+  return commits;
+}
