@@ -100,8 +100,8 @@ export interface Role {
 
 /** Organisations, projects, clients, users, roles and refresh tokens. */
 export interface AccountStore {
-  /** The organisation of that name, created when missing. */
-  ensureOrganisation(name: string): Promise<Organisation>;
+  /** The organisation of that name, created when missing; `created` tells which happened. */
+  ensureOrganisation(name: string): Promise<Organisation & { created: boolean }>;
   /** Creates a project with the default `player` role. */
   createProject(orgId: number, name: string, defaultRole: Role): Promise<Project>;
   getProject(projectId: number): Promise<Project | null>;
@@ -124,11 +124,13 @@ export interface AccountStore {
   setUserRoles(projectId: number, userId: number, roles: string[]): Promise<void>;
   /** Creates or replaces a role. */
   upsertRole(projectId: number, role: Role): Promise<void>;
+  /** The roles of a project, by name. */
+  listRoles(projectId: number): Promise<Role[]>;
   /** Union of the permissions of the user's roles; null when the user does not exist. */
   permissionsOf(projectId: number, userId: number): Promise<string[] | null>;
   saveRefreshToken(tokenHash: string, projectId: number, userId: number, expiresAt: Date): Promise<void>;
-  /** Marks an unused, unexpired refresh token used and returns its owner; null otherwise. */
-  consumeRefreshToken(tokenHash: string, now: Date): Promise<{ projectId: number; userId: number } | null>;
+  /** Marks an unused, unexpired refresh token of the project used and returns its user id; null otherwise. */
+  consumeRefreshToken(projectId: number, tokenHash: string, now: Date): Promise<number | null>;
   /** True when no organisation exists yet (first start). */
   isEmpty(): Promise<boolean>;
 }
