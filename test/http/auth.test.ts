@@ -10,7 +10,6 @@ import type { ProjectCredentials } from '../../src/core/auth/account-service.js'
 import { AuthService } from '../../src/core/auth/auth-service.js';
 import { PLAYER_PERMISSIONS } from '../../src/core/auth/player-role.js';
 import type { Storage } from '../../src/core/ports.js';
-import { logSerializers, redactPaths } from '../../src/http/logging.js';
 import { engines } from '../support/engines.js';
 
 const JWT_SECRET = 'x'.repeat(40);
@@ -48,7 +47,7 @@ for (const engine of engines) {
       const config = loadConfig({ CDS_JWT_SECRET: JWT_SECRET, CDS_LOG_LEVEL: 'silent', CDS_DATA_DIR: dataDir });
       const stream = { write: (line: string) => void logLines.push(line) };
       // The production redaction settings, at the most verbose level, into a buffer.
-      const logger = { level: 'trace', stream, redact: redactPaths, serializers: logSerializers };
+      const logger = { level: 'trace', stream };
       app = await buildApp(config, { storage, logger });
       project = await app.services.accounts.createProject('acme', 'game');
       other = await app.services.accounts.createProject('acme', 'other');

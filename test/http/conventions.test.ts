@@ -1,6 +1,28 @@
+import { request } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { engines } from '../support/engines.js';
 import { startTestApp, type TestApp } from '../support/app.js';
+import { engines } from '../support/engines.js';
+
+/** Sends `path` byte for byte over a real socket (listening on a free port on first use). */
+async function rawRequest(t: TestApp, method: string, path: string, body: string) {
+  if (!t.app.http.server.listening) await t.app.http.listen({ port: 0, host: '127.0.0.1' });
+  const { port } = t.app.http.server.address() as AddressInfo;
+  return new Promise<{ status: number; body: string }>((resolve, reject) => {
+    const req = request(
+      { host: '127.0.0.1', port, method, path, headers: { ...t.headers, 'content-type': 'application/json' } },
+      (res) => {
+        let text = '';
+        res.on('data', (chunk) => {
+          text += chunk;
+        });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
 
 for (const engine of engines) {
   describe.skipIf(engine.unavailable)(`§0 conventions on ${engine.name}`, () => {
@@ -86,6 +108,14 @@ for (const engine of engines) {
       ['/documents/docs/a/../b/c', 'Invalid path segment'],
       ['/documents/docs/a/./b/c', 'Invalid path segment'],
       ['/documents/docs/a/%2E%2E', 'Invalid path segment'],
+    ])('rejects %s with 400 (sent as is, over a socket)', async (path, detail) => {
+      // URL parsers (fetch, inject) resolve dot segments before sending; a raw request does not.
+      const res = await rawRequest(t, 'PUT', path, JSON.stringify({ data: {} }));
+      expect(res.status).toBe(400);
+      expect(JSON.parse(res.body)).toEqual({ detail });
+    });
+
+    it.each([
       [`/documents/docs/${'x'.repeat(30)}/${'y'.repeat(11)}`, 'Path too long'],
       ['/documents/docs/a/b/c/d/e/f/g/h', 'Path too long'],
     ])('rejects %s with 400', async (url, detail) => {
@@ -105,7 +135,11 @@ for (const engine of engines) {
     });
 
     it('echoes x-request-id, or makes one', async () => {
-      const echoed = await t.app.http.inject({ method: 'GET', url: '/healthz', headers: { 'x-request-id': 'abc-123' } });
+      const echoed = await t.app.http.inject({
+        method: 'GET',
+        url: '/healthz',
+        headers: { 'x-request-id': 'abc-123' },
+      });
       expect(echoed.headers['x-request-id']).toBe('abc-123');
       const made = await t.app.http.inject({ method: 'GET', url: '/healthz' });
       expect(made.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
