@@ -1,0 +1,100 @@
+/** The §5 leaderboard model: boards, leagues, rewards, entries and periods (timestamps in epoch ms). */
+import type { JsonValue } from '../json.js';
+
+/** How a board treats leagues: by stat thresholds, or by assignment at each reset. */
+export type LeaderboardType = 'CONTINUOUS' | 'AT_RESET';
+/** `desc`: higher is better; `asc`: lower is better. */
+export type SortOrder = 'asc' | 'desc';
+/** How a submitted value combines with the stored stat. */
+export type SubmitOperator = 'best' | 'latest' | 'increment';
+/** When a board's period ends. */
+export type ResetSchedule = 'none' | 'daily' | 'weekly' | 'monthly';
+
+export const LEADERBOARD_TYPES: readonly LeaderboardType[] = ['CONTINUOUS', 'AT_RESET'];
+export const SORT_ORDERS: readonly SortOrder[] = ['asc', 'desc'];
+export const SUBMIT_OPERATORS: readonly SubmitOperator[] = ['best', 'latest', 'increment'];
+export const RESET_SCHEDULES: readonly ResetSchedule[] = ['none', 'daily', 'weekly', 'monthly'];
+
+/** A board's current period: `[start, end)`, `end` null when the board never resets. */
+export interface Period {
+  start: number;
+  end: number | null;
+}
+
+/** An ordered tier of a board (order 0 is the lowest). */
+export interface League {
+  slug: string;
+  name: string;
+  order: number;
+  /** CONTINUOUS: the stat a user must reach to belong to this league. */
+  minStat: number | null;
+  /** AT_RESET: how many of the top of this league move up at a reset. */
+  promoteTop: number | null;
+  /** AT_RESET: how many of the bottom of this league move down at a reset. */
+  demoteBottom: number | null;
+}
+
+/** A reward for the final ranks `rankFrom..rankTo` of a league. */
+export interface Reward {
+  league: string;
+  rankFrom: number;
+  rankTo: number;
+  /** Free JSON the game interprets. */
+  reward: JsonValue;
+}
+
+/** Everything an administrator or an import file says about a board. */
+export interface LeaderboardDefinition {
+  slug: string;
+  name: string;
+  description: string;
+  type: LeaderboardType;
+  sort: SortOrder;
+  operator: SubmitOperator;
+  reset: ResetSchedule;
+  /** By order ascending. */
+  leagues: League[];
+  rewards: Reward[];
+}
+
+/** A stored board with its current period. */
+export interface Leaderboard extends LeaderboardDefinition {
+  id: number;
+  projectId: number;
+  /** Bumped whenever the board is replaced, so cached ranks of an older revision are never used. */
+  revision: number;
+  period: Period;
+}
+
+/** One user's stat for the current period. */
+export interface LeaderboardEntry {
+  userId: number;
+  statValue: number;
+  league: string;
+  /** When `statValue` last changed: the earlier wins a tie. */
+  updatedAt: number;
+}
+
+/** What the store knows of one user on a board in the current period. */
+export interface Standing {
+  entry: LeaderboardEntry | null;
+  /** AT_RESET boards: the league the user is assigned to this period. */
+  assignedLeague: string | null;
+}
+
+/** The lowest league of a board. */
+export function lowestLeague(board: Pick<LeaderboardDefinition, 'leagues'>): League {
+  const lowest = board.leagues[0];
+  if (!lowest) throw new Error('a leaderboard has at least one league');
+  return lowest;
+}
+
+/** The league of that slug, or undefined. */
+export function findLeague(board: Pick<LeaderboardDefinition, 'leagues'>, slug: string): League | undefined {
+  return board.leagues.find((league) => league.slug === slug);
+}
+
+/** True when the period has ended at `now` (and its reset has not run yet, or it would have moved on). */
+export function isExpired(period: Period, now: number): boolean {
+  return period.end !== null && now >= period.end;
+}

@@ -1,0 +1,79 @@
+import type { Clock } from '../clock.js';
+import type { LeaderboardStore } from '../ports.js';
+import { isExpired, type Leaderboard } from './leaderboard-model.js';
+import { nextPeriod } from './period-schedule.js';
+import { planLeagueMoves } from './promotion.js';
+import type { RankCache } from './rank-cache.js';
+
+/** What the reset runner needs. */
+export interface LeaderboardResetsDeps {
+  store: LeaderboardStore;
+  cache: RankCache;
+  clock: Clock;
+  /** This instance's name in the lease column. */
+  owner: string;
+  /** How long a lease lasts: an instance that dies mid-reset is replaced after this. */
+  leaseMs: number;
+}
+
+/**
+ * Ends periods on schedule. Every instance checks for due boards; a compare-and-set on the
+ * board's lease columns lets exactly one of them run each reset, and the reset itself is one
+ * transaction that re-checks the lease and the period, so a reset never runs twice.
+ */
+export class LeaderboardResets {
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<number> | null = null;
+
+  constructor(private readonly deps: LeaderboardResetsDeps) {}
+
+  /** Resets every board whose period has ended; returns how many this instance reset. */
+  runDue(): Promise<number> {
+    // One pass at a time per instance: a slow reset must not be started again by the next tick.
+    this.running ??= this.pass().finally(() => {
+      this.running = null;
+    });
+    return this.running;
+  }
+
+  /** Resets one board if its period has ended and this instance wins the lease; true when it did. */
+  async resetBoard(board: Leaderboard): Promise<boolean> {
+    const { store, cache, clock, owner, leaseMs } = this.deps;
+    const now = clock.now();
+    if (!isExpired(board.period, now)) return false;
+    if (!(await store.acquireResetLease(board.id, board.period.start, owner, now, now + leaseMs))) return false;
+    const next = nextPeriod(board.reset, board.period, now);
+    const done = await store.resetPeriod(board.id, {
+      owner,
+      periodStart: board.period.start,
+      next,
+      archivedAt: now,
+      plan: (counts) => planLeagueMoves(board.leagues, counts),
+    });
+    if (done) await cache.retain(board.id, board.revision, next.start);
+    return done;
+  }
+
+  /** Checks for due boards every `intervalMs` until `stop`; errors go to `onError` and the next tick tries again. */
+  start(intervalMs: number, onError: (error: unknown) => void): void {
+    if (this.timer || intervalMs <= 0) return;
+    this.timer = setInterval(() => {
+      this.runDue().catch(onError);
+    }, intervalMs);
+    this.timer.unref();
+  }
+
+  /** Stops the schedule and waits for a pass in progress. */
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    await this.running?.catch(() => undefined);
+  }
+
+  private async pass(): Promise<number> {
+    const due = await this.deps.store.listDue(this.deps.clock.now());
+    let count = 0;
+    for (const board of due) if (await this.resetBoard(board)) count++;
+    return count;
+  }
+}

@@ -1,0 +1,333 @@
+import type { Clock } from '../clock.js';
+import { AppError, badRequest, notFound, validationFailed } from '../errors.js';
+import type { AccountStore, LeaderboardStore } from '../ports.js';
+import { KeyedMutex } from './keyed-mutex.js';
+import { definitionProblem } from './leaderboard-definition.js';
+import {
+  findLeague,
+  isExpired,
+  type Leaderboard,
+  type LeaderboardDefinition,
+  lowestLeague,
+  type Standing,
+} from './leaderboard-model.js';
+import type { LeaderboardResets } from './leaderboard-resets.js';
+import {
+  type BundleView,
+  type EntriesView,
+  type HistoryView,
+  leagueView,
+  type MeView,
+  metaView,
+  type ProfileView,
+  paginationView,
+  rewardView,
+  type UsersView,
+} from './leaderboard-views.js';
+import type { LeagueRanks, ListingSource } from './league-ranks.js';
+import { isoTime, periodContaining } from './period-schedule.js';
+import { isUnranked, scoreOf, statOf } from './rank-order.js';
+import { applySubmission } from './submission.js';
+
+/** The bundle's section names, in the order of the §5 messages. */
+export const BUNDLE_SECTIONS = ['meta', 'leagues', 'rewards', 'entries', 'users', 'me'] as const;
+/** One bundle section. */
+export type BundleSection = (typeof BUNDLE_SECTIONS)[number];
+
+/** Parameters of the users listing (and the bundle's `entries` and `users` sections). */
+export interface ListingQuery {
+  league?: string;
+  limit?: number;
+  offset?: number;
+  source?: ListingSource;
+  expand?: 'profile';
+}
+
+/** Parameters of the bundle: `include` as given (repeated and/or comma-separated). */
+export interface BundleQuery extends ListingQuery {
+  include?: readonly string[];
+}
+
+/** Parameters of the history route. */
+export interface HistoryQuery {
+  /** The start of an archived period (ISO 8601); the latest when absent. */
+  period?: string;
+  league?: string;
+  limit?: number;
+  offset?: number;
+  expand?: 'profile';
+}
+
+/** What the leaderboard service needs. */
+export interface LeaderboardServiceDeps {
+  store: LeaderboardStore;
+  profiles: Pick<AccountStore, 'profilesOf'>;
+  ranks: LeagueRanks;
+  resets: LeaderboardResets;
+  clock: Clock;
+  /** How long a submission waits for another instance's reset of the board before giving up (503). */
+  resetWaitMs?: number;
+}
+
+const DEFAULT_ENTRIES_LIMIT = 50;
+const DEFAULT_USERS_LIMIT = 100;
+const MAX_WRITE_ATTEMPTS = 8;
+const BOARD_NOT_FOUND = 'Leaderboard not found';
+
+/** Parses `include`: at least one known section (400 otherwise, with the §5 messages). */
+export function parseInclude(values: readonly string[] | undefined): Set<BundleSection> {
+  const items = (values ?? [])
+    .flatMap((value) => value.split(','))
+    .map((item) => item.trim())
+    .filter(Boolean);
+  if (items.length === 0) throw badRequest(`include must name at least one of: ${BUNDLE_SECTIONS.join(', ')}`);
+  const sections = new Set<BundleSection>();
+  for (const item of items) {
+    if (!(BUNDLE_SECTIONS as readonly string[]).includes(item)) throw badRequest(`Unknown include value '${item}'`);
+    sections.add(item as BundleSection);
+  }
+  return sections;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Leaderboards (§5): reads with ranks from the rank cache, submissions, and archived periods. */
+export class LeaderboardService {
+  private readonly writes = new KeyedMutex();
+
+  constructor(private readonly deps: LeaderboardServiceDeps) {}
+
+  /** Creates a board (admin API, tests); its first period is the one containing now. */
+  async create(projectId: number, definition: LeaderboardDefinition): Promise<Leaderboard> {
+    const problem = definitionProblem(definition);
+    if (problem)
+      throw validationFailed([
+        { loc: ['body', ...problem.at.split(/[.[\]]+/).filter(Boolean)], msg: problem.message, type: 'value_error' },
+      ]);
+    return this.deps.store.create(projectId, definition, periodContaining(definition.reset, this.deps.clock.now()));
+  }
+
+  /** The sections of a board named by `include`. */
+  async bundle(projectId: number, userId: number, slug: string, query: BundleQuery): Promise<BundleView> {
+    const sections = parseInclude(query.include);
+    const board = await this.board(projectId, slug);
+    this.checkSource(board, query.source);
+    const needsStanding = sections.has('me') || ((sections.has('entries') || sections.has('users')) && !query.league);
+    const standing = needsStanding ? await this.deps.store.standing(board.id, userId) : null;
+    const league = this.listingLeague(board, query.league, standing);
+    return {
+      meta: sections.has('meta') ? metaView(board) : null,
+      leagues: sections.has('leagues') ? await this.leagues(board) : null,
+      rewards: sections.has('rewards') ? board.rewards.map(rewardView) : null,
+      entries: sections.has('entries') ? await this.entries(board, league, query) : null,
+      users: sections.has('users') ? await this.listing(board, league, query) : null,
+      me: sections.has('me') && standing ? await this.me(board, userId, standing) : null,
+    };
+  }
+
+  /** One page of a league's users. */
+  async users(projectId: number, userId: number, slug: string, query: ListingQuery): Promise<UsersView> {
+    const board = await this.board(projectId, slug);
+    this.checkSource(board, query.source);
+    const standing = query.league ? null : await this.deps.store.standing(board.id, userId);
+    return this.listing(board, this.listingLeague(board, query.league, standing), query);
+  }
+
+  /** Applies a submitted value with the board's operator and returns the user's `me`. */
+  async submit(projectId: number, slug: string, userId: number, value: number): Promise<MeView> {
+    if (!Number.isFinite(value)) {
+      throw validationFailed([{ loc: ['body', 'value'], msg: 'must be a finite number', type: 'value_error' }]);
+    }
+    for (let attempt = 0; attempt < MAX_WRITE_ATTEMPTS; attempt++) {
+      const board = await this.board(projectId, slug);
+      if (isExpired(board.period, this.deps.clock.now())) {
+        await this.awaitReset(board);
+        continue;
+      }
+      const outcome = await this.writes.run(`${board.id}/${userId}`, () => this.write(board, userId, value));
+      if (outcome !== 'retry') return this.me(board, userId, outcome);
+    }
+    throw new AppError('unavailable', 'The leaderboard is busy; try again');
+  }
+
+  /** A page of the final standings of an archived period. */
+  async history(projectId: number, userId: number, slug: string, query: HistoryQuery): Promise<HistoryView> {
+    const board = await this.board(projectId, slug);
+    const start = query.period === undefined ? null : Date.parse(query.period);
+    if (start !== null && Number.isNaN(start)) {
+      throw validationFailed([{ loc: ['query', 'period'], msg: 'must be an ISO 8601 timestamp', type: 'format' }]);
+    }
+    const period = await this.deps.store.archivedPeriod(board.id, start);
+    if (!period) throw notFound('Period not found');
+    const mine = await this.deps.store.archivedStandingOf(board.id, period.start, userId);
+    const league = query.league ?? mine?.league ?? lowestLeague(board).slug;
+    if (query.league && !findLeague(board, query.league)) throw notFound('League not found');
+    const limit = query.limit ?? DEFAULT_USERS_LIMIT;
+    const offset = query.offset ?? 0;
+    const total = await this.deps.store.archivedCount(board.id, period.start, league);
+    const rows = await this.deps.store.archivedStandings(board.id, period.start, league, offset, limit);
+    const profiles =
+      query.expand === 'profile'
+        ? await this.profiles(
+            projectId,
+            rows.map((r) => r.userId),
+          )
+        : null;
+    const view = (r: (typeof rows)[number]) => ({
+      rank: r.rank,
+      user_id: r.userId,
+      stat_value: r.statValue,
+      league: r.league,
+      updated_at: isoTime(r.updatedAt),
+      reward: r.reward,
+    });
+    return {
+      period: { start: isoTime(period.start), end: isoTime(period.end) },
+      archived_at: isoTime(period.archivedAt),
+      league,
+      pagination: paginationView(limit, offset, total, rows.length),
+      standings: rows.map((r) => ({ ...view(r), ...(profiles ? { profile: profileOf(profiles, r.userId) } : {}) })),
+      me: mine ? view(mine) : null,
+    };
+  }
+
+  /** The board of that slug; 404 otherwise. */
+  private async board(projectId: number, slug: string): Promise<Leaderboard> {
+    const board = await this.deps.store.get(projectId, slug);
+    if (!board) throw notFound(BOARD_NOT_FOUND);
+    return board;
+  }
+
+  private checkSource(board: Leaderboard, source: ListingSource | undefined): void {
+    if (source === 'assigned' && board.type !== 'AT_RESET') {
+      throw badRequest('source=assigned is only allowed for AT_RESET leaderboards');
+    }
+  }
+
+  /** The league a listing shows: the one asked for (404 when unknown), else the caller's, else the lowest. */
+  private listingLeague(board: Leaderboard, asked: string | undefined, standing: Standing | null): string {
+    if (asked !== undefined) {
+      if (!findLeague(board, asked)) throw notFound('League not found');
+      return asked;
+    }
+    return callerLeague(board, standing);
+  }
+
+  private async leagues(board: Leaderboard) {
+    const source: ListingSource = board.type === 'AT_RESET' ? 'assigned' : 'ranked';
+    return Promise.all(
+      board.leagues.map(async (l) => leagueView(l, await this.deps.ranks.total(board, l.slug, source))),
+    );
+  }
+
+  private async listing(board: Leaderboard, league: string, query: ListingQuery): Promise<UsersView> {
+    const source = query.source ?? 'ranked';
+    const limit = query.limit ?? DEFAULT_USERS_LIMIT;
+    const offset = query.offset ?? 0;
+    const total = await this.deps.ranks.total(board, league, source);
+    const keys = await this.deps.ranks.page(board, league, offset, limit, total);
+    const profiles =
+      query.expand === 'profile'
+        ? await this.profiles(
+            board.projectId,
+            keys.map((k) => k.userId),
+          )
+        : null;
+    return {
+      pagination: paginationView(limit, offset, total, keys.length),
+      league,
+      users: keys.map((key, i) => ({
+        rank: isUnranked(key) ? null : offset + i + 1,
+        user_id: key.userId,
+        stat_value: isUnranked(key) ? null : statOf(board.sort, key.score),
+        league,
+        ...(profiles ? { profile: profileOf(profiles, key.userId) } : {}),
+      })),
+    };
+  }
+
+  private async entries(board: Leaderboard, league: string, query: ListingQuery): Promise<EntriesView> {
+    const limit = query.limit ?? DEFAULT_ENTRIES_LIMIT;
+    const offset = query.offset ?? 0;
+    const total = await this.deps.ranks.total(board, league, 'ranked');
+    const keys = await this.deps.ranks.page(board, league, offset, limit, total);
+    const profiles =
+      query.expand === 'profile'
+        ? await this.profiles(
+            board.projectId,
+            keys.map((k) => k.userId),
+          )
+        : null;
+    return {
+      pagination: paginationView(limit, offset, total, keys.length),
+      league,
+      entries: keys.map((key, i) => ({
+        rank: offset + i + 1,
+        user_id: key.userId,
+        stat_value: statOf(board.sort, key.score),
+        league,
+        updated_at: isoTime(key.updatedAt),
+        ...(profiles ? { profile: profileOf(profiles, key.userId) } : {}),
+      })),
+    };
+  }
+
+  private async me(board: Leaderboard, userId: number, standing: Standing): Promise<MeView> {
+    const entry = standing.entry;
+    return {
+      leaderboard_id: board.id,
+      leaderboard_slug: board.slug,
+      leaderboard_name: board.name,
+      user_id: userId,
+      rank: entry ? await this.deps.ranks.rankOf(board, entry) : null,
+      stat_value: entry ? entry.statValue : null,
+      league: callerLeague(board, standing),
+      expired: isExpired(board.period, this.deps.clock.now()),
+    };
+  }
+
+  /** One attempt at a submission: the standing after it, or `retry` when the period or the entry moved under it. */
+  private async write(board: Leaderboard, userId: number, value: number): Promise<Standing | 'retry'> {
+    const { store, ranks, clock } = this.deps;
+    const standing = await store.standing(board.id, userId);
+    const outcome = applySubmission(board, userId, standing, value, clock.now());
+    if (!outcome) return standing;
+    const result = await store.writeEntry(board.id, {
+      periodStart: board.period.start,
+      previous: standing.entry,
+      next: outcome.entry,
+      score: scoreOf(board.sort, outcome.entry.statValue),
+      assign: outcome.assign,
+    });
+    if (result !== 'written') return 'retry';
+    await ranks.moved(board, { entry: standing.entry, assigned: standing.assignedLeague }, outcome.entry);
+    return { entry: outcome.entry, assignedLeague: standing.assignedLeague ?? outcome.assign };
+  }
+
+  /** Runs the due reset of a board, or waits for the instance that holds its lease (503 after `resetWaitMs`). */
+  private async awaitReset(board: Leaderboard): Promise<void> {
+    if (await this.deps.resets.resetBoard(board)) return;
+    const deadline = Date.now() + (this.deps.resetWaitMs ?? 10_000);
+    while (Date.now() < deadline) {
+      const current = await this.deps.store.get(board.projectId, board.slug);
+      if (!current || current.period.start !== board.period.start) return;
+      if (await this.deps.resets.resetBoard(current)) return;
+      await sleep(50);
+    }
+    throw new AppError('unavailable', 'The leaderboard is being reset; try again shortly');
+  }
+
+  private profiles(projectId: number, userIds: number[]) {
+    return userIds.length === 0 ? Promise.resolve(new Map()) : this.deps.profiles.profilesOf(projectId, userIds);
+  }
+}
+
+/** The caller's league: of their entry, else their assignment, else the lowest. */
+function callerLeague(board: Leaderboard, standing: Standing | null): string {
+  return standing?.entry?.league ?? standing?.assignedLeague ?? lowestLeague(board).slug;
+}
+
+function profileOf(profiles: Map<number, { nickname: string; avatarUrl: string | null }>, userId: number): ProfileView {
+  const profile = profiles.get(userId);
+  return { nickname: profile?.nickname ?? '', avatar_url: profile?.avatarUrl ?? null };
+}

@@ -1,0 +1,138 @@
+import { OrderStatisticTree } from './order-statistic-tree.js';
+import type { RankBucket, RankCache, RankChange, RankSource } from './rank-cache.js';
+import { compareRankKeys, type RankKey } from './rank-order.js';
+
+interface HeldBucket {
+  boardId: number;
+  revision: number;
+  periodStart: number;
+  tree: OrderStatisticTree;
+  /** Resolves when loaded; changes that arrive before are queued in `pending`. */
+  ready: Promise<void>;
+  loaded: boolean;
+  pending: RankChange[];
+}
+
+/** Settings of the in-memory rank cache. */
+export interface MemoryRankCacheOptions {
+  /** Keys read per database round trip while loading. */
+  batchSize?: number;
+  random?: () => number;
+}
+
+function bucketKey(bucket: RankBucket): string {
+  return `${bucket.boardId}/${bucket.revision}/${bucket.periodStart}/${bucket.league}`;
+}
+
+/**
+ * Ranks held in this process: one order-statistic tree per bucket, loaded from the database by
+ * keyset pagination. Changes committed while a bucket loads are queued and replayed after the
+ * load; replaying is idempotent (insert if absent, remove if present), so a change the load has
+ * already seen, or one it saw half of, ends in the same set as the database.
+ */
+export class MemoryRankCache implements RankCache {
+  private readonly buckets = new Map<string, HeldBucket>();
+  private readonly batchSize: number;
+  private readonly random: () => number;
+
+  constructor(options: MemoryRankCacheOptions = {}) {
+    this.batchSize = options.batchSize ?? 10_000;
+    this.random = options.random ?? Math.random;
+  }
+
+  async ensure(bucket: RankBucket, source: RankSource): Promise<void> {
+    const key = bucketKey(bucket);
+    const held = this.buckets.get(key);
+    if (held) return held.ready;
+    // No await before the bucket is registered: concurrent callers must find it and share its load.
+    this.drop(bucket.boardId, bucket.revision, bucket.periodStart);
+    const fresh: HeldBucket = {
+      boardId: bucket.boardId,
+      revision: bucket.revision,
+      periodStart: bucket.periodStart,
+      tree: new OrderStatisticTree(this.random),
+      ready: Promise.resolve(),
+      loaded: false,
+      pending: [],
+    };
+    fresh.ready = this.load(fresh, source).catch((error: unknown) => {
+      // A failed load must not leave a half-filled bucket behind: the next caller tries again.
+      if (this.buckets.get(key) === fresh) this.buckets.delete(key);
+      throw error;
+    });
+    this.buckets.set(key, fresh);
+    return fresh.ready;
+  }
+
+  async countBelow(bucket: RankBucket, key: RankKey): Promise<number> {
+    return this.tree(bucket).countBelow(key);
+  }
+
+  async slice(bucket: RankBucket, offset: number, limit: number): Promise<RankKey[]> {
+    return this.tree(bucket).slice(offset, limit);
+  }
+
+  async size(bucket: RankBucket): Promise<number> {
+    return this.tree(bucket).size;
+  }
+
+  async apply(bucket: RankBucket, change: RankChange): Promise<void> {
+    const held = this.buckets.get(bucketKey(bucket));
+    if (!held) return;
+    if (held.loaded) applyTo(held.tree, change);
+    else held.pending.push(change);
+  }
+
+  async retain(boardId: number, revision: number, periodStart: number): Promise<void> {
+    this.drop(boardId, revision, periodStart);
+  }
+
+  async clear(): Promise<void> {
+    this.buckets.clear();
+  }
+
+  private drop(boardId: number, revision: number, periodStart: number): void {
+    for (const [key, held] of this.buckets) {
+      if (held.boardId === boardId && (held.revision !== revision || held.periodStart !== periodStart)) {
+        this.buckets.delete(key);
+      }
+    }
+  }
+
+  private async load(held: HeldBucket, source: RankSource): Promise<void> {
+    const keys: RankKey[] = [];
+    let after: RankKey | null = null;
+    for (;;) {
+      const batch = await source(after, this.batchSize);
+      for (const key of batch) keys.push(key);
+      if (batch.length < this.batchSize) break;
+      after = batch[batch.length - 1] as RankKey;
+    }
+    held.tree.build(strictlyAscending(keys));
+    for (const change of held.pending) applyTo(held.tree, change);
+    held.pending = [];
+    held.loaded = true;
+  }
+
+  private tree(bucket: RankBucket): OrderStatisticTree {
+    const held = this.buckets.get(bucketKey(bucket));
+    if (!held?.loaded) throw new Error(`rank bucket ${bucketKey(bucket)} is not loaded`);
+    return held.tree;
+  }
+}
+
+function applyTo(tree: OrderStatisticTree, change: RankChange): void {
+  if (change.remove) tree.remove(change.remove);
+  if (change.insert) tree.insert(change.insert);
+}
+
+/** Keyset batches arrive strictly ascending; anything else is sorted and deduplicated rather than trusted. */
+function strictlyAscending(keys: RankKey[]): RankKey[] {
+  let ordered = true;
+  for (let i = 1; i < keys.length && ordered; i++) {
+    if (compareRankKeys(keys[i - 1] as RankKey, keys[i] as RankKey) >= 0) ordered = false;
+  }
+  if (ordered) return keys;
+  const sorted = [...keys].sort(compareRankKeys);
+  return sorted.filter((key, i) => i === 0 || compareRankKeys(sorted[i - 1] as RankKey, key) !== 0);
+}

@@ -1,0 +1,42 @@
+/**
+ * Where ranks come from. The database holds every entry; a rank cache holds, per bucket (one
+ * league of one board in one period), the keys of its listing in rank order so that a rank
+ * and a page at any offset cost O(log n). `MemoryRankCache` keeps them in this process; a
+ * later implementation may keep instances coherent over the bus or use Redis sorted sets.
+ */
+import type { RankKey } from './rank-order.js';
+
+/** One league of one board in one period (and one revision of the board's definition). */
+export interface RankBucket {
+  boardId: number;
+  revision: number;
+  periodStart: number;
+  league: string;
+}
+
+/** Reads a bucket's keys from the database in rank order, `limit` at a time after `after` (keyset pagination). */
+export type RankSource = (after: RankKey | null, limit: number) => Promise<RankKey[]>;
+
+/** A committed change to one user's position in a bucket. */
+export interface RankChange {
+  remove?: RankKey;
+  insert?: RankKey;
+}
+
+/** The ranks of every bucket; every method answers for a bucket made ready by `ensure`. */
+export interface RankCache {
+  /** Makes the bucket ready, loading it from `source` when it is not held; concurrent callers share one load. */
+  ensure(bucket: RankBucket, source: RankSource): Promise<void>;
+  /** How many keys of the bucket sort strictly before `key`. */
+  countBelow(bucket: RankBucket, key: RankKey): Promise<number>;
+  /** The keys at positions `offset .. offset + limit - 1` (0-based). */
+  slice(bucket: RankBucket, offset: number, limit: number): Promise<RankKey[]>;
+  /** How many keys the bucket holds. */
+  size(bucket: RankBucket): Promise<number>;
+  /** Applies a change that the database has committed; a bucket not held ignores it (it loads the change later). */
+  apply(bucket: RankBucket, change: RankChange): Promise<void>;
+  /** Forgets every bucket of the board that is not of this revision and period. */
+  retain(boardId: number, revision: number, periodStart: number): Promise<void>;
+  /** Forgets everything. */
+  clear(): Promise<void>;
+}

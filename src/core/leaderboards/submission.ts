@@ -1,0 +1,63 @@
+import { validationFailed } from '../errors.js';
+import {
+  type Leaderboard,
+  type LeaderboardDefinition,
+  type LeaderboardEntry,
+  lowestLeague,
+  type Standing,
+} from './leaderboard-model.js';
+
+/** The entry a submission leads to, and the league to assign when the user had none (AT_RESET). */
+export interface SubmissionOutcome {
+  entry: LeaderboardEntry;
+  assign: string | null;
+}
+
+/** The league a stat reaches on a CONTINUOUS board: the highest whose `min_stat` it reaches, else the lowest. */
+export function leagueForStat(board: Pick<LeaderboardDefinition, 'leagues' | 'sort'>, stat: number): string {
+  for (let i = board.leagues.length - 1; i > 0; i--) {
+    const league = board.leagues[i];
+    if (!league || league.minStat === null) continue;
+    if (board.sort === 'desc' ? stat >= league.minStat : stat <= league.minStat) return league.slug;
+  }
+  return lowestLeague(board).slug;
+}
+
+/** The stat after applying the board's operator, or null when the stored entry stays as it is. */
+function combine(board: Leaderboard, current: LeaderboardEntry | null, value: number): number | null {
+  if (!current) return board.operator === 'increment' ? value + 0 : value;
+  switch (board.operator) {
+    case 'best':
+      return (board.sort === 'desc' ? value > current.statValue : value < current.statValue) ? value : null;
+    case 'latest':
+      return value === current.statValue ? null : value;
+    case 'increment': {
+      const sum = current.statValue + value;
+      if (!Number.isFinite(sum)) {
+        throw validationFailed([
+          { loc: ['body', 'value'], msg: 'The stat would leave the range of a double', type: 'value_error' },
+        ]);
+      }
+      return sum === current.statValue ? null : sum;
+    }
+  }
+}
+
+/**
+ * Applies a submitted value to a user's standing. `updatedAt` is when the stat last changed, so
+ * a submission that changes nothing (a `best` that is not better) keeps the user's place among ties.
+ */
+export function applySubmission(
+  board: Leaderboard,
+  userId: number,
+  standing: Standing,
+  value: number,
+  now: number,
+): SubmissionOutcome | null {
+  const stat = combine(board, standing.entry, value);
+  if (stat === null) return null;
+  const league =
+    board.type === 'CONTINUOUS' ? leagueForStat(board, stat) : (standing.assignedLeague ?? lowestLeague(board).slug);
+  const assign = board.type === 'AT_RESET' && standing.assignedLeague === null ? league : null;
+  return { entry: { userId, statValue: stat, league, updatedAt: now }, assign };
+}

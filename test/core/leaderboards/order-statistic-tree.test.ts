@@ -1,0 +1,158 @@
+import { describe, expect, it } from 'vitest';
+import { MemoryRankCache } from '../../../src/core/leaderboards/memory-rank-cache.js';
+import { OrderStatisticTree } from '../../../src/core/leaderboards/order-statistic-tree.js';
+import {
+  compareRankKeys,
+  FIRST_UNRANKED,
+  type RankKey,
+  unrankedKey,
+} from '../../../src/core/leaderboards/rank-order.js';
+import { randomInt, seededRandom } from '../../support/prng.js';
+
+const key = (score: number, updatedAt: number, userId: number): RankKey => ({ score, updatedAt, userId });
+
+describe('OrderStatisticTree', () => {
+  it('is empty at first and answers on an empty tree', () => {
+    const tree = new OrderStatisticTree();
+    expect(tree.size).toBe(0);
+    expect(tree.countBelow(key(1, 1, 1))).toBe(0);
+    expect(tree.slice(0, 10)).toEqual([]);
+    expect(tree.remove(key(1, 1, 1))).toBe(false);
+  });
+
+  it('orders by score, then the earlier time, then the lower user id', () => {
+    const tree = new OrderStatisticTree(seededRandom(1));
+    const keys = [
+      key(5, 10, 3),
+      key(5, 10, 1),
+      key(5, 9, 7),
+      key(-2, 50, 9),
+      key(7, 1, 2),
+      unrankedKey(4),
+      unrankedKey(2),
+    ];
+    for (const k of keys) expect(tree.insert(k)).toBe(true);
+    expect(tree.insert(key(5, 10, 1))).toBe(false);
+    expect(tree.toArray()).toEqual([...keys].sort(compareRankKeys));
+    expect(tree.toArray().map((k) => k.userId)).toEqual([9, 7, 1, 3, 2, 2, 4]);
+    expect(tree.countBelow(FIRST_UNRANKED)).toBe(5);
+    expect(tree.countBelow(key(5, 10, 3))).toBe(3);
+    expect(tree.slice(2, 3).map((k) => k.userId)).toEqual([1, 3, 2]);
+    expect(tree.slice(6, 10).map((k) => k.userId)).toEqual([4]);
+    expect(tree.slice(7, 10)).toEqual([]);
+  });
+
+  it('builds from sorted keys and keeps working after inserts and removals', () => {
+    const tree = new OrderStatisticTree(seededRandom(2));
+    const keys = Array.from({ length: 1000 }, (_, i) => key(i, 0, i));
+    tree.build(keys);
+    expect(tree.size).toBe(1000);
+    expect(tree.slice(500, 2)).toEqual([key(500, 0, 500), key(501, 0, 501)]);
+    for (let i = 0; i < 1000; i += 2) expect(tree.remove(key(i, 0, i))).toBe(true);
+    expect(tree.size).toBe(500);
+    expect(tree.countBelow(key(501, 0, 501))).toBe(250);
+    tree.insert(key(-1, 0, 5000));
+    expect(tree.slice(0, 1)).toEqual([key(-1, 0, 5000)]);
+  });
+
+  it('matches a plain sorted array after thousands of random operations (seeded property test)', () => {
+    for (const seed of [11, 12, 13]) {
+      const random = seededRandom(seed);
+      const tree = new OrderStatisticTree(random);
+      const reference: RankKey[] = [];
+      const users = new Map<number, RankKey>();
+      for (let step = 0; step < 5000; step++) {
+        const userId = randomInt(random, 800);
+        const old = users.get(userId);
+        if (old && random() < 0.2) {
+          tree.remove(old);
+          reference.splice(
+            reference.findIndex((k) => compareRankKeys(k, old) === 0),
+            1,
+          );
+          users.delete(userId);
+          continue;
+        }
+        // Few distinct scores and times: ties are the common case.
+        const next =
+          random() < 0.1 ? unrankedKey(userId) : key(randomInt(random, 20) - 10, randomInt(random, 5), userId);
+        if (old) {
+          tree.remove(old);
+          reference.splice(
+            reference.findIndex((k) => compareRankKeys(k, old) === 0),
+            1,
+          );
+        }
+        tree.insert(next);
+        reference.push(next);
+        users.set(userId, next);
+        if (step % 250 === 0) {
+          reference.sort(compareRankKeys);
+          expect(tree.toArray()).toEqual(reference);
+        }
+      }
+      reference.sort(compareRankKeys);
+      expect(tree.size).toBe(reference.length);
+      for (const [i, k] of reference.entries()) {
+        expect(tree.countBelow(k)).toBe(i);
+      }
+      for (let offset = 0; offset < reference.length; offset += 37) {
+        expect(tree.slice(offset, 13)).toEqual(reference.slice(offset, offset + 13));
+      }
+    }
+  });
+
+  it('keeps its depth logarithmic on a million sorted inserts', () => {
+    const tree = new OrderStatisticTree(seededRandom(3));
+    const started = performance.now();
+    for (let i = 0; i < 200_000; i++) tree.insert(key(i, 0, i));
+    const elapsed = performance.now() - started;
+    expect(tree.size).toBe(200_000);
+    expect(tree.countBelow(key(123_456, 0, 123_456))).toBe(123_456);
+    // Sorted input is a degenerate case for a plain BST (quadratic); a treap stays fast.
+    expect(elapsed).toBeLessThan(5000);
+  });
+});
+
+describe('MemoryRankCache', () => {
+  const bucket = { boardId: 1, revision: 1, periodStart: 0, league: 'global' };
+
+  it('loads a bucket by keyset batches and replays changes committed during the load', async () => {
+    const cache = new MemoryRankCache({ batchSize: 3, random: seededRandom(4) });
+    const stored = Array.from({ length: 10 }, (_, i) => key(i, 0, i + 1));
+    let calls = 0;
+    const ready = cache.ensure(bucket, async (after, limit) => {
+      calls++;
+      // A write commits while the load is under way: user 1 moves from the first to the last place.
+      if (calls === 2) await cache.apply(bucket, { remove: key(0, 0, 1), insert: key(100, 0, 1) });
+      const from = after ? stored.findIndex((k) => compareRankKeys(k, after) > 0) : 0;
+      return from < 0 ? [] : stored.slice(from, from + limit);
+    });
+    await ready;
+    expect(calls).toBe(4);
+    expect((await cache.slice(bucket, 0, 20)).map((k) => k.userId)).toEqual([2, 3, 4, 5, 6, 7, 8, 9, 10, 1]);
+    expect(await cache.size(bucket)).toBe(10);
+  });
+
+  it('shares one load between concurrent callers and drops buckets of older periods', async () => {
+    const cache = new MemoryRankCache();
+    let loads = 0;
+    const source = async () => {
+      loads++;
+      return [key(1, 0, 1)];
+    };
+    await Promise.all([cache.ensure(bucket, source), cache.ensure(bucket, source)]);
+    expect(loads).toBe(1);
+    const next = { ...bucket, periodStart: 1 };
+    await cache.ensure(next, async () => []);
+    await expect(cache.size(bucket)).rejects.toThrow(/not loaded/);
+    expect(await cache.size(next)).toBe(0);
+  });
+
+  it('forgets a bucket whose load failed so the next caller retries', async () => {
+    const cache = new MemoryRankCache();
+    await expect(cache.ensure(bucket, async () => Promise.reject(new Error('db down')))).rejects.toThrow('db down');
+    await cache.ensure(bucket, async () => [key(1, 0, 1)]);
+    expect(await cache.size(bucket)).toBe(1);
+  });
+});
