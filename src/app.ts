@@ -4,18 +4,23 @@
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { InProcessBus } from './bus/in-process-bus.js';
 import type { Config } from './config.js';
 import { AccountService } from './core/auth/account-service.js';
 import { AuthService } from './core/auth/auth-service.js';
 import { DocumentService } from './core/documents/document-service.js';
-import type { Storage } from './core/ports.js';
+import type { Bus, Storage } from './core/ports.js';
+import { TreeService } from './core/realtime/tree-service.js';
+import { Metrics, metricsRoutes } from './http/metrics.js';
 import { authRoutes } from './http/routes/auth.js';
 import { documentRoutes } from './http/routes/documents.js';
 import { healthRoutes } from './http/routes/health.js';
+import { realtimeRoutes } from './http/routes/realtime.js';
 import { createHttpApp, type HttpApp, type HttpOptions } from './http/server.js';
 import { loadJwtSecret } from './jwt-secret.js';
 import { PostgresStorage } from './storage/postgres/postgres-storage.js';
 import { SqliteStorage } from './storage/sqlite/sqlite-storage.js';
+import { RealtimeGateway } from './ws/realtime-gateway.js';
 
 /** The services of the domain, wired to one storage engine. */
 export interface Services {
@@ -23,12 +28,18 @@ export interface Services {
   accounts: AccountService;
   auth: AuthService;
   documents: DocumentService;
+  /** Broadcasts between instances (in-process until Redis is configured). */
+  bus: Bus;
+  tree: TreeService;
 }
 
 /** A built service: its HTTP app and what it holds open. */
 export interface App {
   http: HttpApp;
   services: Services;
+  /** The WebSocket gateway (§4). */
+  realtime: RealtimeGateway;
+  metrics: Metrics;
   /** Stops the HTTP app and closes storage. */
   close(): Promise<void>;
 }
@@ -49,11 +60,17 @@ export function createServices(config: Config, storage: Storage): Services {
     accessTokenTtlSeconds: config.accessTokenTtlSeconds,
     refreshTokenTtlSeconds: config.refreshTokenTtlSeconds,
   });
+  const bus = new InProcessBus();
   return {
     storage,
     auth,
     accounts: new AccountService(storage.accounts, auth),
     documents: new DocumentService(storage.documents, config.pathLimits),
+    bus,
+    tree: new TreeService(storage.tree, bus, {
+      pathLimits: config.pathLimits,
+      retention: { maxWrites: config.realtime.logMaxWrites, maxAgeMs: config.realtime.logMaxAgeSeconds * 1000 },
+    }),
   };
 }
 
@@ -64,16 +81,40 @@ export async function buildApp(
 ): Promise<App> {
   const storage = options.storage ?? (await openStorage(config));
   const services = createServices(config, storage);
-  const http = createHttpApp({ bodyLimit: config.bodyLimit, logLevel: config.logLevel, logger: options.logger });
+  const metrics = new Metrics();
+  const http = await createHttpApp({
+    bodyLimit: config.bodyLimit,
+    logLevel: config.logLevel,
+    logger: options.logger,
+    rateLimits: config.rateLimits,
+  });
+  metricsRoutes(http, metrics);
   healthRoutes(http, { storage });
   authRoutes(http, { auth: services.auth });
   documentRoutes(http, { auth: services.auth, documents: services.documents });
+  realtimeRoutes(http, { auth: services.auth, tree: services.tree });
+  const realtime = new RealtimeGateway(
+    services.tree,
+    services.bus,
+    {
+      pathLimits: config.pathLimits,
+      maxSubscriptions: config.realtime.maxSubscriptions,
+      maxBufferedBytes: config.realtime.wsMaxBufferedBytes,
+      maxPayload: config.bodyLimit,
+    },
+    http.log,
+  );
+  await realtime.register(http, services.auth);
   await http.ready();
   return {
     http,
     services,
+    realtime,
+    metrics,
     async close() {
+      // Closing HTTP closes every WebSocket with 1001 first (the gateway's preClose).
       await http.close();
+      await services.bus.close();
       await storage.close();
     },
   };

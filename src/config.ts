@@ -14,8 +14,15 @@ const EnvSchema = Type.Object({
   CDS_BODY_LIMIT: Type.Integer({ minimum: 1024, default: 1024 * 1024 }),
   CDS_MAX_PATH_LENGTH: Type.Integer({ minimum: 1, default: 1024 }),
   CDS_MAX_PATH_SEGMENTS: Type.Integer({ minimum: 2, default: 64 }),
+  CDS_RATE_LIMIT_PER_CLIENT: Type.Integer({ minimum: 0, default: 0 }),
+  CDS_RATE_LIMIT_PER_IP: Type.Integer({ minimum: 0, default: 0 }),
+  CDS_RATE_LIMIT_WINDOW_MS: Type.Integer({ minimum: 1000, default: 60_000 }),
   CDS_ACCESS_TOKEN_TTL: Type.Integer({ minimum: 60, default: 3600 }),
   CDS_REFRESH_TOKEN_TTL: Type.Integer({ minimum: 60, default: 30 * 24 * 3600 }),
+  CDS_REALTIME_MAX_SUBSCRIPTIONS: Type.Integer({ minimum: 1, default: 256 }),
+  CDS_REALTIME_LOG_MAX_WRITES: Type.Integer({ minimum: 1, default: 10_000 }),
+  CDS_REALTIME_LOG_MAX_AGE: Type.Integer({ minimum: 1, default: 600 }),
+  CDS_WS_MAX_BUFFER: Type.Integer({ minimum: 65_536, default: 8 * 1024 * 1024 }),
 });
 
 type Env = Static<typeof EnvSchema>;
@@ -33,8 +40,17 @@ export interface Config {
   logLevel: string;
   bodyLimit: number;
   pathLimits: { maxLength: number; maxSegments: number };
+  /** Requests per window per client id and per IP; 0 = unlimited. */
+  rateLimits: { perClient: number; perIp: number; windowMs: number };
   accessTokenTtlSeconds: number;
   refreshTokenTtlSeconds: number;
+  /** §4: subscriptions per connection, the change log kept for resume, the send buffer of a socket. */
+  realtime: {
+    maxSubscriptions: number;
+    logMaxWrites: number;
+    logMaxAgeSeconds: number;
+    wsMaxBufferedBytes: number;
+  };
 }
 
 /** Reads the configuration; throws one error listing every invalid variable. */
@@ -61,7 +77,18 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     logLevel: e.CDS_LOG_LEVEL,
     bodyLimit: e.CDS_BODY_LIMIT,
     pathLimits: { maxLength: e.CDS_MAX_PATH_LENGTH, maxSegments: e.CDS_MAX_PATH_SEGMENTS },
+    rateLimits: {
+      perClient: e.CDS_RATE_LIMIT_PER_CLIENT,
+      perIp: e.CDS_RATE_LIMIT_PER_IP,
+      windowMs: e.CDS_RATE_LIMIT_WINDOW_MS,
+    },
     accessTokenTtlSeconds: e.CDS_ACCESS_TOKEN_TTL,
     refreshTokenTtlSeconds: e.CDS_REFRESH_TOKEN_TTL,
+    realtime: {
+      maxSubscriptions: e.CDS_REALTIME_MAX_SUBSCRIPTIONS,
+      logMaxWrites: e.CDS_REALTIME_LOG_MAX_WRITES,
+      logMaxAgeSeconds: e.CDS_REALTIME_LOG_MAX_AGE,
+      wsMaxBufferedBytes: e.CDS_WS_MAX_BUFFER,
+    },
   };
 }

@@ -60,14 +60,16 @@ export function errorBody(error: AppError): { detail: string | ValidationIssue[]
   return { detail: error.code === 'validation' && error.issues ? error.issues : error.message };
 }
 
+function sendKnown(error: AppError, request: FastifyRequest, reply: FastifyReply): void {
+  if (error.code === 'unavailable') request.log.warn({ err: error.cause ?? error }, error.message);
+  reply.status(statusOf[error.code]).send(errorBody(error));
+}
+
 /** Fastify error handler: known errors get their status and `{detail}`; anything else is a logged 500. */
 export function handleError(error: FastifyError | AppError, request: FastifyRequest, reply: FastifyReply): void {
-  const known = error instanceof AppError ? error : fromFastifyError(error);
-  if (known) {
-    if (known.code === 'unavailable') request.log.warn({ err: known.cause ?? known }, known.message);
-    reply.status(statusOf[known.code]).send(errorBody(known));
-    return;
-  }
+  if (error instanceof AppError) return sendKnown(error, request, reply);
+  const known = fromFastifyError(error);
+  if (known) return sendKnown(known, request, reply);
   if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
     reply.status(error.statusCode).send({ detail: error.message });
     return;

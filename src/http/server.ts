@@ -11,6 +11,8 @@ import Fastify, {
 import { AppError } from '../core/errors.js';
 import { handleError } from './errors.js';
 import { logSerializers, redactPaths } from './logging.js';
+import { registerOpenApi } from './openapi.js';
+import { type RateLimits, registerRateLimits } from './rate-limit.js';
 
 /** A Fastify instance whose route schemas are TypeBox schemas. */
 export type HttpApp = FastifyInstance<
@@ -27,6 +29,7 @@ export interface HttpOptions {
   logLevel: string;
   /** Where logs go and at which level (tests capture them); redaction always applies. */
   logger?: { level?: string; stream?: { write(line: string): void } };
+  rateLimits: RateLimits;
 }
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
@@ -37,8 +40,11 @@ const bodyAjv = new Ajv({ ...ajvBase, coerceTypes: false });
 // Query strings and path parameters are text: `limit=5` must become 5, `limit=abc` a 422.
 const textAjv = new Ajv({ ...ajvBase, coerceTypes: 'array' });
 
-/** Builds the Fastify instance with the §0 conventions; routes are registered by the caller. */
-export function createHttpApp(options: HttpOptions): HttpApp {
+/**
+ * Builds the Fastify instance with the §0 conventions, OpenAPI and rate limits; routes are
+ * registered by the caller.
+ */
+export async function createHttpApp(options: HttpOptions): Promise<HttpApp> {
   const app = Fastify({
     logger: { level: options.logLevel, ...options.logger, redact: redactPaths, serializers: logSerializers },
     bodyLimit: options.bodyLimit,
@@ -82,6 +88,8 @@ export function createHttpApp(options: HttpOptions): HttpApp {
     reply.header('x-request-id', request.id);
   });
   app.setErrorHandler(handleError);
+  await registerRateLimits(app as unknown as HttpApp, options.rateLimits);
+  await registerOpenApi(app as unknown as HttpApp);
   app.setNotFoundHandler((_request, reply) => {
     reply.status(404).send({ detail: 'Not Found' });
   });
