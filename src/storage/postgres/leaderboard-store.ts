@@ -1,0 +1,442 @@
+import type pg from 'pg';
+import { conflict } from '../../core/errors.js';
+import type { JsonValue } from '../../core/json.js';
+import type {
+  Leaderboard,
+  LeaderboardDefinition,
+  League,
+  Period,
+  Reward,
+  Standing,
+} from '../../core/leaderboards/leaderboard-model.js';
+import type { RankKey } from '../../core/leaderboards/rank-order.js';
+import type {
+  ArchivedPeriod,
+  ArchivedStanding,
+  EntryWrite,
+  EntryWriteResult,
+  LeaderboardStore,
+  PeriodReset,
+} from '../../core/ports.js';
+
+/** The part of `pg` these functions use: a pool's or a checked-out client's `query`. */
+export type Queryable = Pick<pg.PoolClient, 'query'>;
+
+/** BIGINT columns arrive as strings; these are epoch milliseconds, well inside a double's exact range. */
+type Millis = string;
+
+interface BoardRow {
+  id: number;
+  project_id: number;
+  slug: string;
+  name: string;
+  description: string;
+  type: Leaderboard['type'];
+  sort: Leaderboard['sort'];
+  operator: Leaderboard['operator'];
+  reset: Leaderboard['reset'];
+  revision: number;
+  period_start: Millis;
+  period_end: Millis | null;
+  leagues: {
+    slug: string;
+    name: string;
+    ord: number;
+    min_stat: number | null;
+    promote_top: number | null;
+    demote_bottom: number | null;
+  }[];
+  rewards: { league: string; rank_from: number; rank_to: number; reward: JsonValue }[];
+}
+
+interface HistoryRow {
+  rank: number;
+  user_id: number;
+  stat_value: number;
+  league: string;
+  updated_at: Millis;
+  reward: JsonValue | null;
+}
+
+// One statement per board read: leagues and rewards come along as JSON arrays.
+const SELECT_BOARD = `SELECT b.id, b.project_id, b.slug, b.name, b.description, b.type, b.sort, b.operator, b.reset,
+    b.revision, b.period_start, b.period_end,
+    COALESCE((SELECT json_agg(json_build_object('slug', l.slug, 'name', l.name, 'ord', l.ord, 'min_stat', l.min_stat,
+        'promote_top', l.promote_top, 'demote_bottom', l.demote_bottom) ORDER BY l.ord)
+      FROM leaderboard_leagues l WHERE l.leaderboard_id = b.id), '[]') AS leagues,
+    COALESCE((SELECT json_agg(json_build_object('league', w.league, 'rank_from', w.rank_from, 'rank_to', w.rank_to,
+        'reward', w.reward) ORDER BY w.position)
+      FROM leaderboard_rewards w WHERE w.leaderboard_id = b.id), '[]') AS rewards
+  FROM leaderboards b`;
+
+const toHistory = (row: HistoryRow): ArchivedStanding => ({
+  rank: row.rank,
+  userId: row.user_id,
+  statValue: row.stat_value,
+  league: row.league,
+  updatedAt: Number(row.updated_at),
+  reward: row.reward,
+});
+
+/** Writes a board's leagues and rewards (after deleting any it had); shared with the import. */
+export async function writeDefinitionParts(db: Queryable, boardId: number, def: LeaderboardDefinition): Promise<void> {
+  await db.query('DELETE FROM leaderboard_leagues WHERE leaderboard_id = $1', [boardId]);
+  await db.query('DELETE FROM leaderboard_rewards WHERE leaderboard_id = $1', [boardId]);
+  await db.query(
+    `INSERT INTO leaderboard_leagues (leaderboard_id, slug, name, ord, min_stat, promote_top, demote_bottom)
+     SELECT $1, * FROM unnest($2::text[], $3::text[], $4::int[], $5::float8[], $6::int[], $7::int[])`,
+    [
+      boardId,
+      def.leagues.map((l) => l.slug),
+      def.leagues.map((l) => l.name),
+      def.leagues.map((l) => l.order),
+      def.leagues.map((l) => l.minStat),
+      def.leagues.map((l) => l.promoteTop),
+      def.leagues.map((l) => l.demoteBottom),
+    ],
+  );
+  if (def.rewards.length === 0) return;
+  await db.query(
+    `INSERT INTO leaderboard_rewards (leaderboard_id, position, league, rank_from, rank_to, reward)
+     SELECT $1, * FROM unnest($2::int[], $3::text[], $4::int[], $5::int[], $6::jsonb[])`,
+    [
+      boardId,
+      def.rewards.map((_, i) => i),
+      def.rewards.map((r) => r.league),
+      def.rewards.map((r) => r.rankFrom),
+      def.rewards.map((r) => r.rankTo),
+      def.rewards.map((r) => JSON.stringify(r.reward)),
+    ],
+  );
+}
+
+/** Runs `work` in one transaction on a client of the pool. */
+export async function inTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    const result = await work(client);
+    await client.query('COMMIT');
+    return result;
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  } finally {
+    client.release();
+  }
+}
+
+/** Leaderboards on PostgreSQL: single statements, or transactions that lock the board row. */
+export class PostgresLeaderboardStore implements LeaderboardStore {
+  constructor(private readonly pool: pg.Pool) {}
+
+  async create(projectId: number, def: LeaderboardDefinition, period: Period): Promise<Leaderboard> {
+    const id = await inTransaction(this.pool, async (client) => {
+      const inserted = await client.query<{ id: number }>(
+        `INSERT INTO leaderboards (project_id, slug, name, description, type, sort, operator, reset, period_start, period_end)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT (project_id, slug) DO NOTHING RETURNING id`,
+        [
+          projectId,
+          def.slug,
+          def.name,
+          def.description,
+          def.type,
+          def.sort,
+          def.operator,
+          def.reset,
+          period.start,
+          period.end,
+        ],
+      );
+      const row = inserted.rows[0];
+      if (!row) throw conflict(`Leaderboard '${def.slug}' already exists`);
+      await writeDefinitionParts(client, row.id, def);
+      return row.id;
+    });
+    return this.one(`${SELECT_BOARD} WHERE b.id = $1`, [id]) as Promise<Leaderboard>;
+  }
+
+  get(projectId: number, slug: string): Promise<Leaderboard | null> {
+    return this.one(`${SELECT_BOARD} WHERE b.project_id = $1 AND b.slug = $2`, [projectId, slug]);
+  }
+
+  async listAll(): Promise<Leaderboard[]> {
+    const { rows } = await this.pool.query<BoardRow>(`${SELECT_BOARD} ORDER BY b.id`);
+    return rows.map(toBoard);
+  }
+
+  async listDue(now: number): Promise<Leaderboard[]> {
+    const { rows } = await this.pool.query<BoardRow>(
+      `${SELECT_BOARD} WHERE b.period_end <= $1 ORDER BY b.period_end, b.id`,
+      [now],
+    );
+    return rows.map(toBoard);
+  }
+
+  async standing(boardId: number, userId: number): Promise<Standing> {
+    const { rows } = await this.pool.query<{
+      stat_value: number | null;
+      league: string | null;
+      updated_at: Millis | null;
+      assigned: string | null;
+    }>(
+      `SELECT e.stat_value, e.league, e.updated_at,
+         (SELECT a.league FROM leaderboard_assignments a WHERE a.leaderboard_id = $1 AND a.user_id = $2) AS assigned
+       FROM (SELECT 1) one LEFT JOIN leaderboard_entries e ON e.leaderboard_id = $1 AND e.user_id = $2`,
+      [boardId, userId],
+    );
+    const row = rows[0];
+    const entry =
+      row && row.stat_value !== null && row.league !== null && row.updated_at !== null
+        ? { userId, statValue: row.stat_value, league: row.league, updatedAt: Number(row.updated_at) }
+        : null;
+    return { entry, assignedLeague: row?.assigned ?? null };
+  }
+
+  writeEntry(boardId: number, write: EntryWrite): Promise<EntryWriteResult> {
+    return inTransaction(this.pool, async (client): Promise<EntryWriteResult> => {
+      // KEY SHARE lets submissions run side by side but waits for (and then sees) a reset's FOR UPDATE.
+      const board = await client.query<{ period_start: Millis }>(
+        'SELECT period_start FROM leaderboards WHERE id = $1 FOR KEY SHARE',
+        [boardId],
+      );
+      const row = board.rows[0];
+      if (!row || Number(row.period_start) !== write.periodStart) return 'period_changed';
+      const { next, previous } = write;
+      const changed = previous
+        ? await client.query(
+            `UPDATE leaderboard_entries SET league = $1, stat_value = $2, score = $3, updated_at = $4
+             WHERE leaderboard_id = $5 AND user_id = $6 AND stat_value = $7 AND updated_at = $8 AND league = $9`,
+            [
+              next.league,
+              next.statValue,
+              write.score,
+              next.updatedAt,
+              boardId,
+              next.userId,
+              previous.statValue,
+              previous.updatedAt,
+              previous.league,
+            ],
+          )
+        : await client.query(
+            `INSERT INTO leaderboard_entries (leaderboard_id, user_id, league, stat_value, score, updated_at)
+             VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING`,
+            [boardId, next.userId, next.league, next.statValue, write.score, next.updatedAt],
+          );
+      if (changed.rowCount === 0) return 'conflict';
+      if (write.assign) {
+        await client.query(
+          'INSERT INTO leaderboard_assignments (leaderboard_id, user_id, league) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING',
+          [boardId, next.userId, write.assign],
+        );
+      }
+      return 'written';
+    });
+  }
+
+  async scanLeague(boardId: number, league: string, after: RankKey | null, limit: number): Promise<RankKey[]> {
+    const keys: RankKey[] = [];
+    if (after === null || Number.isFinite(after.score)) {
+      const { rows } = after
+        ? await this.pool.query<{ user_id: number; score: number; updated_at: Millis }>(
+            `SELECT user_id, score, updated_at FROM leaderboard_entries
+             WHERE leaderboard_id = $1 AND league = $2 AND (score, updated_at, user_id) > ($3, $4, $5)
+             ORDER BY score, updated_at, user_id LIMIT $6`,
+            [boardId, league, after.score, after.updatedAt, after.userId, limit],
+          )
+        : await this.pool.query<{ user_id: number; score: number; updated_at: Millis }>(
+            `SELECT user_id, score, updated_at FROM leaderboard_entries
+             WHERE leaderboard_id = $1 AND league = $2 ORDER BY score, updated_at, user_id LIMIT $3`,
+            [boardId, league, limit],
+          );
+      for (const row of rows) keys.push({ score: row.score, updatedAt: Number(row.updated_at), userId: row.user_id });
+      if (keys.length === limit) return keys;
+    }
+    const afterUser = after && !Number.isFinite(after.score) ? after.userId : 0;
+    const { rows } = await this.pool.query<{ user_id: number }>(
+      `SELECT a.user_id FROM leaderboard_assignments a
+       WHERE a.leaderboard_id = $1 AND a.league = $2 AND a.user_id > $3
+         AND NOT EXISTS (SELECT 1 FROM leaderboard_entries e WHERE e.leaderboard_id = a.leaderboard_id AND e.user_id = a.user_id)
+       ORDER BY a.user_id LIMIT $4`,
+      [boardId, league, afterUser, limit - keys.length],
+    );
+    for (const row of rows) keys.push({ score: Number.POSITIVE_INFINITY, updatedAt: 0, userId: row.user_id });
+    return keys;
+  }
+
+  async acquireResetLease(
+    boardId: number,
+    periodStart: number,
+    owner: string,
+    now: number,
+    until: number,
+  ): Promise<boolean> {
+    const result = await this.pool.query(
+      `UPDATE leaderboards SET reset_owner = $1, reset_lease_until = $2
+       WHERE id = $3 AND period_start = $4 AND period_end IS NOT NULL AND period_end <= $5
+         AND (reset_lease_until IS NULL OR reset_lease_until <= $5)`,
+      [owner, until, boardId, periodStart, now],
+    );
+    return result.rowCount === 1;
+  }
+
+  resetPeriod(boardId: number, reset: PeriodReset): Promise<boolean> {
+    return inTransaction(this.pool, async (client) => {
+      const locked = await client.query<BoardRow & { reset_owner: string | null }>(
+        `${SELECT_BOARD.replace('b.period_end,', 'b.period_end, b.reset_owner,')} WHERE b.id = $1 FOR UPDATE OF b`,
+        [boardId],
+      );
+      const row = locked.rows[0];
+      if (
+        !row ||
+        Number(row.period_start) !== reset.periodStart ||
+        row.reset_owner !== reset.owner ||
+        row.period_end === null
+      ) {
+        return false;
+      }
+      const board = toBoard(row);
+      await client.query(
+        `INSERT INTO leaderboard_history (leaderboard_id, period_start, league, rank, user_id, stat_value, updated_at, reward)
+         SELECT r.leaderboard_id, $2, r.league, r.rk, r.user_id, r.stat_value, r.updated_at,
+           (SELECT w.reward FROM leaderboard_rewards w
+            WHERE w.leaderboard_id = r.leaderboard_id AND w.league = r.league AND r.rk BETWEEN w.rank_from AND w.rank_to
+            ORDER BY w.position LIMIT 1)
+         FROM (SELECT e.*, row_number() OVER (PARTITION BY e.league ORDER BY e.score, e.updated_at, e.user_id) AS rk
+               FROM leaderboard_entries e WHERE e.leaderboard_id = $1) r`,
+        [boardId, row.period_start],
+      );
+      await client.query(
+        'INSERT INTO leaderboard_periods (leaderboard_id, period_start, period_end, archived_at) VALUES ($1, $2, $3, $4)',
+        [boardId, row.period_start, row.period_end, reset.archivedAt],
+      );
+      if (board.type === 'AT_RESET') await moveAssignments(client, board, reset);
+      await client.query('DELETE FROM leaderboard_entries WHERE leaderboard_id = $1', [boardId]);
+      await client.query(
+        'UPDATE leaderboards SET period_start = $1, period_end = $2, reset_owner = NULL, reset_lease_until = NULL WHERE id = $3',
+        [reset.next.start, reset.next.end, boardId],
+      );
+      return true;
+    });
+  }
+
+  async archivedPeriod(boardId: number, start: number | null): Promise<ArchivedPeriod | null> {
+    const { rows } = await this.pool.query<{ period_start: Millis; period_end: Millis; archived_at: Millis }>(
+      `SELECT period_start, period_end, archived_at FROM leaderboard_periods
+       WHERE leaderboard_id = $1 AND ($2::bigint IS NULL OR period_start = $2) ORDER BY period_start DESC LIMIT 1`,
+      [boardId, start],
+    );
+    const row = rows[0];
+    return row
+      ? { start: Number(row.period_start), end: Number(row.period_end), archivedAt: Number(row.archived_at) }
+      : null;
+  }
+
+  async archivedStandings(boardId: number, periodStart: number, league: string, offset: number, limit: number) {
+    const { rows } = await this.pool.query<HistoryRow>(
+      `SELECT rank, user_id, stat_value, league, updated_at, reward FROM leaderboard_history
+       WHERE leaderboard_id = $1 AND period_start = $2 AND league = $3 AND rank > $4 ORDER BY rank LIMIT $5`,
+      [boardId, periodStart, league, offset, limit],
+    );
+    return rows.map(toHistory);
+  }
+
+  async archivedCount(boardId: number, periodStart: number, league: string): Promise<number> {
+    const { rows } = await this.pool.query<{ n: number | null }>(
+      'SELECT max(rank) AS n FROM leaderboard_history WHERE leaderboard_id = $1 AND period_start = $2 AND league = $3',
+      [boardId, periodStart, league],
+    );
+    return rows[0]?.n ?? 0;
+  }
+
+  async archivedStandingOf(boardId: number, periodStart: number, userId: number): Promise<ArchivedStanding | null> {
+    const { rows } = await this.pool.query<HistoryRow>(
+      `SELECT rank, user_id, stat_value, league, updated_at, reward FROM leaderboard_history
+       WHERE leaderboard_id = $1 AND period_start = $2 AND user_id = $3`,
+      [boardId, periodStart, userId],
+    );
+    return rows[0] ? toHistory(rows[0]) : null;
+  }
+
+  private async one(sql: string, params: unknown[]): Promise<Leaderboard | null> {
+    const { rows } = await this.pool.query<BoardRow>(sql, params);
+    return rows[0] ? toBoard(rows[0]) : null;
+  }
+}
+
+/** Promotion and demotion by final position, computed into a temporary table and applied. */
+async function moveAssignments(client: Queryable, board: Leaderboard, reset: PeriodReset): Promise<void> {
+  const { rows } = await client.query<{ league: string; assigned: string; ranked: string }>(
+    `SELECT a.league, count(*) AS assigned, count(e.user_id) AS ranked
+     FROM leaderboard_assignments a
+     LEFT JOIN leaderboard_entries e ON e.leaderboard_id = a.leaderboard_id AND e.user_id = a.user_id
+     WHERE a.leaderboard_id = $1 GROUP BY a.league`,
+    [board.id],
+  );
+  const moves = reset.plan(
+    rows.map((r) => ({ league: r.league, assigned: Number(r.assigned), ranked: Number(r.ranked) })),
+  );
+  await client.query(
+    `CREATE TEMP TABLE reset_destinations ON COMMIT DROP AS
+     WITH plan AS (
+       SELECT * FROM unnest($2::text[], $3::int[], $4::text[], $5::int[], $6::text[], $7::bool[])
+         AS p(league, promote_through, up, demote_from, down, drop_unranked)),
+     listing AS (
+       SELECT a.user_id, a.league, e.user_id IS NOT NULL AS ranked,
+         row_number() OVER (PARTITION BY a.league ORDER BY e.score IS NULL, e.score, e.updated_at, a.user_id) AS pos
+       FROM leaderboard_assignments a
+       LEFT JOIN leaderboard_entries e ON e.leaderboard_id = a.leaderboard_id AND e.user_id = a.user_id
+       WHERE a.leaderboard_id = $1)
+     SELECT l.user_id,
+       CASE WHEN l.pos <= p.promote_through AND p.up IS NOT NULL THEN p.up
+            WHEN l.pos >= p.demote_from AND p.down IS NOT NULL THEN p.down
+            WHEN NOT l.ranked AND p.drop_unranked THEN NULL
+            ELSE l.league END AS league
+     FROM listing l LEFT JOIN plan p ON p.league = l.league`,
+    [
+      board.id,
+      moves.map((m) => m.league),
+      moves.map((m) => m.promoteThrough),
+      moves.map((m) => m.up),
+      moves.map((m) => m.demoteFrom),
+      moves.map((m) => m.down),
+      moves.map((m) => m.dropUnranked),
+    ],
+  );
+  await client.query('DELETE FROM leaderboard_assignments WHERE leaderboard_id = $1', [board.id]);
+  await client.query(
+    'INSERT INTO leaderboard_assignments (leaderboard_id, user_id, league) SELECT $1, user_id, league FROM reset_destinations WHERE league IS NOT NULL',
+    [board.id],
+  );
+  await client.query('DROP TABLE reset_destinations');
+}
+
+function toBoard(row: BoardRow): Leaderboard {
+  return {
+    id: row.id,
+    projectId: row.project_id,
+    slug: row.slug,
+    name: row.name,
+    description: row.description,
+    type: row.type,
+    sort: row.sort,
+    operator: row.operator,
+    reset: row.reset,
+    revision: row.revision,
+    period: { start: Number(row.period_start), end: row.period_end === null ? null : Number(row.period_end) },
+    leagues: row.leagues.map(
+      (l): League => ({
+        slug: l.slug,
+        name: l.name,
+        order: l.ord,
+        minStat: l.min_stat,
+        promoteTop: l.promote_top,
+        demoteBottom: l.demote_bottom,
+      }),
+    ),
+    rewards: row.rewards.map(
+      (r): Reward => ({ league: r.league, rankFrom: r.rank_from, rankTo: r.rank_to, reward: r.reward }),
+    ),
+  };
+}

@@ -1,0 +1,453 @@
+import type Database from 'better-sqlite3';
+import { conflict } from '../../core/errors.js';
+import type { JsonValue } from '../../core/json.js';
+import type {
+  Leaderboard,
+  LeaderboardDefinition,
+  LeaderboardEntry,
+  League,
+  Period,
+  Reward,
+  Standing,
+} from '../../core/leaderboards/leaderboard-model.js';
+import type { LeagueCount } from '../../core/leaderboards/promotion.js';
+import type { RankKey } from '../../core/leaderboards/rank-order.js';
+import type {
+  ArchivedPeriod,
+  ArchivedStanding,
+  EntryWrite,
+  EntryWriteResult,
+  LeaderboardStore,
+  PeriodReset,
+} from '../../core/ports.js';
+
+interface BoardRow {
+  id: number;
+  project_id: number;
+  slug: string;
+  name: string;
+  description: string;
+  type: Leaderboard['type'];
+  sort: Leaderboard['sort'];
+  operator: Leaderboard['operator'];
+  reset: Leaderboard['reset'];
+  revision: number;
+  period_start: number;
+  period_end: number | null;
+}
+
+interface LeagueRow {
+  slug: string;
+  name: string;
+  ord: number;
+  min_stat: number | null;
+  promote_top: number | null;
+  demote_bottom: number | null;
+}
+
+interface RewardRow {
+  league: string;
+  rank_from: number;
+  rank_to: number;
+  reward: string;
+}
+
+interface EntryRow {
+  user_id: number;
+  stat_value: number;
+  league: string;
+  updated_at: number;
+}
+
+interface HistoryRow extends EntryRow {
+  rank: number;
+  reward: string | null;
+}
+
+const BOARD_COLUMNS =
+  'id, project_id, slug, name, description, type, sort, operator, reset, revision, period_start, period_end';
+
+const toHistory = (row: HistoryRow): ArchivedStanding => ({
+  rank: row.rank,
+  userId: row.user_id,
+  statValue: row.stat_value,
+  league: row.league,
+  updatedAt: row.updated_at,
+  reward: row.reward === null ? null : (JSON.parse(row.reward) as JsonValue),
+});
+
+/** Writes a board's leagues and rewards (after deleting any it had); shared with the import. */
+export function writeDefinitionParts(db: Database.Database, boardId: number, def: LeaderboardDefinition): void {
+  db.prepare('DELETE FROM leaderboard_leagues WHERE leaderboard_id = ?').run(boardId);
+  db.prepare('DELETE FROM leaderboard_rewards WHERE leaderboard_id = ?').run(boardId);
+  const league = db.prepare(
+    'INSERT INTO leaderboard_leagues (leaderboard_id, slug, name, ord, min_stat, promote_top, demote_bottom) VALUES (?, ?, ?, ?, ?, ?, ?)',
+  );
+  for (const l of def.leagues) league.run(boardId, l.slug, l.name, l.order, l.minStat, l.promoteTop, l.demoteBottom);
+  const reward = db.prepare(
+    'INSERT INTO leaderboard_rewards (leaderboard_id, position, league, rank_from, rank_to, reward) VALUES (?, ?, ?, ?, ?, ?)',
+  );
+  for (const [i, r] of def.rewards.entries())
+    reward.run(boardId, i, r.league, r.rankFrom, r.rankTo, JSON.stringify(r.reward));
+}
+
+/** Leaderboards on SQLite: every method is one statement or one immediate transaction. */
+export class SqliteLeaderboardStore implements LeaderboardStore {
+  constructor(private readonly db: Database.Database) {}
+
+  async create(projectId: number, def: LeaderboardDefinition, period: Period): Promise<Leaderboard> {
+    const id = this.db
+      .transaction(() => {
+        const taken = this.db
+          .prepare('SELECT 1 FROM leaderboards WHERE project_id = ? AND slug = ?')
+          .get(projectId, def.slug);
+        if (taken) throw conflict(`Leaderboard '${def.slug}' already exists`);
+        const result = this.db
+          .prepare(
+            `INSERT INTO leaderboards (project_id, slug, name, description, type, sort, operator, reset, period_start, period_end, created_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+          )
+          .run(
+            projectId,
+            def.slug,
+            def.name,
+            def.description,
+            def.type,
+            def.sort,
+            def.operator,
+            def.reset,
+            period.start,
+            period.end,
+            Date.now(),
+          );
+        const boardId = Number(result.lastInsertRowid);
+        writeDefinitionParts(this.db, boardId, def);
+        return boardId;
+      })
+      .immediate();
+    return this.load(
+      this.db.prepare<[number], BoardRow>(`SELECT ${BOARD_COLUMNS} FROM leaderboards WHERE id = ?`).get(id) as BoardRow,
+    );
+  }
+
+  async get(projectId: number, slug: string): Promise<Leaderboard | null> {
+    const row = this.db
+      .prepare<[number, string], BoardRow>(
+        `SELECT ${BOARD_COLUMNS} FROM leaderboards WHERE project_id = ? AND slug = ?`,
+      )
+      .get(projectId, slug);
+    return row ? this.load(row) : null;
+  }
+
+  async listAll(): Promise<Leaderboard[]> {
+    const rows = this.db.prepare<[], BoardRow>(`SELECT ${BOARD_COLUMNS} FROM leaderboards ORDER BY id`).all();
+    return rows.map((row) => this.load(row));
+  }
+
+  async listDue(now: number): Promise<Leaderboard[]> {
+    const rows = this.db
+      .prepare<[number], BoardRow>(
+        `SELECT ${BOARD_COLUMNS} FROM leaderboards WHERE period_end <= ? ORDER BY period_end, id`,
+      )
+      .all(now);
+    return rows.map((row) => this.load(row));
+  }
+
+  async standing(boardId: number, userId: number): Promise<Standing> {
+    const entry = this.db
+      .prepare<[number, number], EntryRow>(
+        'SELECT user_id, stat_value, league, updated_at FROM leaderboard_entries WHERE leaderboard_id = ? AND user_id = ?',
+      )
+      .get(boardId, userId);
+    const assigned = this.db
+      .prepare<[number, number], { league: string }>(
+        'SELECT league FROM leaderboard_assignments WHERE leaderboard_id = ? AND user_id = ?',
+      )
+      .get(boardId, userId);
+    return { entry: entry ? toEntry(entry) : null, assignedLeague: assigned?.league ?? null };
+  }
+
+  async writeEntry(boardId: number, write: EntryWrite): Promise<EntryWriteResult> {
+    return this.db
+      .transaction((): EntryWriteResult => {
+        const board = this.db
+          .prepare<[number], { period_start: number }>('SELECT period_start FROM leaderboards WHERE id = ?')
+          .get(boardId);
+        if (!board || board.period_start !== write.periodStart) return 'period_changed';
+        const { next, previous } = write;
+        const changed = previous
+          ? this.db
+              .prepare(
+                `UPDATE leaderboard_entries SET league = ?, stat_value = ?, score = ?, updated_at = ?
+               WHERE leaderboard_id = ? AND user_id = ? AND stat_value = ? AND updated_at = ? AND league = ?`,
+              )
+              .run(
+                next.league,
+                next.statValue,
+                write.score,
+                next.updatedAt,
+                boardId,
+                next.userId,
+                previous.statValue,
+                previous.updatedAt,
+                previous.league,
+              )
+          : this.db
+              .prepare(
+                `INSERT INTO leaderboard_entries (leaderboard_id, user_id, league, stat_value, score, updated_at)
+               VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+              )
+              .run(boardId, next.userId, next.league, next.statValue, write.score, next.updatedAt);
+        if (changed.changes === 0) return 'conflict';
+        if (write.assign) {
+          this.db
+            .prepare(
+              'INSERT INTO leaderboard_assignments (leaderboard_id, user_id, league) VALUES (?, ?, ?) ON CONFLICT DO NOTHING',
+            )
+            .run(boardId, next.userId, write.assign);
+        }
+        return 'written';
+      })
+      .immediate();
+  }
+
+  async scanLeague(boardId: number, league: string, after: RankKey | null, limit: number): Promise<RankKey[]> {
+    const keys: RankKey[] = [];
+    if (after === null || Number.isFinite(after.score)) {
+      const rows = after
+        ? this.db
+            .prepare<
+              [number, string, number, number, number, number],
+              { user_id: number; score: number; updated_at: number }
+            >(
+              `SELECT user_id, score, updated_at FROM leaderboard_entries
+               WHERE leaderboard_id = ? AND league = ? AND (score, updated_at, user_id) > (?, ?, ?)
+               ORDER BY score, updated_at, user_id LIMIT ?`,
+            )
+            .all(boardId, league, after.score, after.updatedAt, after.userId, limit)
+        : this.db
+            .prepare<[number, string, number], { user_id: number; score: number; updated_at: number }>(
+              `SELECT user_id, score, updated_at FROM leaderboard_entries
+               WHERE leaderboard_id = ? AND league = ? ORDER BY score, updated_at, user_id LIMIT ?`,
+            )
+            .all(boardId, league, limit);
+      for (const row of rows) keys.push({ score: row.score, updatedAt: row.updated_at, userId: row.user_id });
+      if (keys.length === limit) return keys;
+    }
+    const afterUser = after && !Number.isFinite(after.score) ? after.userId : 0;
+    const unranked = this.db
+      .prepare<[number, string, number, number], { user_id: number }>(
+        `SELECT a.user_id FROM leaderboard_assignments a
+         WHERE a.leaderboard_id = ? AND a.league = ? AND a.user_id > ?
+           AND NOT EXISTS (SELECT 1 FROM leaderboard_entries e WHERE e.leaderboard_id = a.leaderboard_id AND e.user_id = a.user_id)
+         ORDER BY a.user_id LIMIT ?`,
+      )
+      .all(boardId, league, afterUser, limit - keys.length);
+    for (const row of unranked) keys.push({ score: Number.POSITIVE_INFINITY, updatedAt: 0, userId: row.user_id });
+    return keys;
+  }
+
+  async acquireResetLease(
+    boardId: number,
+    periodStart: number,
+    owner: string,
+    now: number,
+    until: number,
+  ): Promise<boolean> {
+    const result = this.db
+      .prepare(
+        `UPDATE leaderboards SET reset_owner = ?, reset_lease_until = ?
+         WHERE id = ? AND period_start = ? AND period_end IS NOT NULL AND period_end <= ?
+           AND (reset_lease_until IS NULL OR reset_lease_until <= ?)`,
+      )
+      .run(owner, until, boardId, periodStart, now, now);
+    return result.changes === 1;
+  }
+
+  async resetPeriod(boardId: number, reset: PeriodReset): Promise<boolean> {
+    return this.db
+      .transaction((): boolean => {
+        const row = this.db
+          .prepare<[number], BoardRow & { reset_owner: string | null }>(
+            `SELECT ${BOARD_COLUMNS}, reset_owner FROM leaderboards WHERE id = ?`,
+          )
+          .get(boardId);
+        if (
+          !row ||
+          row.period_start !== reset.periodStart ||
+          row.reset_owner !== reset.owner ||
+          row.period_end === null
+        )
+          return false;
+        const board = this.load(row);
+        this.db
+          .prepare(
+            `INSERT INTO leaderboard_history (leaderboard_id, period_start, league, rank, user_id, stat_value, updated_at, reward)
+           SELECT r.leaderboard_id, ?, r.league, r.rk, r.user_id, r.stat_value, r.updated_at,
+             (SELECT w.reward FROM leaderboard_rewards w
+              WHERE w.leaderboard_id = r.leaderboard_id AND w.league = r.league AND r.rk BETWEEN w.rank_from AND w.rank_to
+              ORDER BY w.position LIMIT 1)
+           FROM (SELECT e.*, row_number() OVER (PARTITION BY e.league ORDER BY e.score, e.updated_at, e.user_id) AS rk
+                 FROM leaderboard_entries e WHERE e.leaderboard_id = ?) r`,
+          )
+          .run(row.period_start, boardId);
+        this.db
+          .prepare(
+            'INSERT INTO leaderboard_periods (leaderboard_id, period_start, period_end, archived_at) VALUES (?, ?, ?, ?)',
+          )
+          .run(boardId, row.period_start, row.period_end, reset.archivedAt);
+        if (board.type === 'AT_RESET') this.moveAssignments(board, reset);
+        this.db.prepare('DELETE FROM leaderboard_entries WHERE leaderboard_id = ?').run(boardId);
+        this.db
+          .prepare(
+            'UPDATE leaderboards SET period_start = ?, period_end = ?, reset_owner = NULL, reset_lease_until = NULL WHERE id = ?',
+          )
+          .run(reset.next.start, reset.next.end, boardId);
+        return true;
+      })
+      .immediate();
+  }
+
+  async archivedPeriod(boardId: number, start: number | null): Promise<ArchivedPeriod | null> {
+    const row = this.db
+      .prepare<
+        [number, number | null, number | null],
+        { period_start: number; period_end: number; archived_at: number }
+      >(
+        `SELECT period_start, period_end, archived_at FROM leaderboard_periods
+         WHERE leaderboard_id = ? AND (? IS NULL OR period_start = ?) ORDER BY period_start DESC LIMIT 1`,
+      )
+      .get(boardId, start, start);
+    return row ? { start: row.period_start, end: row.period_end, archivedAt: row.archived_at } : null;
+  }
+
+  async archivedStandings(boardId: number, periodStart: number, league: string, offset: number, limit: number) {
+    const rows = this.db
+      .prepare<[number, number, string, number, number], HistoryRow>(
+        `SELECT rank, user_id, stat_value, league, updated_at, reward FROM leaderboard_history
+         WHERE leaderboard_id = ? AND period_start = ? AND league = ? AND rank > ? ORDER BY rank LIMIT ?`,
+      )
+      .all(boardId, periodStart, league, offset, limit);
+    return rows.map(toHistory);
+  }
+
+  async archivedCount(boardId: number, periodStart: number, league: string): Promise<number> {
+    const row = this.db
+      .prepare<[number, number, string], { n: number | null }>(
+        'SELECT max(rank) AS n FROM leaderboard_history WHERE leaderboard_id = ? AND period_start = ? AND league = ?',
+      )
+      .get(boardId, periodStart, league);
+    return row?.n ?? 0;
+  }
+
+  async archivedStandingOf(boardId: number, periodStart: number, userId: number): Promise<ArchivedStanding | null> {
+    const row = this.db
+      .prepare<[number, number, number], HistoryRow>(
+        `SELECT rank, user_id, stat_value, league, updated_at, reward FROM leaderboard_history
+         WHERE leaderboard_id = ? AND period_start = ? AND user_id = ?`,
+      )
+      .get(boardId, periodStart, userId);
+    return row ? toHistory(row) : null;
+  }
+
+  /** Promotion and demotion by final position, computed into a temporary table and applied. */
+  private moveAssignments(board: Leaderboard, reset: PeriodReset): void {
+    const counts = this.db
+      .prepare<[number], LeagueCount>(
+        `SELECT a.league AS league, count(*) AS assigned, count(e.user_id) AS ranked
+         FROM leaderboard_assignments a
+         LEFT JOIN leaderboard_entries e ON e.leaderboard_id = a.leaderboard_id AND e.user_id = a.user_id
+         WHERE a.leaderboard_id = ? GROUP BY a.league`,
+      )
+      .all(board.id);
+    const moves = reset.plan(counts);
+    if (moves.length === 0) return;
+    const values = moves.map(() => '(?, ?, ?, ?, ?, ?)').join(', ');
+    const params = moves.flatMap((m) => [
+      m.league,
+      m.promoteThrough,
+      m.up,
+      m.demoteFrom,
+      m.down,
+      m.dropUnranked ? 1 : 0,
+    ]);
+    this.db.exec('DROP TABLE IF EXISTS temp.reset_destinations');
+    this.db
+      .prepare(
+        `CREATE TEMP TABLE reset_destinations AS
+         WITH plan(league, promote_through, up, demote_from, down, drop_unranked) AS (VALUES ${values}),
+         listing AS (
+           SELECT a.user_id, a.league, e.user_id IS NOT NULL AS ranked,
+             row_number() OVER (PARTITION BY a.league ORDER BY e.score IS NULL, e.score, e.updated_at, a.user_id) AS pos
+           FROM leaderboard_assignments a
+           LEFT JOIN leaderboard_entries e ON e.leaderboard_id = a.leaderboard_id AND e.user_id = a.user_id
+           WHERE a.leaderboard_id = ?)
+         SELECT l.user_id AS user_id,
+           CASE WHEN l.pos <= p.promote_through AND p.up IS NOT NULL THEN p.up
+                WHEN l.pos >= p.demote_from AND p.down IS NOT NULL THEN p.down
+                WHEN NOT l.ranked AND p.drop_unranked THEN NULL
+                ELSE l.league END AS league
+         FROM listing l LEFT JOIN plan p ON p.league = l.league`,
+      )
+      .run(...params, board.id);
+    this.db.prepare('DELETE FROM leaderboard_assignments WHERE leaderboard_id = ?').run(board.id);
+    this.db
+      .prepare(
+        'INSERT INTO leaderboard_assignments (leaderboard_id, user_id, league) SELECT ?, user_id, league FROM temp.reset_destinations WHERE league IS NOT NULL',
+      )
+      .run(board.id);
+    this.db.exec('DROP TABLE temp.reset_destinations');
+  }
+
+  private load(row: BoardRow): Leaderboard {
+    const leagues = this.db
+      .prepare<[number], LeagueRow>(
+        'SELECT slug, name, ord, min_stat, promote_top, demote_bottom FROM leaderboard_leagues WHERE leaderboard_id = ? ORDER BY ord',
+      )
+      .all(row.id);
+    const rewards = this.db
+      .prepare<[number], RewardRow>(
+        'SELECT league, rank_from, rank_to, reward FROM leaderboard_rewards WHERE leaderboard_id = ? ORDER BY position',
+      )
+      .all(row.id);
+    return boardFromRows(row, leagues, rewards);
+  }
+}
+
+function toEntry(row: EntryRow): LeaderboardEntry {
+  return { userId: row.user_id, statValue: row.stat_value, league: row.league, updatedAt: row.updated_at };
+}
+
+function boardFromRows(row: BoardRow, leagues: LeagueRow[], rewards: RewardRow[]): Leaderboard {
+  return {
+    id: row.id,
+    projectId: row.project_id,
+    slug: row.slug,
+    name: row.name,
+    description: row.description,
+    type: row.type,
+    sort: row.sort,
+    operator: row.operator,
+    reset: row.reset,
+    revision: row.revision,
+    period: { start: row.period_start, end: row.period_end },
+    leagues: leagues.map(
+      (l): League => ({
+        slug: l.slug,
+        name: l.name,
+        order: l.ord,
+        minStat: l.min_stat,
+        promoteTop: l.promote_top,
+        demoteBottom: l.demote_bottom,
+      }),
+    ),
+    rewards: rewards.map(
+      (r): Reward => ({
+        league: r.league,
+        rankFrom: r.rank_from,
+        rankTo: r.rank_to,
+        reward: JSON.parse(r.reward) as JsonValue,
+      }),
+    ),
+  };
+}

@@ -1,0 +1,328 @@
+/**
+ * The behaviour every LeaderboardStore must have (§5 storage), run against each engine by
+ * test/storage/leaderboard-store.test.ts. Real databases, no mocks; each test uses its own project.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AppError } from '../../src/core/errors.js';
+import type { Leaderboard, LeaderboardEntry } from '../../src/core/leaderboards/leaderboard-model.js';
+import { planLeagueMoves } from '../../src/core/leaderboards/promotion.js';
+import { compareRankKeys, keyOfEntry, type RankKey, scoreOf } from '../../src/core/leaderboards/rank-order.js';
+import type { LeaderboardStore, Storage } from '../../src/core/ports.js';
+import type { EngineFixture } from '../support/engines.js';
+import { definition, ladder, league } from '../support/leaderboards.js';
+
+const DAY = 86_400_000;
+const T0 = Date.parse('2026-11-22T00:00:00.000Z');
+
+let nextProject = 1000;
+
+/** Registers the LeaderboardStore suite for one engine. */
+export function leaderboardStoreCases(engine: EngineFixture): void {
+  describe.skipIf(engine.unavailable)(`LeaderboardStore on ${engine.name}`, () => {
+    let storage: Storage;
+    let store: LeaderboardStore;
+    beforeAll(async () => {
+      storage = await engine.create();
+      store = storage.leaderboards;
+    });
+    afterAll(async () => {
+      if (storage) await engine.destroy(storage);
+    });
+
+    const entry = (userId: number, statValue: number, updatedAt: number, leagueSlug = 'global'): LeaderboardEntry => ({
+      userId,
+      statValue,
+      league: leagueSlug,
+      updatedAt,
+    });
+
+    /** Writes a fresh entry (no previous), asserting it was written. */
+    async function put(board: Leaderboard, e: LeaderboardEntry, assign: string | null = null) {
+      const result = await store.writeEntry(board.id, {
+        periodStart: board.period.start,
+        previous: null,
+        next: e,
+        score: scoreOf(board.sort, e.statValue),
+        assign,
+      });
+      expect(result).toBe('written');
+    }
+
+    /** Reads a whole league listing in batches of `batch`. */
+    async function scanAll(board: Leaderboard, leagueSlug: string, batch: number): Promise<RankKey[]> {
+      const keys: RankKey[] = [];
+      let after: RankKey | null = null;
+      for (;;) {
+        const page = await store.scanLeague(board.id, leagueSlug, after, batch);
+        keys.push(...page);
+        if (page.length < batch) return keys;
+        after = page[page.length - 1] as RankKey;
+      }
+    }
+
+    it('creates a board with its leagues and rewards and reads it back by slug', async () => {
+      const project = nextProject++;
+      const def = ladder('weekly-ladder');
+      const created = await store.create(project, def, { start: T0, end: T0 + DAY });
+      expect(created).toMatchObject({ ...def, projectId: project, revision: 1, period: { start: T0, end: T0 + DAY } });
+      expect(created.id).toBeGreaterThan(0);
+      expect(await store.get(project, 'weekly-ladder')).toEqual(created);
+      expect(await store.get(project, 'other')).toBeNull();
+      expect(await store.get(project + 1, 'weekly-ladder')).toBeNull();
+      expect((await store.listAll()).some((b) => b.id === created.id)).toBe(true);
+    });
+
+    it('keeps min_stat values and JSON rewards exactly, and refuses a taken slug', async () => {
+      const project = nextProject++;
+      const def = definition('tiers', {
+        leagues: [league('low', 0), league('mid', 1, { minStat: 10.5 }), league('top', 2, { minStat: 1e12 })],
+        rewards: [
+          { league: 'top', rankFrom: 1, rankTo: 3, reward: { items: ['a', 'b'], n: 1.5, ok: true, none: null } },
+        ],
+      });
+      const created = await store.create(project, def, { start: T0, end: null });
+      expect(created.leagues).toEqual(def.leagues);
+      expect(created.rewards).toEqual(def.rewards);
+      const error = await store.create(project, def, { start: T0, end: null }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(AppError);
+      expect((error as AppError).code).toBe('conflict');
+      // The same slug in another project is another board.
+      await store.create(project + 1, def, { start: T0, end: null });
+    });
+
+    it('reads a standing: nothing, then the entry and the assignment', async () => {
+      const board = await store.create(nextProject++, ladder('standing'), { start: T0, end: T0 + DAY });
+      expect(await store.standing(board.id, 5)).toEqual({ entry: null, assignedLeague: null });
+      await put(board, entry(5, 42, T0 + 1, 'bronze'), 'bronze');
+      expect(await store.standing(board.id, 5)).toEqual({
+        entry: entry(5, 42, T0 + 1, 'bronze'),
+        assignedLeague: 'bronze',
+      });
+    });
+
+    it('writes only over the entry it read (compare-and-set) and only in the current period', async () => {
+      const board = await store.create(nextProject++, definition('cas'), { start: T0, end: null });
+      const first = entry(1, 10, T0 + 1);
+      await put(board, first);
+      const again = await store.writeEntry(board.id, {
+        periodStart: T0,
+        previous: null,
+        next: first,
+        score: -10,
+        assign: null,
+      });
+      expect(again).toBe('conflict');
+      const stale = await store.writeEntry(board.id, {
+        periodStart: T0,
+        previous: entry(1, 9, T0 + 1),
+        next: entry(1, 20, T0 + 2),
+        score: -20,
+        assign: null,
+      });
+      expect(stale).toBe('conflict');
+      const ok = await store.writeEntry(board.id, {
+        periodStart: T0,
+        previous: first,
+        next: entry(1, 20, T0 + 2),
+        score: -20,
+        assign: null,
+      });
+      expect(ok).toBe('written');
+      const moved = await store.writeEntry(board.id, {
+        periodStart: T0 - 1,
+        previous: entry(1, 20, T0 + 2),
+        next: entry(1, 30, T0 + 3),
+        score: -30,
+        assign: null,
+      });
+      expect(moved).toBe('period_changed');
+      expect((await store.standing(board.id, 1)).entry).toEqual(entry(1, 20, T0 + 2));
+    });
+
+    it('scans a league in rank order with ties broken by time then user id, by keyset batches', async () => {
+      const board = await store.create(nextProject++, definition('ties'), { start: T0, end: null });
+      const entries = [
+        entry(9, 100, T0 + 5),
+        entry(3, 100, T0 + 5),
+        entry(4, 100, T0 + 2),
+        entry(1, 50, T0 + 1),
+        entry(2, 200, T0 + 9),
+        entry(8, -5, T0),
+        entry(7, 0, T0),
+      ];
+      for (const e of entries) await put(board, e);
+      const keys = await scanAll(board, 'global', 2);
+      expect(keys.map((k) => k.userId)).toEqual([2, 4, 3, 9, 1, 7, 8]);
+      expect(keys[0]).toEqual({ score: -200, updatedAt: T0 + 9, userId: 2 });
+      expect(await scanAll(board, 'global', 100)).toEqual(keys);
+      expect(await store.scanLeague(board.id, 'nobody', null, 10)).toEqual([]);
+    });
+
+    it('scans an asc board lowest first', async () => {
+      const board = await store.create(nextProject++, definition('speedrun', { sort: 'asc' }), {
+        start: T0,
+        end: null,
+      });
+      for (const e of [entry(1, 61.5, T0), entry(2, 59.25, T0), entry(3, 60, T0)]) await put(board, e);
+      expect((await scanAll(board, 'global', 10)).map((k) => k.userId)).toEqual([2, 3, 1]);
+    });
+
+    it('lists assigned users without a stat after the ranked ones, by user id', async () => {
+      const leagues = [league('bronze', 0, { promoteTop: 1 }), league('silver', 1), league('gold', 2)];
+      const board = await store.create(nextProject++, ladder('assigned', { leagues, rewards: [] }), {
+        start: T0,
+        end: T0 + DAY,
+      });
+      await put(board, entry(30, 5, T0, 'silver'), 'silver');
+      await put(board, entry(10, 7, T0, 'silver'), 'silver');
+      // Assigned without a stat: an entry-less assignment, made by an earlier reset in real life.
+      await put(board, entry(99, 1, T0, 'bronze'), 'bronze');
+      const reset = await resetNow(board, T0 + DAY, T0 + 2 * DAY);
+      expect(reset).toBe(true);
+      const next = (await store.get(board.projectId, board.slug)) as Leaderboard;
+      // After the reset nobody has a stat: 99 was promoted out of bronze (its top 1), 10 and 30 stay in silver.
+      const silver = await scanAll(next, 'silver', 1);
+      expect(silver.map((k) => [k.userId, k.score])).toEqual([
+        [10, Number.POSITIVE_INFINITY],
+        [30, Number.POSITIVE_INFINITY],
+        [99, Number.POSITIVE_INFINITY],
+      ]);
+      await put(next, entry(30, 3, T0 + DAY + 1, 'silver'));
+      expect((await scanAll(next, 'silver', 2)).map((k) => k.userId)).toEqual([30, 10, 99]);
+    });
+
+    it('loads 1,500 entries in order through keyset batches', async () => {
+      const board = await store.create(nextProject++, definition('big'), { start: T0, end: null });
+      const entries = Array.from({ length: 1500 }, (_, i) => entry(i + 1, (i * 7919) % 500, T0 + (i % 13)));
+      for (const e of entries) await put(board, e);
+      const expected = entries.map((e) => keyOfEntry('desc', e)).sort(compareRankKeys);
+      expect(await scanAll(board, 'global', 256)).toEqual(expected);
+    });
+
+    async function resetNow(board: Leaderboard, now: number, nextEnd: number, owner = 'me'): Promise<boolean> {
+      if (!(await store.acquireResetLease(board.id, board.period.start, owner, now, now + 60_000))) return false;
+      return store.resetPeriod(board.id, {
+        owner,
+        periodStart: board.period.start,
+        next: { start: board.period.end as number, end: nextEnd },
+        archivedAt: now,
+        plan: (counts) => planLeagueMoves(board.leagues, counts),
+      });
+    }
+
+    it('gives the reset lease to one owner at a time, only once the period has ended', async () => {
+      const board = await store.create(nextProject++, definition('lease', { reset: 'daily' }), {
+        start: T0,
+        end: T0 + DAY,
+      });
+      expect(await store.acquireResetLease(board.id, T0, 'a', T0 + DAY - 1, T0 + DAY + 1000)).toBe(false);
+      expect(await store.acquireResetLease(board.id, T0, 'a', T0 + DAY, T0 + DAY + 1000)).toBe(true);
+      expect(await store.acquireResetLease(board.id, T0, 'b', T0 + DAY + 10, T0 + DAY + 2000)).toBe(false);
+      // An expired lease (its holder died) can be taken over.
+      expect(await store.acquireResetLease(board.id, T0, 'b', T0 + DAY + 1000, T0 + DAY + 2000)).toBe(true);
+      const attempt = (owner: string) =>
+        store.resetPeriod(board.id, {
+          owner,
+          periodStart: T0,
+          next: { start: T0 + DAY, end: T0 + 2 * DAY },
+          archivedAt: T0 + DAY,
+          plan: () => [],
+        });
+      expect(await attempt('a')).toBe(false);
+      expect(await attempt('b')).toBe(true);
+      expect(await attempt('b')).toBe(false);
+      expect((await store.get(board.projectId, board.slug))?.period).toEqual({ start: T0 + DAY, end: T0 + 2 * DAY });
+      expect(await store.acquireResetLease(board.id, T0 + DAY, 'a', T0 + DAY + 5000, T0 + DAY + 9000)).toBe(false);
+    });
+
+    it('lists the boards that are due', async () => {
+      const project = nextProject++;
+      const due = await store.create(project, definition('due', { reset: 'daily' }), { start: T0 - DAY, end: T0 });
+      const later = await store.create(project, definition('later', { reset: 'daily' }), { start: T0, end: T0 + DAY });
+      const never = await store.create(project, definition('never'), { start: T0, end: null });
+      const ids = (await store.listDue(T0)).map((b) => b.id);
+      expect(ids).toContain(due.id);
+      expect(ids).not.toContain(later.id);
+      expect(ids).not.toContain(never.id);
+    });
+
+    it('archives final standings with ranks and rewards, moves assignments and clears entries at a reset', async () => {
+      const board = await store.create(nextProject++, ladder('season'), { start: T0, end: T0 + DAY });
+      // gold: 4 ranked (1..4), silver: 3 ranked + 1 assigned without stat later, bronze: 3 ranked.
+      const plan: [number, number, string][] = [
+        [1, 500, 'gold'],
+        [2, 400, 'gold'],
+        [3, 400, 'gold'],
+        [4, 100, 'gold'],
+        [11, 90, 'silver'],
+        [12, 80, 'silver'],
+        [13, 70, 'silver'],
+        [21, 9, 'bronze'],
+        [22, 8, 'bronze'],
+        [23, 7, 'bronze'],
+      ];
+      for (const [userId, stat, leagueSlug] of plan) {
+        await put(board, entry(userId, stat, T0 + (userId === 3 ? 1 : 2), leagueSlug), leagueSlug);
+      }
+      expect(await resetNow(board, T0 + DAY + 5, T0 + 2 * DAY)).toBe(true);
+      const period = await store.archivedPeriod(board.id, null);
+      expect(period).toEqual({ start: T0, end: T0 + DAY, archivedAt: T0 + DAY + 5 });
+      expect(await store.archivedPeriod(board.id, T0)).toEqual(period);
+      expect(await store.archivedPeriod(board.id, T0 + 1)).toBeNull();
+      const gold = await store.archivedStandings(board.id, T0, 'gold', 0, 10);
+      expect(gold.map((s) => [s.rank, s.userId, s.statValue, s.reward])).toEqual([
+        [1, 1, 500, { gems: 100 }],
+        [2, 3, 400, { gems: 50 }],
+        [3, 2, 400, { gems: 50 }],
+        [4, 4, 100, null],
+      ]);
+      expect(await store.archivedStandings(board.id, T0, 'gold', 2, 1)).toEqual([gold[2]]);
+      expect(await store.archivedCount(board.id, T0, 'gold')).toBe(4);
+      expect(await store.archivedCount(board.id, T0, 'nobody')).toBe(0);
+      expect(await store.archivedStandingOf(board.id, T0, 21)).toMatchObject({
+        rank: 1,
+        league: 'bronze',
+        reward: 'badge',
+      });
+      expect(await store.archivedStandingOf(board.id, T0, 999)).toBeNull();
+      const next = (await store.get(board.projectId, board.slug)) as Leaderboard;
+      expect(next.period).toEqual({ start: T0 + DAY, end: T0 + 2 * DAY });
+      const leagueOf = async (userId: number) => (await store.standing(board.id, userId)).assignedLeague;
+      // gold (final order 1, 3, 2, 4) demotes its bottom 2; silver promotes 11, 12 and demotes 12, 13 → promotion
+      // wins for 12; bronze promotes 21, 22.
+      expect(await Promise.all([1, 2, 3, 4].map(leagueOf))).toEqual(['gold', 'silver', 'gold', 'silver']);
+      expect(await Promise.all([11, 12, 13].map(leagueOf))).toEqual(['gold', 'gold', 'bronze']);
+      expect(await Promise.all([21, 22, 23].map(leagueOf))).toEqual(['silver', 'silver', 'bronze']);
+      expect((await store.standing(board.id, 1)).entry).toBeNull();
+      expect(await scanAll(next, 'gold', 10)).toHaveLength(4);
+    });
+
+    it('demotes assigned users without a stat first and drops them from the lowest league', async () => {
+      const board = await store.create(nextProject++, ladder('idle'), { start: T0, end: T0 + DAY });
+      for (const userId of [1, 2, 3]) await put(board, entry(userId, userId, T0, 'silver'), 'silver');
+      for (const userId of [7, 8]) await put(board, entry(userId, userId, T0, 'bronze'), 'bronze');
+      expect(await resetNow(board, T0 + DAY, T0 + 2 * DAY)).toBe(true);
+      let current = (await store.get(board.projectId, board.slug)) as Leaderboard;
+      // Nobody plays in the next period: each league's listing is all unranked.
+      expect(await resetNow(current, T0 + 2 * DAY, T0 + 3 * DAY)).toBe(true);
+      current = (await store.get(board.projectId, board.slug)) as Leaderboard;
+      const listing = async (slug: string) => (await scanAll(current, slug, 10)).map((k) => k.userId);
+      // Period 1: silver 3, 2 promoted, 1 demoted; bronze 8, 7 promoted. Period 2, all idle: gold's two are its
+      // bottom 2 (demoted), silver's two likewise, and bronze's idle user 1 drops out.
+      expect(await listing('gold')).toEqual([]);
+      expect(await listing('silver')).toEqual([2, 3]);
+      expect(await listing('bronze')).toEqual([7, 8]);
+      expect((await store.standing(board.id, 1)).assignedLeague).toBeNull();
+    });
+
+    it('archives an empty period and starts the next one', async () => {
+      const board = await store.create(nextProject++, definition('empty', { reset: 'daily' }), {
+        start: T0,
+        end: T0 + DAY,
+      });
+      expect(await resetNow(board, T0 + DAY, T0 + 2 * DAY)).toBe(true);
+      expect(await store.archivedPeriod(board.id, null)).toEqual({ start: T0, end: T0 + DAY, archivedAt: T0 + DAY });
+      expect(await store.archivedStandings(board.id, T0, 'global', 0, 10)).toEqual([]);
+    });
+  });
+}
