@@ -3,7 +3,17 @@
  * implement them; `src/app.ts` picks the implementations. Nothing here knows SQL or HTTP.
  */
 import type { JsonObject, JsonValue } from './json.js';
+import type {
+  Leaderboard,
+  LeaderboardDefinition,
+  LeaderboardEntry,
+  Period,
+  Standing,
+} from './leaderboards/leaderboard-model.js';
+import type { LeagueCount, LeagueMove } from './leaderboards/promotion.js';
+import type { RankKey } from './leaderboards/rank-order.js';
 import type { DocumentPath } from './paths.js';
+import type { ProjectExport } from './transfer/export-format.js';
 import type { OrderBy, WhereClause } from './where.js';
 
 /** A stored document as the API returns it. */
@@ -76,6 +86,12 @@ export interface User {
   roles: string[];
 }
 
+/** The public part of a user that leaderboards show. */
+export interface UserProfile {
+  nickname: string;
+  avatarUrl: string | null;
+}
+
 /** A user together with the stored password hash (null when none was set). */
 export interface UserWithPassword extends User {
   passwordHash: string | null;
@@ -115,6 +131,8 @@ export interface AccountStore {
   ensureGuest(projectId: number, user: NewUser & { deviceId: string }): Promise<User>;
   findUserByUsername(projectId: number, username: string): Promise<UserWithPassword | null>;
   findUserById(projectId: number, userId: number): Promise<User | null>;
+  /** The public profiles of those users that exist (leaderboard listings). */
+  profilesOf(projectId: number, userIds: readonly number[]): Promise<Map<number, UserProfile>>;
   /** Updates the profile fields given; null when the user does not exist. */
   updateProfile(
     projectId: number,
@@ -220,12 +238,105 @@ export interface Bus {
   close(): Promise<void>;
 }
 
+/** A change of one user's entry, written only when nothing changed it since it was read. */
+export interface EntryWrite {
+  /** The period the entry belongs to: once the board has moved on, the write is refused. */
+  periodStart: number;
+  /** The entry as read (null: none); another value in the database means a concurrent write won. */
+  previous: LeaderboardEntry | null;
+  next: LeaderboardEntry;
+  /** The score of `next` in the board's order (see `rank-order.ts`). */
+  score: number;
+  /** AT_RESET: the league to assign the user to, who had none. */
+  assign: string | null;
+}
+
+/** What became of an `EntryWrite`. */
+export type EntryWriteResult = 'written' | 'period_changed' | 'conflict';
+
+/** The end of a period, run as one transaction by the holder of the board's reset lease. */
+export interface PeriodReset {
+  owner: string;
+  /** The period being closed; nothing happens when the board is no longer in it. */
+  periodStart: number;
+  next: Period;
+  archivedAt: number;
+  /** AT_RESET: the moves of each league, from its final counts read inside the transaction. */
+  plan(counts: LeagueCount[]): LeagueMove[];
+}
+
+/** An archived (ended) period of a board. */
+export interface ArchivedPeriod {
+  start: number;
+  end: number;
+  archivedAt: number;
+}
+
+/** One user's final standing in an archived period, with the reward of that rank. */
+export interface ArchivedStanding {
+  rank: number;
+  userId: number;
+  statValue: number;
+  league: string;
+  updatedAt: number;
+  reward: JsonValue | null;
+}
+
+/** Leaderboards (§5): boards, leagues, rewards, entries, assignments, resets and archives. */
+export interface LeaderboardStore {
+  /** Creates a board with its leagues and rewards; throws `conflict` when the slug is taken. */
+  create(projectId: number, definition: LeaderboardDefinition, period: Period): Promise<Leaderboard>;
+  /** The board of that slug with its leagues (by order) and rewards, or null. */
+  get(projectId: number, slug: string): Promise<Leaderboard | null>;
+  /** Every board of every project (rank warm-up). */
+  listAll(): Promise<Leaderboard[]>;
+  /** The boards whose current period ended at or before `now`. */
+  listDue(now: number): Promise<Leaderboard[]>;
+  /** The user's entry and assignment in the board's current period. */
+  standing(boardId: number, userId: number): Promise<Standing>;
+  /** Writes an entry (and assignment) unless the period moved on or the entry changed since read. */
+  writeEntry(boardId: number, write: EntryWrite): Promise<EntryWriteResult>;
+  /**
+   * The keys of a league's listing in rank order, strictly after `after`, at most `limit`: the
+   * entries, then (AT_RESET) the users assigned without an entry. Keyset pagination over an index.
+   */
+  scanLeague(boardId: number, league: string, after: RankKey | null, limit: number): Promise<RankKey[]>;
+  /** Takes the reset lease of a board still in period `periodStart` that has ended, when free or expired (compare-and-set). */
+  acquireResetLease(boardId: number, periodStart: number, owner: string, now: number, until: number): Promise<boolean>;
+  /** Archives the standings with rewards, moves assignments, clears entries and starts `next`; false when not the lease holder. */
+  resetPeriod(boardId: number, reset: PeriodReset): Promise<boolean>;
+  /** An archived period by its start, or the latest when `start` is null. */
+  archivedPeriod(boardId: number, start: number | null): Promise<ArchivedPeriod | null>;
+  /** Final standings of a league in an archived period, by rank, ranks `offset + 1 ..`. */
+  archivedStandings(
+    boardId: number,
+    periodStart: number,
+    league: string,
+    offset: number,
+    limit: number,
+  ): Promise<ArchivedStanding[]>;
+  /** How many users of a league were ranked in an archived period. */
+  archivedCount(boardId: number, periodStart: number, league: string): Promise<number>;
+  /** One user's archived standing, or null. */
+  archivedStandingOf(boardId: number, periodStart: number, userId: number): Promise<ArchivedStanding | null>;
+}
+
+/** A whole project's data in the §8 format, read and written in one transaction each. */
+export interface TransferStore {
+  /** Everything of the project, in a stable order (paths, ids, slugs). */
+  exportProject(projectId: number): Promise<ProjectExport>;
+  /** Loads a checked file in one transaction (upserting); throws a 400 naming the first bad item, changing nothing. */
+  importProject(projectId: number, file: ProjectExport, now: number): Promise<void>;
+}
+
 /** One storage engine holding every store. */
 export interface Storage {
   readonly engine: 'sqlite' | 'postgres';
   readonly documents: DocumentStore;
   readonly accounts: AccountStore;
   readonly tree: TreeStore;
+  readonly leaderboards: LeaderboardStore;
+  readonly transfer: TransferStore;
   /** Resolves when the database answers; rejects otherwise. */
   ping(): Promise<void>;
   close(): Promise<void>;

@@ -1,8 +1,17 @@
 import pg from 'pg';
-import type { AccountStore, DocumentStore, Storage, TreeStore } from '../../core/ports.js';
+import type {
+  AccountStore,
+  DocumentStore,
+  LeaderboardStore,
+  Storage,
+  TransferStore,
+  TreeStore,
+} from '../../core/ports.js';
 import { PostgresAccountStore } from './account-store.js';
 import { PostgresDocumentStore } from './document-store.js';
+import { PostgresLeaderboardStore } from './leaderboard-store.js';
 import { postgresMigrations } from './migrations.js';
+import { PostgresTransferStore } from './transfer-store.js';
 import { PostgresTreeStore } from './tree-store.js';
 
 /** Options of the PostgreSQL engine. */
@@ -22,11 +31,15 @@ export class PostgresStorage implements Storage {
   readonly documents: DocumentStore;
   readonly accounts: AccountStore;
   readonly tree: TreeStore;
+  readonly leaderboards: LeaderboardStore;
+  readonly transfer: TransferStore;
 
   private constructor(readonly pool: pg.Pool) {
     this.documents = new PostgresDocumentStore(pool);
     this.accounts = new PostgresAccountStore(pool);
     this.tree = new PostgresTreeStore(pool);
+    this.leaderboards = new PostgresLeaderboardStore(pool);
+    this.transfer = new PostgresTransferStore(pool);
   }
 
   /** Connects, creates the schema when asked for one, and migrates under an advisory lock. */

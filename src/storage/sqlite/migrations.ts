@@ -90,4 +90,84 @@ CREATE TABLE tree_changes (
 ) WITHOUT ROWID;
 `,
   },
+  {
+    version: 3,
+    name: 'leaderboards',
+    sql: `
+CREATE TABLE leaderboards (
+  id INTEGER PRIMARY KEY,
+  project_id INTEGER NOT NULL,
+  slug TEXT NOT NULL,
+  name TEXT NOT NULL,
+  description TEXT NOT NULL,
+  type TEXT NOT NULL,
+  sort TEXT NOT NULL,
+  operator TEXT NOT NULL,
+  reset TEXT NOT NULL,
+  revision INTEGER NOT NULL DEFAULT 1,
+  period_start INTEGER NOT NULL,
+  period_end INTEGER,
+  reset_owner TEXT,
+  reset_lease_until INTEGER,
+  created_at INTEGER NOT NULL,
+  UNIQUE (project_id, slug)
+);
+CREATE INDEX leaderboards_by_period_end ON leaderboards (period_end) WHERE period_end IS NOT NULL;
+CREATE TABLE leaderboard_leagues (
+  leaderboard_id INTEGER NOT NULL,
+  slug TEXT NOT NULL,
+  name TEXT NOT NULL,
+  ord INTEGER NOT NULL,
+  min_stat REAL,
+  promote_top INTEGER,
+  demote_bottom INTEGER,
+  PRIMARY KEY (leaderboard_id, slug)
+) WITHOUT ROWID;
+CREATE TABLE leaderboard_rewards (
+  leaderboard_id INTEGER NOT NULL,
+  position INTEGER NOT NULL,
+  league TEXT NOT NULL,
+  rank_from INTEGER NOT NULL,
+  rank_to INTEGER NOT NULL,
+  reward TEXT NOT NULL,
+  PRIMARY KEY (leaderboard_id, position)
+) WITHOUT ROWID;
+CREATE TABLE leaderboard_entries (
+  leaderboard_id INTEGER NOT NULL,
+  user_id INTEGER NOT NULL,
+  league TEXT NOT NULL,
+  stat_value REAL NOT NULL,
+  score REAL NOT NULL,
+  updated_at INTEGER NOT NULL,
+  PRIMARY KEY (leaderboard_id, user_id)
+) WITHOUT ROWID;
+CREATE INDEX leaderboard_entries_by_rank ON leaderboard_entries (leaderboard_id, league, score, updated_at, user_id);
+CREATE TABLE leaderboard_assignments (
+  leaderboard_id INTEGER NOT NULL,
+  user_id INTEGER NOT NULL,
+  league TEXT NOT NULL,
+  PRIMARY KEY (leaderboard_id, user_id)
+) WITHOUT ROWID;
+CREATE INDEX leaderboard_assignments_by_league ON leaderboard_assignments (leaderboard_id, league, user_id);
+CREATE TABLE leaderboard_periods (
+  leaderboard_id INTEGER NOT NULL,
+  period_start INTEGER NOT NULL,
+  period_end INTEGER NOT NULL,
+  archived_at INTEGER NOT NULL,
+  PRIMARY KEY (leaderboard_id, period_start)
+) WITHOUT ROWID;
+CREATE TABLE leaderboard_history (
+  leaderboard_id INTEGER NOT NULL,
+  period_start INTEGER NOT NULL,
+  league TEXT NOT NULL,
+  rank INTEGER NOT NULL,
+  user_id INTEGER NOT NULL,
+  stat_value REAL NOT NULL,
+  updated_at INTEGER NOT NULL,
+  reward TEXT,
+  PRIMARY KEY (leaderboard_id, period_start, league, rank)
+) WITHOUT ROWID;
+CREATE INDEX leaderboard_history_by_user ON leaderboard_history (leaderboard_id, period_start, user_id);
+`,
+  },
 ];

@@ -1,8 +1,17 @@
 import Database from 'better-sqlite3';
-import type { AccountStore, DocumentStore, Storage, TreeStore } from '../../core/ports.js';
+import type {
+  AccountStore,
+  DocumentStore,
+  LeaderboardStore,
+  Storage,
+  TransferStore,
+  TreeStore,
+} from '../../core/ports.js';
 import { SqliteAccountStore } from './account-store.js';
 import { SqliteDocumentStore } from './document-store.js';
+import { SqliteLeaderboardStore } from './leaderboard-store.js';
 import { sqliteMigrations } from './migrations.js';
+import { SqliteTransferStore } from './transfer-store.js';
 import { SqliteTreeStore } from './tree-store.js';
 
 /** The embedded engine: one SQLite file in WAL mode, opened synchronously. */
@@ -11,11 +20,15 @@ export class SqliteStorage implements Storage {
   readonly documents: DocumentStore;
   readonly accounts: AccountStore;
   readonly tree: TreeStore;
+  readonly leaderboards: LeaderboardStore;
+  readonly transfer: TransferStore;
 
   private constructor(readonly db: Database.Database) {
     this.documents = new SqliteDocumentStore(db);
     this.accounts = new SqliteAccountStore(db);
     this.tree = new SqliteTreeStore(db);
+    this.leaderboards = new SqliteLeaderboardStore(db);
+    this.transfer = new SqliteTransferStore(db);
   }
 
   /** Opens (creating when missing) the database file, or `:memory:`, and migrates it. */

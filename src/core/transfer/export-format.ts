@@ -1,0 +1,191 @@
+/**
+ * The §8 export format as a TypeBox schema, and its parsing: shape first (the schema), then the
+ * rules the schema cannot say (unique paths and ids, leaderboard definitions, entries in known
+ * leagues). Each failure names the first bad item, e.g. `leaderboards[0].entries[3].league`.
+ */
+import Type, { type Static } from 'typebox';
+import { Compile } from 'typebox/compile';
+import { AppError } from '../errors.js';
+import { containsNul, isJsonObject, type JsonObject, type JsonValue } from '../json.js';
+import { definitionProblem } from '../leaderboards/leaderboard-definition.js';
+import type { LeaderboardDefinition } from '../leaderboards/leaderboard-model.js';
+import { type PathLimits, parseDocumentPath } from '../paths.js';
+
+const Iso = Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{3}Z$' });
+const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
+
+export const ExportLeagueSchema = Type.Object({
+  slug: Type.String(),
+  name: Type.String(),
+  order: Type.Integer({ minimum: 0 }),
+  min_stat: Nullable(Type.Number()),
+  promote_top: Nullable(Type.Integer({ minimum: 0 })),
+  demote_bottom: Nullable(Type.Integer({ minimum: 0 })),
+});
+
+export const ExportRewardSchema = Type.Object({
+  league: Type.String(),
+  rank_from: Type.Integer({ minimum: 1 }),
+  rank_to: Type.Integer({ minimum: 1 }),
+  reward: Type.Unknown(),
+});
+
+export const ExportLeaderboardSchema = Type.Object({
+  slug: Type.String(),
+  name: Type.String(),
+  description: Type.String(),
+  type: Type.Union([Type.Literal('CONTINUOUS'), Type.Literal('AT_RESET')]),
+  sort: Type.Union([Type.Literal('asc'), Type.Literal('desc')]),
+  operator: Type.Union([Type.Literal('best'), Type.Literal('latest'), Type.Literal('increment')]),
+  reset: Type.Union([Type.Literal('none'), Type.Literal('daily'), Type.Literal('weekly'), Type.Literal('monthly')]),
+  leagues: Type.Array(ExportLeagueSchema),
+  rewards: Type.Array(ExportRewardSchema),
+  entries: Type.Array(
+    Type.Object({
+      user_id: Type.Integer({ minimum: 1 }),
+      stat_value: Type.Number(),
+      league: Type.String(),
+      updated_at: Iso,
+    }),
+  ),
+  assignments: Type.Array(Type.Object({ user_id: Type.Integer({ minimum: 1 }), league: Type.String() })),
+});
+
+export const ExportUserSchema = Type.Object({
+  id: Type.Integer({ minimum: 1, maximum: 2_147_483_647 }),
+  username: Type.String({ minLength: 1, maxLength: 64 }),
+  nickname: Type.String(),
+  avatar_url: Nullable(Type.String()),
+  roles: Type.Array(Type.String()),
+});
+
+/** The whole file of `cds export` / `cds import`. */
+export const ProjectExportSchema = Type.Object({
+  format: Type.Literal('cds-export'),
+  version: Type.Literal(1),
+  documents: Type.Array(Type.Object({ path: Type.String(), data: Type.Record(Type.String(), Type.Unknown()) })),
+  realtime: Type.Unknown(),
+  users: Type.Array(ExportUserSchema),
+  leaderboards: Type.Array(ExportLeaderboardSchema),
+});
+
+/** A parsed export file. */
+export type ProjectExport = Static<typeof ProjectExportSchema>;
+/** One leaderboard of an export file. */
+export type ExportLeaderboard = Static<typeof ExportLeaderboardSchema>;
+
+const validator = Compile(ProjectExportSchema);
+
+/** An import failure: a 400 whose message names the item. */
+export function badItem(at: string, message: string): AppError {
+  return new AppError('bad_request', `Invalid import: ${at}: ${message}`);
+}
+
+/** `/leaderboards/0/entries/3` → `leaderboards[0].entries[3]`. */
+function itemName(pointer: string): string {
+  const parts = pointer
+    .split('/')
+    .slice(1)
+    .map((p) => p.replaceAll('~1', '/').replaceAll('~0', '~'));
+  if (parts.length === 0) return '(file)';
+  return parts.map((p, i) => (/^\d+$/.test(p) ? `[${p}]` : i === 0 ? p : `.${p}`)).join('');
+}
+
+/** The board definition an export item describes. */
+export function definitionOf(board: ExportLeaderboard): LeaderboardDefinition {
+  return {
+    slug: board.slug,
+    name: board.name,
+    description: board.description,
+    type: board.type,
+    sort: board.sort,
+    operator: board.operator,
+    reset: board.reset,
+    leagues: [...board.leagues]
+      .sort((a, b) => a.order - b.order)
+      .map((l) => ({
+        slug: l.slug,
+        name: l.name,
+        order: l.order,
+        minStat: l.min_stat,
+        promoteTop: l.promote_top,
+        demoteBottom: l.demote_bottom,
+      })),
+    rewards: board.rewards.map((r) => ({
+      league: r.league,
+      rankFrom: r.rank_from,
+      rankTo: r.rank_to,
+      reward: r.reward as JsonValue,
+    })),
+  };
+}
+
+function checkLeaderboard(board: ExportLeaderboard, at: string): void {
+  const problem = definitionProblem(definitionOf(board));
+  if (problem) throw badItem(`${at}.${problem.at}`, problem.message);
+  const leagues = new Set(board.leagues.map((l) => l.slug));
+  const assigned = new Map<number, string>();
+  for (const [i, a] of board.assignments.entries()) {
+    const here = `${at}.assignments[${i}]`;
+    if (board.type !== 'AT_RESET') throw badItem(here, 'assignments are only allowed on AT_RESET leaderboards');
+    if (!leagues.has(a.league)) throw badItem(`${here}.league`, `unknown league '${a.league}'`);
+    if (assigned.has(a.user_id)) throw badItem(`${here}.user_id`, `user ${a.user_id} is assigned twice`);
+    assigned.set(a.user_id, a.league);
+  }
+  const seen = new Set<number>();
+  for (const [i, e] of board.entries.entries()) {
+    const here = `${at}.entries[${i}]`;
+    if (!leagues.has(e.league)) throw badItem(`${here}.league`, `unknown league '${e.league}'`);
+    if (seen.has(e.user_id)) throw badItem(`${here}.user_id`, `user ${e.user_id} has two entries`);
+    seen.add(e.user_id);
+    if (board.type === 'AT_RESET' && assigned.get(e.user_id) !== e.league) {
+      throw badItem(`${here}.league`, `user ${e.user_id} is not assigned to league '${e.league}'`);
+    }
+  }
+}
+
+/**
+ * Checks an export file completely (shape and rules) and returns it typed; throws a 400 naming
+ * the first bad item. Checks that need the database (user ids of entries) happen in the import.
+ */
+export function parseProjectExport(input: unknown, limits: PathLimits): ProjectExport {
+  if (!validator.Check(input)) {
+    const first = validator.Errors(input)[0];
+    throw badItem(itemName(first?.instancePath ?? ''), first?.message ?? 'is invalid');
+  }
+  const file = input as ProjectExport;
+  const paths = new Set<string>();
+  for (const [i, doc] of file.documents.entries()) {
+    let normalized: string;
+    try {
+      normalized = parseDocumentPath(doc.path, limits).path;
+    } catch (error) {
+      throw badItem(`documents[${i}].path`, error instanceof Error ? error.message : 'invalid path');
+    }
+    if (normalized !== doc.path) throw badItem(`documents[${i}].path`, `must be normalized ('${normalized}')`);
+    if (paths.has(doc.path)) throw badItem(`documents[${i}].path`, `duplicate path '${doc.path}'`);
+    paths.add(doc.path);
+    if (containsNul(doc.data as JsonObject))
+      throw badItem(`documents[${i}].data`, 'strings may not contain the NUL character');
+  }
+  if (file.realtime !== null && !isJsonObject(file.realtime)) throw badItem('realtime', 'must be an object or null');
+  if (file.realtime !== null && containsNul(file.realtime as JsonValue)) {
+    throw badItem('realtime', 'strings may not contain the NUL character');
+  }
+  const ids = new Set<number>();
+  const names = new Set<string>();
+  for (const [i, user] of file.users.entries()) {
+    if (ids.has(user.id)) throw badItem(`users[${i}].id`, `duplicate user id ${user.id}`);
+    if (names.has(user.username.toLowerCase()))
+      throw badItem(`users[${i}].username`, `duplicate username '${user.username}'`);
+    ids.add(user.id);
+    names.add(user.username.toLowerCase());
+  }
+  const slugs = new Set<string>();
+  for (const [i, board] of file.leaderboards.entries()) {
+    if (slugs.has(board.slug)) throw badItem(`leaderboards[${i}].slug`, `duplicate leaderboard '${board.slug}'`);
+    slugs.add(board.slug);
+    checkLeaderboard(board, `leaderboards[${i}]`);
+  }
+  return file;
+}
