@@ -101,6 +101,7 @@ export async function buildApp(
       maxSubscriptions: config.realtime.maxSubscriptions,
       maxBufferedBytes: config.realtime.wsMaxBufferedBytes,
       maxPayload: config.bodyLimit,
+      heartbeatMs: config.realtime.wsPingIntervalSeconds * 1000,
     },
     http.log,
   );

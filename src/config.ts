@@ -23,6 +23,7 @@ const EnvSchema = Type.Object({
   CDS_REALTIME_LOG_MAX_WRITES: Type.Integer({ minimum: 1, default: 10_000 }),
   CDS_REALTIME_LOG_MAX_AGE: Type.Integer({ minimum: 1, default: 600 }),
   CDS_WS_MAX_BUFFER: Type.Integer({ minimum: 65_536, default: 8 * 1024 * 1024 }),
+  CDS_WS_PING_INTERVAL: Type.Integer({ minimum: 1, default: 30 }),
 });
 
 type Env = Static<typeof EnvSchema>;
@@ -50,6 +51,7 @@ export interface Config {
     logMaxWrites: number;
     logMaxAgeSeconds: number;
     wsMaxBufferedBytes: number;
+    wsPingIntervalSeconds: number;
   };
 }
 
@@ -89,6 +91,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       logMaxWrites: e.CDS_REALTIME_LOG_MAX_WRITES,
       logMaxAgeSeconds: e.CDS_REALTIME_LOG_MAX_AGE,
       wsMaxBufferedBytes: e.CDS_WS_MAX_BUFFER,
+      wsPingIntervalSeconds: e.CDS_WS_PING_INTERVAL,
     },
   };
 }

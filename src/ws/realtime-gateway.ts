@@ -1,0 +1,143 @@
+import websocket from '@fastify/websocket';
+import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
+import type { WebSocket } from 'ws';
+import type { PathLimits } from '../core/paths.js';
+import type { Bus } from '../core/ports.js';
+import type { TreeService } from '../core/realtime/tree-service.js';
+import { authenticate, type ClientAuthenticator, type Credentials, credentialsFromHeaders } from '../http/auth-hook.js';
+import type { HttpApp } from '../http/server.js';
+import { ProjectFeed } from './project-feed.js';
+import { RealtimeSession } from './realtime-session.js';
+
+/** Settings of the WebSocket gateway (§4). */
+export interface GatewayOptions {
+  pathLimits: PathLimits;
+  /** Subscriptions per connection (default 256). */
+  maxSubscriptions: number;
+  /** Send buffer past which a connection is closed with 1008 (default 8 MiB). */
+  maxBufferedBytes: number;
+  /** Largest client message in bytes. */
+  maxPayload: number;
+  /** Interval of pings; a socket that missed one is dropped (default 30 s). */
+  heartbeatMs?: number;
+  /** How long a gap in a project's versions may wait before it is filled from the change log. */
+  gapWaitMs?: number;
+  /** How long a closing socket may take before it is destroyed. */
+  closeGraceMs?: number;
+}
+
+/** The three §1 values from the handshake headers, else from the query string (browsers cannot set headers). */
+export function handshakeCredentials(request: FastifyRequest): Credentials {
+  const fromHeaders = credentialsFromHeaders(request);
+  const query = (request.query ?? {}) as Record<string, unknown>;
+  const param = (name: string) => (typeof query[name] === 'string' ? query[name] : undefined);
+  return {
+    clientId: fromHeaders.clientId ?? param('client_id'),
+    clientSecret: fromHeaders.clientSecret ?? param('client_secret'),
+    accessToken: fromHeaders.accessToken ?? param('access_token'),
+  };
+}
+
+/**
+ * `GET /realtime/ws`: authenticates the handshake before any socket exists (a refusal is the
+ * §1 status and `{detail}` body), then runs one session per connection over one feed per
+ * project. It pings every socket periodically and closes them all with 1001 on shutdown.
+ */
+export class RealtimeGateway {
+  private readonly feeds = new Map<number, ProjectFeed>();
+  private readonly sessions = new Set<RealtimeSession>();
+  private heartbeat: NodeJS.Timeout | null = null;
+
+  constructor(
+    private readonly tree: TreeService,
+    private readonly bus: Bus,
+    private readonly options: GatewayOptions,
+    private readonly log: FastifyBaseLogger,
+  ) {}
+
+  /** Number of open connections. */
+  get connections(): number {
+    return this.sessions.size;
+  }
+
+  /** Registers the WebSocket plugin and the route on `app`. */
+  async register(app: HttpApp, auth: ClientAuthenticator): Promise<void> {
+    await app.register(websocket, {
+      options: { maxPayload: this.options.maxPayload },
+      preClose: (done) => {
+        this.close().then(
+          () => done(),
+          (error: unknown) => done(error as Error),
+        );
+      },
+    });
+    await app.register(async (scope: HttpApp) => {
+      // onRequest runs before the upgrade: a refused handshake never becomes a socket.
+      scope.addHook('onRequest', async (request) => {
+        const principal = await authenticate(auth, handshakeCredentials(request), 'client.realtime');
+        request.projectId = principal.projectId;
+        request.userId = principal.userId;
+      });
+      scope.get('/realtime/ws', { websocket: true }, (socket, request) => this.accept(socket, request.projectId));
+    });
+  }
+
+  /** Closes every connection with 1001 (going away), waiting briefly for the handshakes. */
+  async close(): Promise<void> {
+    if (this.heartbeat) clearInterval(this.heartbeat);
+    this.heartbeat = null;
+    const closing = [...this.sessions].map(
+      (session) =>
+        new Promise<void>((resolve) => {
+          session.onceClosed(resolve);
+          session.close(1001, 'Server shutting down');
+        }),
+    );
+    await Promise.all(closing);
+    await Promise.all([...this.feeds.values()].map((feed) => feed.close()));
+    this.feeds.clear();
+  }
+
+  private accept(socket: WebSocket, projectId: number): void {
+    const feed = this.feedOf(projectId);
+    const session = new RealtimeSession(socket, projectId, feed, {
+      tree: this.tree,
+      pathLimits: this.options.pathLimits,
+      maxSubscriptions: this.options.maxSubscriptions,
+      maxBufferedBytes: this.options.maxBufferedBytes,
+      closeGraceMs: this.options.closeGraceMs ?? 5_000,
+      onClosed: (closed) => this.forget(closed, feed),
+      onError: (error) => this.log.error({ err: error }, 'realtime session error'),
+    });
+    this.sessions.add(session);
+    // Start the feed now, so the first subscribe finds it ready.
+    feed.ready().catch((error: unknown) => this.log.warn({ err: error }, 'realtime feed not ready'));
+    this.heartbeat ??= setInterval(() => {
+      for (const each of this.sessions) each.heartbeat();
+    }, this.options.heartbeatMs ?? 30_000).unref();
+  }
+
+  private feedOf(projectId: number): ProjectFeed {
+    let feed = this.feeds.get(projectId);
+    if (!feed) {
+      feed = new ProjectFeed(projectId, this.tree, this.bus, {
+        gapWaitMs: this.options.gapWaitMs ?? 50,
+        onError: (error) => this.log.error({ err: error }, 'realtime feed error'),
+      });
+      this.feeds.set(projectId, feed);
+    }
+    return feed;
+  }
+
+  private forget(session: RealtimeSession, feed: ProjectFeed): void {
+    this.sessions.delete(session);
+    if (feed.size === 0 && this.feeds.get(feed.projectId) === feed) {
+      this.feeds.delete(feed.projectId);
+      feed.close().catch((error: unknown) => this.log.warn({ err: error }, 'realtime feed close failed'));
+    }
+    if (this.sessions.size === 0 && this.heartbeat) {
+      clearInterval(this.heartbeat);
+      this.heartbeat = null;
+    }
+  }
+}

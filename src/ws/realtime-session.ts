@@ -1,0 +1,352 @@
+import type { WebSocket } from 'ws';
+import { AppError } from '../core/errors.js';
+import type { JsonValue } from '../core/json.js';
+import type { PathLimits } from '../core/paths.js';
+import type { TreeCommit } from '../core/ports.js';
+import { updateFor } from '../core/realtime/commit-event.js';
+import {
+  ackMessage,
+  type ClientMessage,
+  errorMessage,
+  initMessage,
+  type MessageId,
+  parseClientMessage,
+  resumeMessage,
+  updateMessage,
+} from '../core/realtime/messages.js';
+import { SubscriptionIndex } from '../core/realtime/subscription-index.js';
+import type { TreeService } from '../core/realtime/tree-service.js';
+import type { CommitBroadcast } from './commit-broadcast.js';
+import type { FeedListener, ProjectFeed } from './project-feed.js';
+
+/** What a session needs besides its socket and feed. */
+export interface SessionOptions {
+  tree: TreeService;
+  pathLimits: PathLimits;
+  maxSubscriptions: number;
+  /** Past this many bytes waiting in the socket's send buffer, the client is too slow: close 1008. */
+  maxBufferedBytes: number;
+  /** How long a closing socket may take before it is destroyed. */
+  closeGraceMs: number;
+  onClosed: (session: RealtimeSession) => void;
+  onError: (error: unknown) => void;
+}
+
+interface LiveSubscription {
+  path: string;
+  /** The version of the `init` (or resume) this subscription's updates follow. */
+  since: number;
+}
+
+type FirstAnswer =
+  | { kind: 'init'; version: number; value: JsonValue }
+  | { kind: 'resume'; version: number; since: number; commits: TreeCommit[] };
+
+interface PendingSubscription {
+  path: string;
+  id: MessageId | undefined;
+  answer: FirstAnswer | null;
+  done: () => void;
+}
+
+const OPEN = 1;
+// Inbound backpressure: stop reading a client that queues more messages than this.
+const MAX_QUEUED = 256;
+const RESUME_BELOW = 32;
+// Commits held while a subscription's snapshot is read; a client lagging this far is closed.
+const MAX_HELD = 20_000;
+
+/**
+ * One WebSocket connection (§4). Messages are handled one at a time, in order. Updates reach the
+ * client in commit order: while a subscription reads its snapshot (version V), commits are held;
+ * those up to V go out first, then the `init`, then the rest, so nothing older than an `init`
+ * follows it and nothing is lost or sent twice.
+ */
+export class RealtimeSession implements FeedListener {
+  private readonly live = new Map<string, LiveSubscription>();
+  private readonly liveIndex = new SubscriptionIndex<LiveSubscription>();
+  private pending: PendingSubscription | null = null;
+  private readonly held: CommitBroadcast[] = [];
+  private inbox: Promise<void> = Promise.resolve();
+  private queued = 0;
+  private paused = false;
+  private alive = true;
+  private closing = false;
+  private detached = false;
+  private graceTimer: NodeJS.Timeout | null = null;
+  private socketClosed = false;
+  private readonly closedCallbacks: (() => void)[] = [];
+
+  constructor(
+    private readonly socket: WebSocket,
+    readonly projectId: number,
+    private readonly feed: ProjectFeed,
+    private readonly options: SessionOptions,
+  ) {
+    feed.join(this);
+    socket.on('message', (data, isBinary) => this.onFrame(data.toString(), isBinary));
+    socket.on('pong', () => {
+      this.alive = true;
+    });
+    socket.on('close', () => this.onSocketClosed());
+  }
+
+  /** Pings the client; a client that did not answer the previous ping is dropped. */
+  heartbeat(): void {
+    if (!this.alive) {
+      this.socket.terminate();
+      return;
+    }
+    this.alive = false;
+    this.socket.ping();
+  }
+
+  /** Calls `callback` once the socket has closed (at once if it has). */
+  onceClosed(callback: () => void): void {
+    if (this.socketClosed) callback();
+    else this.closedCallbacks.push(callback);
+  }
+
+  /** Starts the closing handshake with `code`; the socket is destroyed if it does not finish in time. */
+  close(code: number, reason: string): void {
+    if (this.closing) return;
+    this.closing = true;
+    this.held.length = 0;
+    this.detach();
+    this.socket.close(code, reason);
+    this.graceTimer = setTimeout(() => this.socket.terminate(), this.options.closeGraceMs);
+    this.graceTimer.unref();
+  }
+
+  deliver(broadcast: CommitBroadcast): void {
+    if (this.closing) return;
+    if (!this.pending && this.held.length === 0) {
+      this.dispatch(broadcast);
+      return;
+    }
+    this.held.push(broadcast);
+    if (this.held.length > MAX_HELD) this.close(1008, 'Too far behind');
+    else this.pump();
+  }
+
+  feedAdvanced(): void {
+    this.pump();
+  }
+
+  resync(): void {
+    this.close(1012, 'Updates were lost; reconnect and subscribe again');
+  }
+
+  private onFrame(text: string, isBinary: boolean): void {
+    this.alive = true;
+    if (this.closing) return;
+    this.queued += 1;
+    if (this.queued > MAX_QUEUED && !this.paused) {
+      this.paused = true;
+      this.socket.pause();
+    }
+    this.inbox = this.inbox.then(async () => {
+      try {
+        if (isBinary) this.send(errorMessage('Messages must be JSON text'));
+        else if (!this.closing) await this.handle(text);
+      } catch (error) {
+        this.options.onError(error);
+      } finally {
+        this.queued -= 1;
+        if (this.paused && this.queued < RESUME_BELOW && !this.closing) {
+          this.paused = false;
+          this.socket.resume();
+        }
+      }
+    });
+  }
+
+  private async handle(text: string): Promise<void> {
+    const parsed = parseClientMessage(text, this.options.pathLimits);
+    if (!parsed.ok) {
+      this.send(errorMessage(parsed.error, parsed.id));
+      return;
+    }
+    const message = parsed.message;
+    try {
+      await this.apply(message);
+    } catch (error) {
+      if (!(error instanceof AppError)) this.options.onError(error);
+      this.send(errorMessage(error instanceof AppError ? error.message : 'Internal error', message.id));
+    }
+  }
+
+  private async apply(message: ClientMessage): Promise<void> {
+    const { tree } = this.options;
+    switch (message.action) {
+      case 'subscribe':
+        return this.subscribe(message.path, message.id, message.since);
+      case 'unsubscribe':
+        this.unsubscribe(message.path);
+        break;
+      case 'set':
+        await tree.set(this.projectId, message.path, message.value);
+        break;
+      case 'patch':
+        await tree.patch(this.projectId, message.path, message.value);
+        break;
+      case 'delete':
+        await tree.delete(this.projectId, message.path);
+        break;
+    }
+    this.send(ackMessage(message.action, message.path, message.id));
+  }
+
+  private async subscribe(path: string, id: MessageId | undefined, since: number | undefined): Promise<void> {
+    const previous = this.live.get(path);
+    if (!previous && this.live.size >= this.options.maxSubscriptions) {
+      throw new AppError('bad_request', `Too many subscriptions (max ${this.options.maxSubscriptions})`);
+    }
+    // Subscribing again replaces the subscription: a fresh init, and no duplicated updates.
+    if (previous) {
+      this.live.delete(path);
+      this.liveIndex.remove(path, previous);
+    } else {
+      this.feed.index.add(path, this);
+    }
+    let done = () => {};
+    const finished = new Promise<void>((resolve) => {
+      done = resolve;
+    });
+    const pending: PendingSubscription = { path, id, answer: null, done };
+    this.pending = pending;
+    try {
+      await this.feed.ready();
+      pending.answer = await this.firstAnswer(path, since);
+    } catch (error) {
+      if (this.pending === pending) this.pending = null;
+      this.feed.index.remove(path, this);
+      this.pump();
+      throw error;
+    }
+    this.pump();
+    await finished;
+  }
+
+  private async firstAnswer(path: string, since: number | undefined): Promise<FirstAnswer> {
+    const { tree } = this.options;
+    if (since !== undefined) {
+      const history = await tree.changesSince(this.projectId, since);
+      if (history) return { kind: 'resume', version: history.version, since, commits: history.commits };
+    }
+    const snapshot = await tree.snapshot(this.projectId, path);
+    return { kind: 'init', version: snapshot.version, value: snapshot.value };
+  }
+
+  private unsubscribe(path: string): void {
+    const subscription = this.live.get(path);
+    if (!subscription) return;
+    this.live.delete(path);
+    this.liveIndex.remove(path, subscription);
+    this.feed.index.remove(path, this);
+  }
+
+  /** Sends held commits and a pending subscription's first answer in version order. */
+  private pump(): void {
+    while (!this.closing) {
+      const pending = this.pending;
+      if (pending) {
+        const answer = pending.answer;
+        if (!answer) return;
+        const head = this.held[0];
+        if (head && head.version <= answer.version) {
+          this.held.shift();
+          this.dispatch(head);
+          continue;
+        }
+        if (this.feed.cursor < answer.version) {
+          // Commits up to the snapshot's version are still on their way: wait for the feed.
+          this.feed.waitForAdvance(this);
+          return;
+        }
+        this.feed.stopWaiting(this);
+        this.activate(pending, answer);
+        continue;
+      }
+      const head = this.held.shift();
+      if (!head) return;
+      this.dispatch(head);
+    }
+  }
+
+  private activate(pending: PendingSubscription, answer: FirstAnswer): void {
+    this.pending = null;
+    if (answer.kind === 'init') {
+      this.send(initMessage(pending.path, answer.value, answer.version, pending.id));
+    } else {
+      this.send(resumeMessage(pending.path, answer.since, pending.id));
+      for (const commit of answer.commits) this.replay(pending.path, commit);
+    }
+    const subscription = { path: pending.path, since: answer.version };
+    this.live.set(pending.path, subscription);
+    this.liveIndex.add(pending.path, subscription);
+    pending.done();
+  }
+
+  /** Sends the updates of a live commit: each distinct message once, whatever the overlaps. */
+  private dispatch(broadcast: CommitBroadcast): void {
+    const version = broadcast.version;
+    const sent = new Set<string>();
+    for (const change of broadcast.event.changes) {
+      this.liveIndex.match(change.path, (path, subscription, relation) => {
+        if (subscription.since >= version) return;
+        const update = updateFor(path, change, relation);
+        if (!update || sent.has(update.path)) return;
+        sent.add(update.path);
+        this.send(broadcast.message(update.path, update.value));
+      });
+    }
+  }
+
+  /**
+   * Sends a missed commit to a resumed subscription, except what another live subscription
+   * already sent (the same message) or superseded (its `init` is newer).
+   */
+  private replay(path: string, commit: TreeCommit): void {
+    const sent = new Set<string>();
+    for (const change of commit.changes) {
+      const update = updateFor(path, change);
+      if (!update || sent.has(update.path)) continue;
+      sent.add(update.path);
+      let covered = false;
+      this.liveIndex.match(update.path, (livePath, subscription, relation) => {
+        if (relation !== 'at-or-below') return;
+        if (subscription.since >= commit.version || updateFor(livePath, change)?.path === update.path) covered = true;
+      });
+      if (!covered) this.send(updateMessage(update.path, update.value, commit.version));
+    }
+  }
+
+  private send(text: string): void {
+    if (this.closing || this.socket.readyState !== OPEN) return;
+    this.socket.send(text);
+    if (this.socket.bufferedAmount > this.options.maxBufferedBytes) {
+      this.close(1008, 'Send buffer over limit: the client does not read its messages');
+    }
+  }
+
+  /** Leaves the feed: no more commits reach this session. */
+  private detach(): void {
+    if (this.detached) return;
+    this.detached = true;
+    const paths = [...this.live.keys()];
+    if (this.pending) paths.push(this.pending.path);
+    this.feed.leave(this, paths);
+    this.pending?.done();
+  }
+
+  private onSocketClosed(): void {
+    if (this.graceTimer) clearTimeout(this.graceTimer);
+    this.socketClosed = true;
+    this.closing = true;
+    this.held.length = 0;
+    this.detach();
+    this.options.onClosed(this);
+    for (const callback of this.closedCallbacks.splice(0)) callback();
+  }
+}

@@ -1,0 +1,28 @@
+/** Starts the real app on a loopback port for WebSocket tests (§4). */
+import type { AddressInfo } from 'node:net';
+import { startTestApp, type TestApp } from './app.js';
+import type { EngineFixture } from './engines.js';
+import { open, type TestSocket } from './ws-client.js';
+
+/** A listening app with its player's WebSocket URL. */
+export interface RealtimeTestApp extends TestApp {
+  /** `ws://127.0.0.1:<port>/realtime/ws`. */
+  wsUrl: string;
+  /** Opens a socket as the player (headers), or with other headers. */
+  socket(headers?: Record<string, string>): Promise<TestSocket>;
+}
+
+/** Builds the app over a fresh storage of `engine` and listens on 127.0.0.1, port chosen by the system. */
+export async function startRealtimeApp(
+  engine: EngineFixture,
+  env: Record<string, string> = {},
+): Promise<RealtimeTestApp> {
+  const t = await startTestApp(engine, env);
+  await t.app.http.listen({ port: 0, host: '127.0.0.1' });
+  const { port } = t.app.http.server.address() as AddressInfo;
+  const wsUrl = `ws://127.0.0.1:${port}/realtime/ws`;
+  return Object.assign(t, {
+    wsUrl,
+    socket: (headers: Record<string, string> = t.headers) => open(wsUrl, headers),
+  });
+}
