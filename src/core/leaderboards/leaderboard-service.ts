@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { Clock } from '../clock.js';
 import { AppError, badRequest, notFound, validationFailed } from '../errors.js';
 import type { AccountStore, LeaderboardStore } from '../ports.js';
@@ -11,7 +12,7 @@ import {
   lowestLeague,
   type Standing,
 } from './leaderboard-model.js';
-import type { LeaderboardResets } from './leaderboard-resets.js';
+import { LeaderboardResets } from './leaderboard-resets.js';
 import {
   type BundleView,
   type EntriesView,
@@ -24,8 +25,10 @@ import {
   rewardView,
   type UsersView,
 } from './leaderboard-views.js';
-import type { LeagueRanks, ListingSource } from './league-ranks.js';
+import { LeagueRanks, type ListingSource } from './league-ranks.js';
+import { MemoryRankCache } from './memory-rank-cache.js';
 import { isoTime, periodContaining } from './period-schedule.js';
+import type { RankCache } from './rank-cache.js';
 import { isUnranked, scoreOf, statOf } from './rank-order.js';
 import { applySubmission } from './submission.js';
 
@@ -94,8 +97,32 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** Leaderboards (§5): reads with ranks from the rank cache, submissions, and archived periods. */
 export class LeaderboardService {
   private readonly writes = new KeyedMutex();
+  private stopped = false;
 
   constructor(private readonly deps: LeaderboardServiceDeps) {}
+
+  /** Loads the ranks of every board's current period from the database (at start; requests meanwhile wait for their bucket). */
+  async warm(): Promise<void> {
+    const boards = await this.deps.store.listAll();
+    await this.deps.ranks.warm(boards, () => this.stopped);
+  }
+
+  /** Starts the reset schedule: due boards are checked every `intervalMs` (0: never, tests call `runDueResets`). */
+  start(intervalMs: number, onError: (error: unknown) => void): void {
+    this.stopped = false;
+    this.deps.resets.start(intervalMs, onError);
+  }
+
+  /** Stops the schedule and any warm-up in progress. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await this.deps.resets.stop();
+  }
+
+  /** Resets every board whose period has ended (what the schedule runs); returns how many this instance reset. */
+  runDueResets(): Promise<number> {
+    return this.deps.resets.runDue();
+  }
 
   /** Creates a board (admin API, tests); its first period is the one containing now. */
   async create(projectId: number, definition: LeaderboardDefinition): Promise<Leaderboard> {
@@ -330,4 +357,36 @@ function callerLeague(board: Leaderboard, standing: Standing | null): string {
 function profileOf(profiles: Map<number, { nickname: string; avatarUrl: string | null }>, userId: number): ProfileView {
   const profile = profiles.get(userId);
   return { nickname: profile?.nickname ?? '', avatar_url: profile?.avatarUrl ?? null };
+}
+
+/** What `createLeaderboards` wires together. */
+export interface LeaderboardsOptions {
+  store: LeaderboardStore;
+  profiles: Pick<AccountStore, 'profilesOf'>;
+  clock: Clock;
+  /** Defaults to ranks held in this process. */
+  cache?: RankCache;
+  /** This instance's name in reset leases; random by default. */
+  owner?: string;
+  /** Reset lease length; default 5 minutes. */
+  leaseMs?: number;
+}
+
+/** Builds the leaderboard service with its rank cache and reset runner. */
+export function createLeaderboards(options: LeaderboardsOptions): LeaderboardService {
+  const cache = options.cache ?? new MemoryRankCache();
+  const resets = new LeaderboardResets({
+    store: options.store,
+    cache,
+    clock: options.clock,
+    owner: options.owner ?? `cds-${randomUUID()}`,
+    leaseMs: options.leaseMs ?? 5 * 60_000,
+  });
+  return new LeaderboardService({
+    store: options.store,
+    profiles: options.profiles,
+    ranks: new LeagueRanks(options.store, cache),
+    resets,
+    clock: options.clock,
+  });
 }
