@@ -8,13 +8,16 @@ import { InProcessBus } from './bus/in-process-bus.js';
 import type { Config } from './config.js';
 import { AccountService } from './core/auth/account-service.js';
 import { AuthService } from './core/auth/auth-service.js';
+import { type Clock, systemClock } from './core/clock.js';
 import { DocumentService } from './core/documents/document-service.js';
+import { createLeaderboards, type LeaderboardService } from './core/leaderboards/leaderboard-service.js';
 import type { Bus, Storage } from './core/ports.js';
 import { TreeService } from './core/realtime/tree-service.js';
 import { Metrics, metricsRoutes } from './http/metrics.js';
 import { authRoutes } from './http/routes/auth.js';
 import { documentRoutes } from './http/routes/documents.js';
 import { healthRoutes } from './http/routes/health.js';
+import { leaderboardRoutes } from './http/routes/leaderboards.js';
 import { realtimeRoutes } from './http/routes/realtime.js';
 import { createHttpApp, type HttpApp, type HttpOptions } from './http/server.js';
 import { loadJwtSecret } from './jwt-secret.js';
@@ -31,6 +34,7 @@ export interface Services {
   /** Broadcasts between instances (in-process until Redis is configured). */
   bus: Bus;
   tree: TreeService;
+  leaderboards: LeaderboardService;
 }
 
 /** A built service: its HTTP app and what it holds open. */
@@ -52,7 +56,7 @@ export async function openStorage(config: Config): Promise<Storage> {
 }
 
 /** Wires the services over `storage`. */
-export function createServices(config: Config, storage: Storage): Services {
+export function createServices(config: Config, storage: Storage, clock: Clock = systemClock): Services {
   const jwtSecret = loadJwtSecret(config);
   const auth = new AuthService({
     accounts: storage.accounts,
@@ -71,16 +75,22 @@ export function createServices(config: Config, storage: Storage): Services {
       pathLimits: config.pathLimits,
       retention: { maxWrites: config.realtime.logMaxWrites, maxAgeMs: config.realtime.logMaxAgeSeconds * 1000 },
     }),
+    leaderboards: createLeaderboards({
+      store: storage.leaderboards,
+      profiles: storage.accounts,
+      clock,
+      leaseMs: config.leaderboards.resetLeaseMs,
+    }),
   };
 }
 
 /** Builds the whole service; pass `storage` to use an engine opened elsewhere (tests). */
 export async function buildApp(
   config: Config,
-  options: { storage?: Storage; logger?: HttpOptions['logger'] } = {},
+  options: { storage?: Storage; logger?: HttpOptions['logger']; clock?: Clock } = {},
 ): Promise<App> {
   const storage = options.storage ?? (await openStorage(config));
-  const services = createServices(config, storage);
+  const services = createServices(config, storage, options.clock);
   const metrics = new Metrics();
   const http = await createHttpApp({
     bodyLimit: config.bodyLimit,
@@ -93,6 +103,7 @@ export async function buildApp(
   authRoutes(http, { auth: services.auth });
   documentRoutes(http, { auth: services.auth, documents: services.documents });
   realtimeRoutes(http, { auth: services.auth, tree: services.tree });
+  leaderboardRoutes(http, { auth: services.auth, leaderboards: services.leaderboards });
   const realtime = new RealtimeGateway(
     services.tree,
     services.bus,
@@ -107,6 +118,11 @@ export async function buildApp(
   );
   await realtime.register(http, services.auth);
   await http.ready();
+  // Ranks load in the background; a request for a league still loading waits for that league only.
+  services.leaderboards.start(config.leaderboards.resetCheckMs, (err) =>
+    http.log.error({ err }, 'leaderboard reset failed'),
+  );
+  services.leaderboards.warm().catch((err: unknown) => http.log.error({ err }, 'leaderboard warm-up failed'));
   return {
     http,
     services,
@@ -115,6 +131,7 @@ export async function buildApp(
     async close() {
       // Closing HTTP closes every WebSocket with 1001 first (the gateway's preClose).
       await http.close();
+      await services.leaderboards.stop();
       await services.bus.close();
       await storage.close();
     },

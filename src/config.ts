@@ -24,6 +24,8 @@ const EnvSchema = Type.Object({
   CDS_REALTIME_LOG_MAX_AGE: Type.Integer({ minimum: 1, default: 600 }),
   CDS_WS_MAX_BUFFER: Type.Integer({ minimum: 65_536, default: 8 * 1024 * 1024 }),
   CDS_WS_PING_INTERVAL: Type.Integer({ minimum: 1, default: 30 }),
+  CDS_LEADERBOARD_RESET_CHECK_MS: Type.Integer({ minimum: 0, default: 1000 }),
+  CDS_LEADERBOARD_RESET_LEASE_MS: Type.Integer({ minimum: 1000, default: 300_000 }),
 });
 
 type Env = Static<typeof EnvSchema>;
@@ -53,6 +55,8 @@ export interface Config {
     wsMaxBufferedBytes: number;
     wsPingIntervalSeconds: number;
   };
+  /** §5: how often due resets are looked for (0: never), and how long a reset lease lasts. */
+  leaderboards: { resetCheckMs: number; resetLeaseMs: number };
 }
 
 /** Reads the configuration; throws one error listing every invalid variable. */
@@ -92,6 +96,10 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       logMaxAgeSeconds: e.CDS_REALTIME_LOG_MAX_AGE,
       wsMaxBufferedBytes: e.CDS_WS_MAX_BUFFER,
       wsPingIntervalSeconds: e.CDS_WS_PING_INTERVAL,
+    },
+    leaderboards: {
+      resetCheckMs: e.CDS_LEADERBOARD_RESET_CHECK_MS,
+      resetLeaseMs: e.CDS_LEADERBOARD_RESET_LEASE_MS,
     },
   };
 }

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type App, buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
+import type { Clock } from '../../src/core/clock.js';
 import type { EngineFixture } from './engines.js';
 
 export const TEST_JWT_SECRET = 'test-secret-that-is-long-enough-0123456789';
@@ -50,11 +51,20 @@ export async function createProjectWithPlayer(app: App, orgName: string, project
 }
 
 /** Starts the app in memory (use `app.http.inject`) over a fresh storage of `engine`. */
-export async function startTestApp(engine: EngineFixture, env: Record<string, string> = {}): Promise<TestApp> {
+export async function startTestApp(
+  engine: EngineFixture,
+  env: Record<string, string> = {},
+  options: { clock?: Clock } = {},
+): Promise<TestApp> {
   const dataDir = mkdtempSync(join(tmpdir(), 'cds-test-'));
   const storage = await engine.create();
-  const config = loadConfig({ CDS_JWT_SECRET: TEST_JWT_SECRET, CDS_LOG_LEVEL: 'silent', CDS_DATA_DIR: dataDir, ...env });
-  const app = await buildApp(config, { storage });
+  const config = loadConfig({
+    CDS_JWT_SECRET: TEST_JWT_SECRET,
+    CDS_LOG_LEVEL: 'silent',
+    CDS_DATA_DIR: dataDir,
+    ...env,
+  });
+  const app = await buildApp(config, { storage, ...options });
   const main = await createProjectWithPlayer(app, 'org-a', 'main');
   let others = 0;
   return {

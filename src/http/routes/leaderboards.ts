@@ -1,0 +1,86 @@
+import type { LeaderboardService } from '../../core/leaderboards/leaderboard-service.js';
+import { type ClientAuthenticator, requirePermission } from '../auth-hook.js';
+import { clientErrorResponses, ErrorSchema } from '../schemas/common.js';
+import {
+  BundleQuery,
+  BundleSchema,
+  HistoryQuery,
+  HistorySchema,
+  LeaderboardParams,
+  leaderboardRouteDescriptions,
+  MeSchema,
+  SubmitBody,
+  UsersListSchema,
+  UsersQuery,
+} from '../schemas/leaderboards.js';
+import type { HttpApp } from '../server.js';
+
+// The seed's sample request puts `/client` before `/leaderboards`; both prefixes serve the same routes.
+const PREFIXES = ['/leaderboards', '/client/leaderboards'];
+
+/** Leaderboard reads (`client.leaderboard`) and stat submissions (`client.leaderboard.submit`), §5. */
+export function leaderboardRoutes(
+  app: HttpApp,
+  deps: { auth: ClientAuthenticator; leaderboards: LeaderboardService },
+): void {
+  const { leaderboards } = deps;
+  app.register(async (scope: HttpApp) => {
+    scope.addHook('onRequest', requirePermission(deps.auth, 'client.leaderboard'));
+    for (const prefix of PREFIXES) {
+      scope.get(
+        `${prefix}/:slug/bundle`,
+        {
+          schema: {
+            description: leaderboardRouteDescriptions.bundle,
+            params: LeaderboardParams,
+            querystring: BundleQuery,
+            response: { 200: BundleSchema, ...clientErrorResponses },
+          },
+        },
+        (request) => leaderboards.bundle(request.projectId, request.userId, request.params.slug, request.query),
+      );
+      scope.get(
+        `${prefix}/:slug/users`,
+        {
+          schema: {
+            description: leaderboardRouteDescriptions.users,
+            params: LeaderboardParams,
+            querystring: UsersQuery,
+            response: { 200: UsersListSchema, ...clientErrorResponses },
+          },
+        },
+        (request) => leaderboards.users(request.projectId, request.userId, request.params.slug, request.query),
+      );
+      scope.get(
+        `${prefix}/:slug/history`,
+        {
+          schema: {
+            description: leaderboardRouteDescriptions.history,
+            params: LeaderboardParams,
+            querystring: HistoryQuery,
+            response: { 200: HistorySchema, ...clientErrorResponses },
+          },
+        },
+        (request) => leaderboards.history(request.projectId, request.userId, request.params.slug, request.query),
+      );
+    }
+  });
+
+  app.register(async (scope: HttpApp) => {
+    scope.addHook('onRequest', requirePermission(deps.auth, 'client.leaderboard.submit'));
+    for (const prefix of PREFIXES) {
+      scope.post(
+        `${prefix}/:slug/stats`,
+        {
+          schema: {
+            description: leaderboardRouteDescriptions.stats,
+            params: LeaderboardParams,
+            body: SubmitBody,
+            response: { 200: MeSchema, ...clientErrorResponses, 503: ErrorSchema },
+          },
+        },
+        (request) => leaderboards.submit(request.projectId, request.params.slug, request.userId, request.body.value),
+      );
+    }
+  });
+}

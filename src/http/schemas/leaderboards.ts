@@ -1,0 +1,161 @@
+/** TypeBox schemas of the leaderboard routes (§5): validation, response serialization and OpenAPI. */
+import Type, { type TSchema } from 'typebox';
+
+const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+
+export const LeaderboardParams = Type.Object({ slug: Type.String() });
+
+const listingQuery = {
+  league: Type.Optional(Type.String({ description: 'League slug; default the caller’s league, else the lowest' })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
+  offset: Type.Optional(Type.Integer({ minimum: 0 })),
+  source: Type.Optional(
+    Type.Union([Type.Literal('ranked'), Type.Literal('assigned')], {
+      description: 'ranked (default): users with a stat; assigned (AT_RESET only): every user assigned to the league',
+    }),
+  ),
+  expand: Type.Optional(Type.Literal('profile', { description: 'profile: add {nickname, avatar_url} to each user' })),
+};
+
+export const UsersQuery = Type.Object(listingQuery);
+
+export const BundleQuery = Type.Object({
+  include: Type.Optional(
+    Type.Array(Type.String(), {
+      description: 'Required: comma-separated (or repeated) sections among meta, leagues, rewards, entries, users, me',
+    }),
+  ),
+  ...listingQuery,
+});
+
+export const HistoryQuery = Type.Object({
+  period: Type.Optional(Type.String({ description: 'Start of an archived period (ISO 8601); default the latest' })),
+  league: listingQuery.league,
+  limit: listingQuery.limit,
+  offset: listingQuery.offset,
+  expand: listingQuery.expand,
+});
+
+export const SubmitBody = Type.Object({ value: Type.Number() });
+
+const Pagination = Type.Object({
+  limit: Type.Integer(),
+  offset: Type.Integer(),
+  total: Type.Integer(),
+  has_more: Type.Boolean(),
+});
+
+const Profile = Type.Object({ nickname: Type.String(), avatar_url: Nullable(Type.String()) });
+
+export const MeSchema = Type.Object({
+  leaderboard_id: Type.Integer(),
+  leaderboard_slug: Type.String(),
+  leaderboard_name: Type.String(),
+  user_id: Type.Integer(),
+  rank: Nullable(Type.Integer()),
+  stat_value: Nullable(Type.Number()),
+  league: Type.String(),
+  expired: Type.Boolean(),
+});
+
+export const UsersListSchema = Type.Object({
+  pagination: Pagination,
+  league: Type.String(),
+  users: Type.Array(
+    Type.Object({
+      rank: Nullable(Type.Integer()),
+      user_id: Type.Integer(),
+      stat_value: Nullable(Type.Number()),
+      league: Type.String(),
+      profile: Type.Optional(Profile),
+    }),
+  ),
+});
+
+const Meta = Type.Object({
+  id: Type.Integer(),
+  slug: Type.String(),
+  name: Type.String(),
+  description: Type.String(),
+  type: Type.Union([Type.Literal('CONTINUOUS'), Type.Literal('AT_RESET')]),
+  sort: Type.Union([Type.Literal('asc'), Type.Literal('desc')]),
+  operator: Type.Union([Type.Literal('best'), Type.Literal('latest'), Type.Literal('increment')]),
+  reset: Type.Union([Type.Literal('none'), Type.Literal('daily'), Type.Literal('weekly'), Type.Literal('monthly')]),
+  period: Type.Object({ start: Type.String(), end: Nullable(Type.String()) }),
+});
+
+const LeagueItem = Type.Object({
+  slug: Type.String(),
+  name: Type.String(),
+  order: Type.Integer(),
+  min_stat: Nullable(Type.Number()),
+  promote_top: Nullable(Type.Integer()),
+  demote_bottom: Nullable(Type.Integer()),
+  users: Type.Integer(),
+});
+
+const RewardItem = Type.Object({
+  league: Type.String(),
+  rank_from: Type.Integer(),
+  rank_to: Type.Integer(),
+  reward: Type.Unknown(),
+});
+
+const Entries = Type.Object({
+  pagination: Pagination,
+  league: Type.String(),
+  entries: Type.Array(
+    Type.Object({
+      rank: Type.Integer(),
+      user_id: Type.Integer(),
+      stat_value: Type.Number(),
+      league: Type.String(),
+      updated_at: Type.String(),
+      profile: Type.Optional(Profile),
+    }),
+  ),
+});
+
+export const BundleSchema = Type.Object({
+  meta: Nullable(Meta),
+  leagues: Nullable(Type.Array(LeagueItem)),
+  rewards: Nullable(Type.Array(RewardItem)),
+  entries: Nullable(Entries),
+  users: Nullable(UsersListSchema),
+  me: Nullable(MeSchema),
+});
+
+const Standing = Type.Object({
+  rank: Type.Integer(),
+  user_id: Type.Integer(),
+  stat_value: Type.Number(),
+  league: Type.String(),
+  updated_at: Type.String(),
+  reward: Type.Unknown({ description: 'The reward of this final rank (free JSON), or null' }),
+});
+
+export const HistorySchema = Type.Object({
+  period: Type.Object({ start: Type.String(), end: Type.String() }),
+  archived_at: Type.String(),
+  league: Type.String(),
+  pagination: Pagination,
+  standings: Type.Array(Type.Object({ ...Standing.properties, profile: Type.Optional(Profile) })),
+  me: Nullable(Standing),
+});
+
+/** Route descriptions for the OpenAPI document. */
+export const leaderboardRouteDescriptions = {
+  bundle:
+    'Selected sections of a leaderboard. `include` is required; every key is present and unrequested sections are null. ' +
+    '`league`, `limit` (default 50 for entries, 100 for users), `offset`, `source` and `expand` apply to entries and users.',
+  users:
+    'One page of a league’s users by rank (source=ranked) or every assigned user (source=assigned, AT_RESET only).',
+  stats:
+    'Submits a stat for the caller; the board’s operator (best, latest, increment) combines it. Returns the caller’s `me`.',
+  history:
+    'Final standings of an archived (ended) period: `{period: {start, end}, archived_at, league, pagination, standings: ' +
+    '[{rank, user_id, stat_value, league, updated_at, reward, profile?}], me}`. `period` picks the period by its start ' +
+    '(default the latest archived one); `league` defaults to the caller’s league in that period, else the lowest; ' +
+    '`reward` is the reward of that final rank (null when none); `me` is the caller’s own final standing or null. ' +
+    '404 `Period not found` when there is no such archived period.',
+};
