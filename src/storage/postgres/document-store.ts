@@ -1,0 +1,150 @@
+import { randomUUID } from 'node:crypto';
+import type pg from 'pg';
+import { validationFailed } from '../../core/errors.js';
+import type { JsonObject } from '../../core/json.js';
+import type { DocumentPath } from '../../core/paths.js';
+import type { DocumentRecord, DocumentStore, ListDocumentsOptions, QueryDocumentsOptions } from '../../core/ports.js';
+import { compileOrderBy, compileWhere, PgParamList } from './where-sql.js';
+
+/** The fixed statements of the PostgreSQL document store, exported so tests can EXPLAIN exactly them. */
+export const postgresDocumentSql = {
+  get: 'SELECT id, path, data FROM documents WHERE project_id = $1 AND path = $2',
+  upsert: `INSERT INTO documents (project_id, path, parent, collection, id, data) VALUES ($1, $2, $3, $4, $5, $6::jsonb)
+ON CONFLICT (project_id, path) DO UPDATE SET data = EXCLUDED.data, updated_at = now()
+RETURNING id, path, data, (xmax = 0) AS created`,
+  insert: `INSERT INTO documents (project_id, path, parent, collection, id, data) VALUES ($1, $2, $3, $4, $5, $6::jsonb)
+RETURNING id, path, data`,
+  // jsonb || jsonb on two objects is exactly a shallow merge: top-level keys of the patch win.
+  merge: `UPDATE documents SET data = data || $3::jsonb, updated_at = now() WHERE project_id = $1 AND path = $2
+RETURNING id, path, data`,
+  delete: 'DELETE FROM documents WHERE project_id = $1 AND path = $2',
+  list: `SELECT id, path, data FROM documents
+WHERE project_id = $1 AND parent = $2 AND collection = $3 AND path > $4
+ORDER BY path LIMIT $5`,
+  childCollections: skipScanSql(true),
+  rootCollections: skipScanSql(false),
+} as const;
+
+/**
+ * The skip scan over the primary key as one recursive query: each step seeks the first path at
+ * or after `$2 || name || '0'` ('0' is the byte after '/'), which skips every path of the child
+ * collection `name`, so the cost grows with the number of names, not of descendants. `$2` is
+ * the prefix, `$3` its length + 1, `$4` the exclusive upper bound (absent for the root). The seeks
+ * meet names in path order ('c!/' sorts before 'c/'), so the names are sorted at the end.
+ */
+function skipScanSql(bounded: boolean): string {
+  const below = bounded ? ' AND d.path < $4::text' : '';
+  const seek = (from: string) =>
+    `SELECT split_part(substr(d.path, $3::int), '/', 1) FROM documents d
+WHERE d.project_id = $1 AND d.path >= ${from}${below} ORDER BY d.path LIMIT 1`;
+  return `WITH RECURSIVE names(name) AS (
+  (${seek('$2::text')})
+  UNION ALL
+  SELECT (${seek(`$2::text || n.name || '0'`)}) FROM names n WHERE n.name IS NOT NULL
+)
+SELECT name FROM names WHERE name IS NOT NULL ORDER BY name COLLATE "C"`;
+}
+
+/** The parameters of the child-collection skip scan below `path` ('' is the root). */
+export function childCollectionsQuery(projectId: number, path: string): { sql: string; params: unknown[] } {
+  if (path === '') return { sql: postgresDocumentSql.rootCollections, params: [projectId, '', 1] };
+  const prefix = `${path}/`;
+  return { sql: postgresDocumentSql.childCollections, params: [projectId, prefix, [...prefix].length + 1, `${path}0`] };
+}
+
+/** The SQL and parameters of a query; the store runs exactly this. */
+export function postgresQuerySql(
+  projectId: number,
+  options: QueryDocumentsOptions,
+): { sql: string; params: unknown[] } {
+  const params = new PgParamList();
+  const scope = [`project_id = ${params.add(projectId)}`];
+  if (options.parent !== undefined) scope.push(`parent = ${params.add(options.parent)}`);
+  scope.push(`collection = ${params.add(options.collection)}`);
+  const where = compileWhere(options.where, params);
+  const orderBy = compileOrderBy(options.orderBy, params);
+  // LIMIT NULL means no limit.
+  const sql = `SELECT id, path, data FROM documents WHERE ${scope.join(' AND ')} AND ${where}
+ORDER BY ${orderBy} LIMIT ${params.add(options.limit ?? null)} OFFSET ${params.add(options.offset ?? 0)}`;
+  return { sql, params: params.values };
+}
+
+const NUL_ISSUE = { loc: ['body', 'data'], msg: 'Strings may not contain the NUL character', type: 'value_error' };
+
+/** Turns PostgreSQL's refusal of `\u0000` in jsonb (22P05) into the §0 validation failure. */
+function rejectNul(error: unknown): never {
+  if ((error as { code?: unknown }).code === '22P05') throw validationFailed([NUL_ISSUE]);
+  throw error;
+}
+
+/** Documents in the `documents` table of PostgreSQL; data is jsonb. Each method is one statement. */
+export class PostgresDocumentStore implements DocumentStore {
+  constructor(private readonly pool: pg.Pool) {}
+
+  async upsert(
+    projectId: number,
+    path: DocumentPath,
+    data: JsonObject,
+  ): Promise<DocumentRecord & { created: boolean }> {
+    const { rows } = await this.pool
+      .query<DocumentRecord & { created: boolean }>(postgresDocumentSql.upsert, [
+        ...columns(projectId, path),
+        randomUUID(),
+        JSON.stringify(data),
+      ])
+      .catch(rejectNul);
+    return one(rows);
+  }
+
+  async insert(projectId: number, path: DocumentPath, id: string, data: JsonObject): Promise<DocumentRecord> {
+    const { rows } = await this.pool
+      .query<DocumentRecord>(postgresDocumentSql.insert, [...columns(projectId, path), id, JSON.stringify(data)])
+      .catch(rejectNul);
+    return one(rows);
+  }
+
+  async get(projectId: number, path: string): Promise<DocumentRecord | null> {
+    const { rows } = await this.pool.query<DocumentRecord>(postgresDocumentSql.get, [projectId, path]);
+    return rows[0] ?? null;
+  }
+
+  async childCollections(projectId: number, path: string): Promise<string[]> {
+    const { sql, params } = childCollectionsQuery(projectId, path);
+    const { rows } = await this.pool.query<{ name: string }>(sql, params);
+    return rows.map((row) => row.name);
+  }
+
+  async merge(projectId: number, path: string, patch: JsonObject): Promise<DocumentRecord | null> {
+    const { rows } = await this.pool
+      .query<DocumentRecord>(postgresDocumentSql.merge, [projectId, path, JSON.stringify(patch)])
+      .catch(rejectNul);
+    return rows[0] ?? null;
+  }
+
+  async delete(projectId: number, path: string): Promise<boolean> {
+    const { rowCount } = await this.pool.query(postgresDocumentSql.delete, [projectId, path]);
+    return (rowCount ?? 0) > 0;
+  }
+
+  async list(projectId: number, options: ListDocumentsOptions): Promise<DocumentRecord[]> {
+    const params = [projectId, options.parent, options.collection, options.startAfter ?? '', options.limit];
+    const { rows } = await this.pool.query<DocumentRecord>(postgresDocumentSql.list, params);
+    return rows;
+  }
+
+  async query(projectId: number, options: QueryDocumentsOptions): Promise<DocumentRecord[]> {
+    const { sql, params } = postgresQuerySql(projectId, options);
+    const { rows } = await this.pool.query<DocumentRecord>(sql, params);
+    return rows;
+  }
+}
+
+function columns(projectId: number, path: DocumentPath): unknown[] {
+  return [projectId, path.path, path.parent, path.collection];
+}
+
+function one<T>(rows: T[]): T {
+  const row = rows[0];
+  if (row === undefined) throw new Error('The statement returned no row');
+  return row;
+}

@@ -1,0 +1,206 @@
+import { randomUUID } from 'node:crypto';
+import type Database from 'better-sqlite3';
+import type { JsonObject } from '../../core/json.js';
+import type { DocumentPath } from '../../core/paths.js';
+import type { DocumentRecord, DocumentStore, ListDocumentsOptions, QueryDocumentsOptions } from '../../core/ports.js';
+import { compileOrderBy, compileWhere, SqliteParamList, type SqliteParams } from './where-sql.js';
+
+/**
+ * The fixed statements of the SQLite document store, exported so tests can EXPLAIN exactly them.
+ * Without ANALYZE statistics SQLite guesses that `project_id = ?` selects about ten rows and
+ * walks the whole project in primary-key (path) order to skip a sort; INDEXED BY pins lists and
+ * queries to their index (and makes a missing index an error instead of a silent scan).
+ */
+export const sqliteDocumentSql = {
+  get: 'SELECT id, path, data FROM documents WHERE project_id = @project AND path = @path',
+  upsert: `INSERT INTO documents (project_id, path, parent, collection, id, data, created_at, updated_at)
+VALUES (@project, @path, @parent, @collection, @id, @data, @now, @now)
+ON CONFLICT (project_id, path) DO UPDATE SET data = excluded.data, updated_at = excluded.updated_at
+RETURNING id`,
+  insert: `INSERT INTO documents (project_id, path, parent, collection, id, data, created_at, updated_at)
+VALUES (@project, @path, @parent, @collection, @id, @data, @now, @now)`,
+  update: 'UPDATE documents SET data = @data, updated_at = @now WHERE project_id = @project AND path = @path',
+  delete: 'DELETE FROM documents WHERE project_id = @project AND path = @path',
+  list: `SELECT id, path, data FROM documents INDEXED BY documents_by_parent
+WHERE project_id = @project AND parent = @parent AND collection = @collection AND path > @after
+ORDER BY path LIMIT @limit`,
+  /** One step of the skip scan: the first path in [@from, @to). */
+  firstBelow: `SELECT path FROM documents WHERE project_id = @project AND path >= @from AND path < @to
+ORDER BY path LIMIT 1`,
+  /** The same step for the root, which has no upper bound. */
+  firstFrom: 'SELECT path FROM documents WHERE project_id = @project AND path >= @from ORDER BY path LIMIT 1',
+} as const;
+
+/** The SQL and parameters of a query; the store runs exactly this. */
+export function sqliteQuerySql(
+  projectId: number,
+  options: QueryDocumentsOptions,
+): { sql: string; params: SqliteParams } {
+  const params = new SqliteParamList();
+  const where = compileWhere(options.where, params);
+  const orderBy = compileOrderBy(options.orderBy, params);
+  Object.assign(params.values, {
+    project: projectId,
+    collection: options.collection,
+    limit: options.limit ?? -1,
+    offset: options.offset ?? 0,
+  });
+  if (options.parent !== undefined) params.values.parent = options.parent;
+  const [index, scope] =
+    options.parent !== undefined
+      ? ['documents_by_parent', 'parent = @parent AND collection = @collection']
+      : ['documents_by_collection', 'collection = @collection'];
+  const sql = `SELECT id, path, data FROM documents INDEXED BY ${index}
+WHERE project_id = @project AND ${scope} AND ${where}
+ORDER BY ${orderBy} LIMIT @limit OFFSET @offset`;
+  return { sql, params: params.values };
+}
+
+/** The first segment of `rest` (everything before its first `/`). */
+function firstSegment(rest: string): string {
+  const slash = rest.indexOf('/');
+  return slash < 0 ? rest : rest.slice(0, slash);
+}
+
+/** Code point (UTF-8 byte) order, as SQLite's BINARY collation compares. */
+function compareCodePoints(a: string, b: string): number {
+  return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
+}
+
+interface Row {
+  id: string;
+  path: string;
+  data: string;
+}
+
+type Statement<R> = Database.Statement<[SqliteParams], R>;
+
+const toRecord = (row: Row): DocumentRecord => ({ id: row.id, path: row.path, data: JSON.parse(row.data) });
+
+// Dynamic query statements are cached by their SQL text; clause shapes repeat, values are bound.
+const QUERY_CACHE_SIZE = 200;
+
+/** Documents in the `documents` table of an embedded SQLite database; data is JSON text. */
+export class SqliteDocumentStore implements DocumentStore {
+  private readonly statements: { [K in keyof typeof sqliteDocumentSql]: Statement<Row> };
+  private readonly queries = new Map<string, Statement<Row>>();
+  private readonly mergeTransaction: Database.Transaction<
+    (projectId: number, path: string, patch: JsonObject) => DocumentRecord | null
+  >;
+
+  constructor(private readonly db: Database.Database) {
+    const prepare = (sql: string) => db.prepare<SqliteParams, Row>(sql);
+    this.statements = {
+      get: prepare(sqliteDocumentSql.get),
+      upsert: prepare(sqliteDocumentSql.upsert),
+      insert: prepare(sqliteDocumentSql.insert),
+      update: prepare(sqliteDocumentSql.update),
+      delete: prepare(sqliteDocumentSql.delete),
+      list: prepare(sqliteDocumentSql.list),
+      firstBelow: prepare(sqliteDocumentSql.firstBelow),
+      firstFrom: prepare(sqliteDocumentSql.firstFrom),
+    };
+    // json_patch() is not a shallow merge (it deletes on null and merges nested objects), so the
+    // merge reads, spreads and writes inside one immediate transaction, which no writer can interleave.
+    this.mergeTransaction = db.transaction(
+      (projectId: number, path: string, patch: JsonObject): DocumentRecord | null => {
+        const row = this.statements.get.get({ project: projectId, path });
+        if (!row) return null;
+        const data: JsonObject = { ...(JSON.parse(row.data) as JsonObject), ...patch };
+        this.statements.update.run({ project: projectId, path, data: JSON.stringify(data), now: Date.now() });
+        return { id: row.id, path: row.path, data };
+      },
+    );
+  }
+
+  async upsert(
+    projectId: number,
+    path: DocumentPath,
+    data: JsonObject,
+  ): Promise<DocumentRecord & { created: boolean }> {
+    const id = randomUUID();
+    const row = this.statements.upsert.get({ ...this.columns(projectId, path, data), id });
+    // The conflict branch keeps the stored id, so getting back our fresh id means the row is new.
+    const storedId = row?.id ?? id;
+    return { id: storedId, path: path.path, data, created: storedId === id };
+  }
+
+  async insert(projectId: number, path: DocumentPath, id: string, data: JsonObject): Promise<DocumentRecord> {
+    this.statements.insert.run({ ...this.columns(projectId, path, data), id });
+    return { id, path: path.path, data };
+  }
+
+  async get(projectId: number, path: string): Promise<DocumentRecord | null> {
+    const row = this.statements.get.get({ project: projectId, path });
+    return row ? toRecord(row) : null;
+  }
+
+  async childCollections(projectId: number, path: string): Promise<string[]> {
+    // Skip scan over the primary key: one seek per child collection name. Every path below
+    // `path/` sorts in [`path/`, `path0`) as '0' is the byte after '/', and every path of the
+    // child collection `name` sorts before `path/name0`, where the next seek starts.
+    const prefix = path === '' ? '' : `${path}/`;
+    const to = path === '' ? null : `${path}0`;
+    const names: string[] = [];
+    let from = prefix;
+    for (;;) {
+      const row =
+        to === null
+          ? this.statements.firstFrom.get({ project: projectId, from })
+          : this.statements.firstBelow.get({ project: projectId, from, to });
+      // Seeks meet names in path order ('c!/' sorts before 'c/'); names sort in code point order.
+      if (!row) return names.sort(compareCodePoints);
+      const name = firstSegment(row.path.slice(prefix.length));
+      names.push(name);
+      from = `${prefix}${name}0`;
+    }
+  }
+
+  async merge(projectId: number, path: string, patch: JsonObject): Promise<DocumentRecord | null> {
+    return this.mergeTransaction.immediate(projectId, path, patch);
+  }
+
+  async delete(projectId: number, path: string): Promise<boolean> {
+    return this.statements.delete.run({ project: projectId, path }).changes > 0;
+  }
+
+  async list(projectId: number, options: ListDocumentsOptions): Promise<DocumentRecord[]> {
+    const rows = this.statements.list.all({
+      project: projectId,
+      parent: options.parent,
+      collection: options.collection,
+      after: options.startAfter ?? '',
+      limit: options.limit,
+    });
+    return rows.map(toRecord);
+  }
+
+  async query(projectId: number, options: QueryDocumentsOptions): Promise<DocumentRecord[]> {
+    const { sql, params } = sqliteQuerySql(projectId, options);
+    return this.queryStatement(sql).all(params).map(toRecord);
+  }
+
+  private queryStatement(sql: string): Statement<Row> {
+    let statement = this.queries.get(sql);
+    if (statement) {
+      this.queries.delete(sql);
+    } else {
+      statement = this.db.prepare<SqliteParams, Row>(sql);
+      const oldest = this.queries.keys().next();
+      if (this.queries.size >= QUERY_CACHE_SIZE && !oldest.done) this.queries.delete(oldest.value);
+    }
+    this.queries.set(sql, statement);
+    return statement;
+  }
+
+  private columns(projectId: number, path: DocumentPath, data: JsonObject): SqliteParams {
+    return {
+      project: projectId,
+      path: path.path,
+      parent: path.parent,
+      collection: path.collection,
+      data: JSON.stringify(data),
+      now: Date.now(),
+    };
+  }
+}

@@ -1,0 +1,348 @@
+/**
+ * Behavioural tests of the `DocumentStore` port (§2), run against every engine by
+ * test/storage/document-store.test.ts. Each test writes into its own fresh project ids.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { AppError } from '../../src/core/errors.js';
+import type { JsonObject } from '../../src/core/json.js';
+import { parseDocumentPath } from '../../src/core/paths.js';
+import type { DocumentRecord, DocumentStore, QueryDocumentsOptions, Storage } from '../../src/core/ports.js';
+import { parseOrderBy, parseWhere } from '../../src/core/where.js';
+import type { EngineFixture } from '../support/engines.js';
+import { compareCodePoints } from '../support/reference-where.js';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const pathsOf = (records: DocumentRecord[]) => records.map((record) => record.path);
+const byCodePoints = (paths: string[]) => [...paths].sort(compareCodePoints);
+
+/** Registers the document store suite for one engine. */
+export function documentStoreCases(engine: EngineFixture): void {
+  describe.skipIf(engine.unavailable)(`DocumentStore on ${engine.name}`, () => {
+    let storage: Storage;
+    let store: DocumentStore;
+    let project = 0;
+
+    beforeAll(async () => {
+      storage = await engine.create();
+      store = storage.documents;
+    });
+    afterAll(async () => {
+      if (storage) await engine.destroy(storage);
+    });
+    // Fresh project ids per test: `project` holds the data, `project + 1` is the other tenant.
+    beforeEach(() => {
+      project += 10;
+    });
+
+    const put = (path: string, data: JsonObject = {}, p = project) => store.upsert(p, parseDocumentPath(path), data);
+    const query = (collection: string, where: string[] = [], extra: Partial<QueryDocumentsOptions> = {}) =>
+      store.query(project, { collection, where: parseWhere(where), ...extra }).then(pathsOf);
+
+    describe('writes', () => {
+      it('upsert creates with a fresh UUID, then replaces the data and keeps the id', async () => {
+        const first = await put('users/u1', { a: 1 });
+        expect(first).toEqual({ id: expect.stringMatching(UUID), path: 'users/u1', data: { a: 1 }, created: true });
+        const second = await put('users/u1', { b: 2 });
+        expect(second).toEqual({ id: first.id, path: 'users/u1', data: { b: 2 }, created: false });
+        expect(await store.get(project, 'users/u1')).toEqual({ id: first.id, path: 'users/u1', data: { b: 2 } });
+      });
+
+      it('round-trips data to a deep-equal object', async () => {
+        const data: JsonObject = {
+          int: 1,
+          float: -2.5,
+          big: 12345678901234567000,
+          tiny: 1.5e-7,
+          huge: 1e300,
+          text: 'Äé 😀 "quoted" \\ % _ \n',
+          flags: [true, false, null],
+          nested: { empty: {}, list: [[1, { deep: 'x' }], []], 'key.with"odd\\chars': 0 },
+          nothing: null,
+          '': 'empty key',
+        };
+        await put('docs/d1', data);
+        expect((await store.get(project, 'docs/d1'))?.data).toEqual(data);
+      });
+
+      it('insert stores the given id, and a second insert at the same path fails', async () => {
+        const id = '7c0e5bd8-6d8f-4e43-9b52-3a8f1e2f1f4a';
+        const record = await store.insert(project, parseDocumentPath(`posts/${id}`), id, { t: 'x' });
+        expect(record).toEqual({ id, path: `posts/${id}`, data: { t: 'x' } });
+        expect(await store.get(project, `posts/${id}`)).toEqual(record);
+        await expect(store.insert(project, parseDocumentPath(`posts/${id}`), id, {})).rejects.toThrow();
+      });
+
+      it('get of a missing document is null', async () => {
+        expect(await store.get(project, 'users/none')).toBeNull();
+      });
+
+      it('merge replaces top-level keys only, keeps nulls and the id', async () => {
+        const { id } = await put('users/u1', { a: 1, nested: { x: 1, y: 2 }, keep: 'k', gone: 1 });
+        const merged = await store.merge(project, 'users/u1', { a: 2, nested: { x: 9 }, gone: null, added: [1] });
+        const data = { a: 2, nested: { x: 9 }, keep: 'k', gone: null, added: [1] };
+        expect(merged).toEqual({ id, path: 'users/u1', data });
+        expect(await store.get(project, 'users/u1')).toEqual({ id, path: 'users/u1', data });
+      });
+
+      it('merge of a missing document is null and creates nothing', async () => {
+        expect(await store.merge(project, 'users/none', { a: 1 })).toBeNull();
+        expect(await store.get(project, 'users/none')).toBeNull();
+      });
+
+      it('concurrent merges of distinct keys lose none', async () => {
+        await put('counters/c', {});
+        await Promise.all(Array.from({ length: 20 }, (_, i) => store.merge(project, 'counters/c', { [`k${i}`]: i })));
+        const data = (await store.get(project, 'counters/c'))?.data ?? {};
+        expect(Object.keys(data).sort()).toEqual(Array.from({ length: 20 }, (_, i) => `k${i}`).sort());
+      });
+
+      it('delete removes only that document and reports whether it existed', async () => {
+        for (const path of ['a/1', 'a/1/b/2', 'a/10', 'a/1!']) await put(path);
+        expect(await store.delete(project, 'a/1')).toBe(true);
+        expect(await store.get(project, 'a/1')).toBeNull();
+        for (const path of ['a/1/b/2', 'a/10', 'a/1!']) expect(await store.get(project, path)).not.toBeNull();
+        expect(await store.delete(project, 'a/1')).toBe(false);
+      });
+
+      it('NUL in strings: PostgreSQL refuses with the §0 validation error, SQLite stores it', async () => {
+        const attempts = [
+          () => put('n/1', { s: 'a\u0000b' }),
+          () =>
+            store.insert(project, parseDocumentPath('n/2'), '0d5b7c1e-8f7a-4c1b-9a53-0c9e1b2a3d4f', { 'k\u0000': 1 }),
+          async () => {
+            await put('n/3', {});
+            return store.merge(project, 'n/3', { s: ['\u0000'] });
+          },
+        ];
+        for (const attempt of attempts) {
+          if (engine.name === 'postgres') {
+            const error = await attempt().then(
+              () => null,
+              (e: unknown) => e,
+            );
+            expect(error).toBeInstanceOf(AppError);
+            expect((error as AppError).code).toBe('validation');
+            expect((error as AppError).issues).toEqual([
+              { loc: ['body', 'data'], msg: 'Strings may not contain the NUL character', type: 'value_error' },
+            ]);
+          } else {
+            await attempt();
+          }
+        }
+        if (engine.name === 'sqlite') expect((await store.get(project, 'n/1'))?.data).toEqual({ s: 'a\u0000b' });
+      });
+    });
+
+    describe('list', () => {
+      const names = ['b', 'B', 'a', 'é', '~', 'a!', 'a0', 'Z', '😀', '\uff21', '%', '_'];
+
+      beforeEach(async () => {
+        for (const name of names) await put(`g/1/c/${name}`);
+        for (const path of ['g/1/c2/x', 'g/1/c/a/x/y', 'g/2/c/q', 'c/r', 'g/1!/c/z']) await put(path);
+      });
+
+      it('returns the direct children of parent/collection in byte order', async () => {
+        const all = await store.list(project, { parent: 'g/1', collection: 'c', limit: 100 });
+        const expected = byCodePoints(names.map((name) => `g/1/c/${name}`));
+        expect(pathsOf(all)).toEqual(expected);
+        expect(expected.slice(0, 4)).toEqual(['g/1/c/%', 'g/1/c/B', 'g/1/c/Z', 'g/1/c/_']);
+        expect(expected.slice(-3)).toEqual(['g/1/c/é', 'g/1/c/\uff21', 'g/1/c/😀']);
+      });
+
+      it('honours limit and start_after', async () => {
+        const expected = byCodePoints(names.map((name) => `g/1/c/${name}`));
+        expect(pathsOf(await store.list(project, { parent: 'g/1', collection: 'c', limit: 3 }))).toEqual(
+          expected.slice(0, 3),
+        );
+        const after = await store.list(project, { parent: 'g/1', collection: 'c', startAfter: 'g/1/c/a', limit: 4 });
+        expect(pathsOf(after)).toEqual(expected.slice(expected.indexOf('g/1/c/a') + 1).slice(0, 4));
+      });
+
+      it('lists root collections with an empty parent', async () => {
+        expect(pathsOf(await store.list(project, { parent: '', collection: 'c', limit: 20 }))).toEqual(['c/r']);
+      });
+    });
+
+    describe('childCollections', () => {
+      it('names every collection below the document, also those with only deeper documents', async () => {
+        const children = ['c/x', 'c!/x', 'c0/x', 'c/x/deep/y', 'only/a/deeper/b', 'é/x', 'Z/x', '😀/x', '\uff21/x'];
+        for (const child of children) await put(`r/1/${child}`);
+        for (const decoy of ['r/1', 'r/10/x/y', 'r/1!/x/y', 'r/0/w/y', 's/1/v/y', 'q/1']) await put(decoy);
+        const expected = ['Z', 'c', 'c!', 'c0', 'only', 'é', '\uff21', '😀'];
+        expect(await store.childCollections(project, 'r/1')).toEqual(expected);
+        expect(await store.childCollections(project, 'r/1/c/x')).toEqual(['deep']);
+        expect(await store.childCollections(project, 'r/1/only/a')).toEqual(['deeper']);
+        expect(await store.childCollections(project, 'r/1/c/x/deep/y')).toEqual([]);
+        expect(await store.childCollections(project, 'r/2')).toEqual([]);
+      });
+
+      it('lists the root collections for the empty path', async () => {
+        for (const path of ['users/u1', 'users/u2/posts/p', 'users!/x', 'a/b/c/d', 'z/1']) await put(path);
+        expect(await store.childCollections(project, '')).toEqual(['a', 'users', 'users!', 'z']);
+      });
+    });
+
+    describe('query', () => {
+      beforeEach(async () => {
+        await put('items/1', { n: 1, s: 'Report 2024', b: true, tags: ['a', 1, null], stats: { level: 5 }, z: null });
+        await put('items/2', { n: 1.5, s: 'report', b: false, tags: ['b', 'A'], stats: { level: '5' } });
+        await put('items/3', { n: -3, s: '100%_\\done', tags: [1.5, [1]], stats: [{ level: 5 }] });
+        await put('items/4', { n: '1', s: 'ÄÉ straße', tags: 'a, 1' });
+        await put('items/5', {});
+        await put('p/1/items/6', { n: 10, s: 'nested report' });
+        await put('p/2/items/7', { n: 1e3, s: '' });
+        await put('items/1/other/8', { n: 1 });
+        await put('x/items', { n: 1 });
+      });
+
+      it('finds the collection at any depth, or only below parent_path, by path', async () => {
+        const all = ['items/1', 'items/2', 'items/3', 'items/4', 'items/5', 'p/1/items/6', 'p/2/items/7'];
+        expect(await query('items')).toEqual(all);
+        expect(await query('items', [], { parent: 'p/1' })).toEqual(['p/1/items/6']);
+        expect(await query('items', [], { parent: '' })).toEqual(all.slice(0, 5));
+        expect(await query('other')).toEqual(['items/1/other/8']);
+        expect(await query('nothing')).toEqual([]);
+      });
+
+      it.each([
+        ['n__exact:1', ['items/1']],
+        ['n__exact:1.0', ['items/1']],
+        ['n__exact:1e3', ['p/2/items/7']],
+        ['s__exact:report', ['items/2']],
+        ['z__exact:null', ['items/1']],
+        ['b__exact:false', ['items/2']],
+        ['s__iexact:REPORT', ['items/2']],
+        ['s__iexact:äé STRASSE', []],
+        ['s__iexact:äé straße', ['items/4']],
+        ['n__ne:1', ['items/2', 'items/3', 'items/4', 'items/5', 'p/1/items/6', 'p/2/items/7']],
+        ['n__gt:1', ['items/2', 'p/1/items/6', 'p/2/items/7']],
+        ['n__gte:1', ['items/1', 'items/2', 'p/1/items/6', 'p/2/items/7']],
+        ['n__lt:0', ['items/3']],
+        ['n__lte:-3', ['items/3']],
+        ['s__gt:r', ['items/2', 'items/4']],
+        ['s__lt:R', ['items/3', 'p/2/items/7']],
+        ['b__gt:false', []],
+        ['n__in:1,1e3,x', ['items/1', 'p/2/items/7']],
+        ['n__in:-3,"1"', ['items/3']],
+        ['s__contains:2024', ['items/1']],
+        ['s__contains:%_\\', ['items/3']],
+        ['s__contains:_', ['items/3']],
+        ['s__contains:', ['items/1', 'items/2', 'items/3', 'items/4', 'p/1/items/6', 'p/2/items/7']],
+        ['tags__contains:1', ['items/1', 'items/4']],
+        ['tags__contains:a', ['items/1', 'items/4']],
+        ['tags__contains:null', ['items/1']],
+        ['tags__contains:1.5', ['items/3']],
+        ['s__icontains:REPORT', ['items/1', 'items/2', 'p/1/items/6']],
+        ['s__icontains:äé', ['items/4']],
+        ['s__startswith:Rep', ['items/1']],
+        ['s__istartswith:rep', ['items/1', 'items/2']],
+        ['s__startswith:%', []],
+        ['s__endswith:report', ['items/2', 'p/1/items/6']],
+        ['s__iendswith:STRASSE', []],
+        ['s__iendswith:STRAßE', ['items/4']],
+        ['s__endswith:', ['items/1', 'items/2', 'items/3', 'items/4', 'p/1/items/6', 'p/2/items/7']],
+        ['stats__level__exact:5', ['items/1']],
+        ['stats__level__gte:5', ['items/1']],
+        ['stats__level__isnull:true', ['items/3', 'items/4', 'items/5', 'p/1/items/6', 'p/2/items/7']],
+        ['z__isnull:true', ['items/1', 'items/2', 'items/3', 'items/4', 'items/5', 'p/1/items/6', 'p/2/items/7']],
+        ['z__isnull:false', []],
+        ['tags__isnull:false', ['items/1', 'items/2', 'items/3', 'items/4']],
+      ])('%s', async (clause, expected) => {
+        expect(await query('items', [clause])).toEqual(expected);
+      });
+
+      it('combines clauses with AND', async () => {
+        expect(await query('items', ['n__gte:1', 's__icontains:report'])).toEqual([
+          'items/1',
+          'items/2',
+          'p/1/items/6',
+        ]);
+        expect(await query('items', ['n__gte:1', 's__icontains:report', 'b__exact:true'])).toEqual(['items/1']);
+      });
+
+      it('orders by a field across types, ties by path ascending in both directions', async () => {
+        const asc = ['items/5', 'items/3', 'items/1', 'items/2', 'p/1/items/6', 'p/2/items/7', 'items/4'];
+        expect(await query('items', [], { orderBy: parseOrderBy('n') })).toEqual(asc);
+        const desc = ['items/4', 'p/2/items/7', 'p/1/items/6', 'items/2', 'items/1', 'items/3', 'items/5'];
+        expect(await query('items', [], { orderBy: parseOrderBy('-n') })).toEqual(desc);
+        // missing/null (5,6,7 have no tags), then strings, arrays; arrays tie among themselves.
+        const tags = ['items/5', 'p/1/items/6', 'p/2/items/7', 'items/4', 'items/1', 'items/2', 'items/3'];
+        expect(await query('items', [], { orderBy: parseOrderBy('tags') })).toEqual(tags);
+        const tagsDesc = ['items/1', 'items/2', 'items/3', 'items/4', 'items/5', 'p/1/items/6', 'p/2/items/7'];
+        expect(await query('items', [], { orderBy: parseOrderBy('-tags') })).toEqual(tagsDesc);
+      });
+
+      it('applies offset and limit after ordering', async () => {
+        const options = { orderBy: parseOrderBy('-n'), offset: 2, limit: 3 };
+        expect(await query('items', [], options)).toEqual(['p/1/items/6', 'items/2', 'items/1']);
+        expect(await query('items', [], { offset: 6 })).toEqual(['p/2/items/7']);
+        expect(await query('items', [], { limit: 1 })).toEqual(['items/1']);
+      });
+
+      it('reaches keys holding quotes, backslashes, dots and control characters, never array items', async () => {
+        await put('keys/1', {
+          'a"b': 1,
+          'c\\d': 2,
+          'e.f': 3,
+          'g\nh': 4,
+          é: 5,
+          x: { 'y"z': 6, $: 7 },
+          arr: [{ 0: 1 }],
+          o: { 0: 8 },
+        });
+        const cases = [
+          'a"b__exact:1',
+          'c\\d__exact:2',
+          'e.f__exact:3',
+          'g\nh__exact:4',
+          'é__exact:5',
+          'x__y"z__exact:6',
+        ];
+        for (const clause of [...cases, 'x__$__exact:7', 'o__0__exact:8']) {
+          expect(await query('keys', [clause]), clause).toEqual(['keys/1']);
+        }
+        expect(await query('keys', ['arr__0__0__exact:1'])).toEqual([]);
+        expect(await query('keys', ['arr__0__isnull:true'])).toEqual(['keys/1']);
+        expect(await query('keys', ['e__f__isnull:true'])).toEqual(['keys/1']);
+      });
+
+      it('answers clauses holding NUL characters without failing', async () => {
+        expect(await query('items', ['s__contains:\u0000'])).toEqual([]);
+        expect(await query('items', ['s__exact:report\u0000'])).toEqual([]);
+        expect(await query('items', ['s__in:report\u0000,report'])).toEqual(['items/2']);
+        expect(await query('items', ['s\u0000__isnull:true'])).toHaveLength(7);
+        // No stored string holds NUL, so 'report' < 'report\0' < 'reportx'.
+        expect(await query('items', ['s__gte:report\u0000', 's__lt:s'])).toEqual([]);
+        expect(await query('items', ['s__lt:report\u0000', 's__gte:report'])).toEqual(['items/2']);
+      });
+    });
+
+    describe('isolation between projects', () => {
+      it('shows project 2 nothing of project 1, through every method', async () => {
+        const other = project + 1;
+        const original = await put('users/u1', { secret: 1 });
+        await put('users/u1/posts/p1', { secret: 2 });
+        expect(await store.get(other, 'users/u1')).toBeNull();
+        expect(await store.childCollections(other, 'users/u1')).toEqual([]);
+        expect(await store.childCollections(other, '')).toEqual([]);
+        expect(await store.list(other, { parent: '', collection: 'users', limit: 10 })).toEqual([]);
+        expect(await store.query(other, { collection: 'users', where: [] })).toEqual([]);
+        expect(await store.query(other, { collection: 'users', where: parseWhere(['secret__exact:1']) })).toEqual([]);
+        expect(await store.merge(other, 'users/u1', { secret: 'x' })).toBeNull();
+        expect(await store.delete(other, 'users/u1')).toBe(false);
+        const copy = await put('users/u1', { mine: true }, other);
+        expect(copy.created).toBe(true);
+        expect(copy.id).not.toBe(original.id);
+        const id = 'f2a7c2e0-1d4b-4a5e-8c3f-6b7d8e9f0a1b';
+        await store.insert(other, parseDocumentPath('users/u1/posts/p1'), id, {});
+        expect(await store.get(project, 'users/u1')).toEqual({
+          id: original.id,
+          path: 'users/u1',
+          data: { secret: 1 },
+        });
+        expect((await store.get(project, 'users/u1/posts/p1'))?.data).toEqual({ secret: 2 });
+        expect(await store.get(other, 'users/u1')).toEqual({ id: copy.id, path: 'users/u1', data: { mine: true } });
+      });
+    });
+  });
+}

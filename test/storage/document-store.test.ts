@@ -1,0 +1,5 @@
+/** Runs the DocumentStore conformance suite against every engine. */
+import { documentStoreCases } from '../conformance/document-store.case.js';
+import { engines } from '../support/engines.js';
+
+for (const engine of engines) documentStoreCases(engine);

@@ -1,0 +1,212 @@
+/**
+ * Query plans of the document store over 100,000 documents: the SQL the stores actually run
+ * (exported by them) must seek the documents indexes or primary key and never scan the table.
+ * The plans are printed so a reader can see them.
+ */
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { QueryDocumentsOptions } from '../../src/core/ports.js';
+import { parseOrderBy, parseWhere } from '../../src/core/where.js';
+import {
+  childCollectionsQuery,
+  postgresDocumentSql,
+  postgresQuerySql,
+} from '../../src/storage/postgres/document-store.js';
+import { PostgresStorage } from '../../src/storage/postgres/postgres-storage.js';
+import { sqliteDocumentSql, sqliteQuerySql } from '../../src/storage/sqlite/document-store.js';
+import { SqliteStorage } from '../../src/storage/sqlite/sqlite-storage.js';
+import type { SqliteParams } from '../../src/storage/sqlite/where-sql.js';
+import { postgresEngine, sqliteEngine } from '../support/engines.js';
+
+const COUNT = 100_000;
+const PROJECT = 3;
+
+// Four shapes in turn, each collection holding about 1% of the rows:
+// c{0..49}/d{i}; c/d/s{0..39}/e{i} (c1/d1 has all 40 s*); c/d/s/e/t{0..29}/f{i}; u/{0..4999}/posts{0..24}/p{i}.
+function generated(i: number): { path: string; parent: string; collection: string } {
+  const c = `c${i % 50}/d${i % 1000}`;
+  const [parent, collection, name] = [
+    ['', `c${i % 50}`, `d${i}`],
+    [c, `s${Math.floor(i / 1000) % 40}`, `e${i}`],
+    [`${c}/s${i % 40}/e${i % 2000}`, `t${i % 30}`, `f${i}`],
+    [`u/${i % 5000}`, `posts${i % 25}`, `p${i}`],
+  ][i % 4] as [string, string, string];
+  return { path: parent === '' ? `${collection}/${name}` : `${parent}/${collection}/${name}`, parent, collection };
+}
+
+const GENERATE_SQL = `INSERT INTO documents (project_id, path, parent, collection, id, data)
+SELECT $1, CASE WHEN parent = '' THEN '' ELSE parent || '/' END || collection || '/' || name, parent, collection,
+  gen_random_uuid(), jsonb_build_object('n', i % 1000, 's', 'v' || (i % 97))
+FROM (SELECT i,
+  CASE i % 4 WHEN 0 THEN '' WHEN 1 THEN 'c' || i % 50 || '/d' || i % 1000
+    WHEN 2 THEN 'c' || i % 50 || '/d' || i % 1000 || '/s' || i % 40 || '/e' || i % 2000 ELSE 'u/' || i % 5000 END AS parent,
+  CASE i % 4 WHEN 0 THEN 'c' || i % 50 WHEN 1 THEN 's' || (i / 1000) % 40 WHEN 2 THEN 't' || i % 30 ELSE 'posts' || i % 25 END AS collection,
+  CASE i % 4 WHEN 0 THEN 'd' WHEN 1 THEN 'e' WHEN 2 THEN 'f' ELSE 'p' END || i AS name
+  FROM generate_series(0, ${COUNT - 1}) AS i) AS g`;
+
+/** What childCollections('c1/d1') must return, computed from the generator. */
+const C1_D1_COLLECTIONS = [
+  ...new Set(
+    Array.from({ length: COUNT }, (_, i) => generated(i).path)
+      .filter((path) => path.startsWith('c1/d1/'))
+      .map((path) => path.split('/')[2]),
+  ),
+].sort();
+
+/** The statements every engine is checked on, with the index each must use. */
+const QUERIES: { name: string; options: QueryDocumentsOptions; index: string }[] = [
+  {
+    name: 'query at any depth',
+    options: { collection: 's5', where: parseWhere(['n__gte:500']), orderBy: parseOrderBy('-n'), limit: 10 },
+    index: 'documents_by_collection',
+  },
+  { name: 'query, no clauses', options: { collection: 'posts7', where: [] }, index: 'documents_by_collection' },
+  {
+    name: 'query with parent_path',
+    options: { collection: 's1', parent: 'c1/d1', where: parseWhere(['s__icontains:V', 'n__in:1,41']) },
+    index: 'documents_by_parent',
+  },
+];
+
+describe.skipIf(sqliteEngine.unavailable)('query plans on sqlite', () => {
+  let storage: SqliteStorage;
+  const plan = (sql: string, params: SqliteParams) => {
+    const rows = storage.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(params) as { detail: string }[];
+    const details = rows.map((row) => row.detail);
+    console.log(`sqlite plan:\n  ${details.join('\n  ')}`);
+    return details;
+  };
+  const expectSeeks = (details: string[], index: string) => {
+    expect(details.some((d) => d.startsWith('SEARCH documents') && d.includes(index))).toBe(true);
+    // "SCAN documents" reads the whole table (or a whole index); only SEARCH (a seek) is allowed.
+    expect(details.filter((d) => /^SCAN documents\b/.test(d))).toEqual([]);
+  };
+
+  beforeAll(async () => {
+    const created = await sqliteEngine.create();
+    if (!(created instanceof SqliteStorage)) throw new Error('expected SQLite storage');
+    storage = created;
+    const insert = storage.db.prepare(sqliteDocumentSql.insert);
+    const load = storage.db.transaction(() => {
+      for (let i = 0; i < COUNT; i++) {
+        const doc = generated(i);
+        const data = JSON.stringify({ n: i % 1000, s: `v${i % 97}` });
+        insert.run({ project: PROJECT, ...doc, id: randomUUID(), data, now: Date.now() });
+      }
+    });
+    load();
+  }, 120_000);
+  afterAll(async () => {
+    if (storage) await sqliteEngine.destroy(storage);
+  });
+
+  it('get seeks the primary key', () => {
+    expectSeeks(plan(sqliteDocumentSql.get, { project: PROJECT, path: 'c7/d7' }), 'PRIMARY KEY');
+  });
+
+  it('childCollections seeks the primary key once per name', async () => {
+    expectSeeks(plan(sqliteDocumentSql.firstBelow, { project: PROJECT, from: 'c1/d1/', to: 'c1/d10' }), 'PRIMARY KEY');
+    expectSeeks(plan(sqliteDocumentSql.firstFrom, { project: PROJECT, from: 'c1' }), 'PRIMARY KEY');
+    expect(await storage.documents.childCollections(PROJECT, 'c1/d1')).toEqual(C1_D1_COLLECTIONS);
+  });
+
+  it('list seeks documents_by_parent', () => {
+    const params = { project: PROJECT, parent: 'c1/d1', collection: 's1', after: '', limit: 20 };
+    expectSeeks(plan(sqliteDocumentSql.list, params), 'documents_by_parent');
+  });
+
+  for (const query of QUERIES) {
+    it(`${query.name} seeks ${query.index}`, async () => {
+      const { sql, params } = sqliteQuerySql(PROJECT, query.options);
+      expectSeeks(plan(sql, params), query.index);
+      expect((await storage.documents.query(PROJECT, query.options)).length).toBeGreaterThan(0);
+    });
+  }
+});
+
+interface PgPlanNode {
+  'Node Type': string;
+  'Relation Name'?: string;
+  'Index Name'?: string;
+  'Actual Rows'?: number;
+  'Actual Loops'?: number;
+  Plans?: PgPlanNode[];
+}
+
+function flatten(node: PgPlanNode, depth = 0): { node: PgPlanNode; depth: number }[] {
+  return [{ node, depth }, ...(node.Plans ?? []).flatMap((child) => flatten(child, depth + 1))];
+}
+
+describe.skipIf(postgresEngine.unavailable)('query plans on postgres', () => {
+  let storage: PostgresStorage;
+  // VERBOSE shows the subplans of target lists (the recursive seek of the skip scan lives there).
+  const plan = async (sql: string, params: unknown[], analyze = false) => {
+    const { rows } = await storage.pool.query<{ 'QUERY PLAN': { Plan: PgPlanNode }[] }>(
+      `EXPLAIN (FORMAT JSON, VERBOSE${analyze ? ', ANALYZE' : ''}) ${sql}`,
+      params,
+    );
+    const root = rows[0]?.['QUERY PLAN'][0]?.Plan;
+    if (!root) throw new Error('no plan');
+    const nodes = flatten(root);
+    const lines = nodes.map(({ node, depth }) => {
+      const on = [
+        node['Index Name'] && `using ${node['Index Name']}`,
+        node['Relation Name'] && `on ${node['Relation Name']}`,
+        node['Actual Loops'] !== undefined && `(rows=${node['Actual Rows']} loops=${node['Actual Loops']})`,
+      ];
+      return `${'  '.repeat(depth)}${node['Node Type']} ${on.filter(Boolean).join(' ')}`;
+    });
+    console.log(`postgres plan:\n  ${lines.join('\n  ')}`);
+    return nodes.map(({ node }) => node);
+  };
+  const expectSeeks = (nodes: PgPlanNode[], index: string) => {
+    expect(nodes.some((node) => node['Index Name'] === index)).toBe(true);
+    const scans = nodes.filter((node) => node['Node Type'] === 'Seq Scan' && node['Relation Name'] === 'documents');
+    expect(scans).toEqual([]);
+  };
+
+  beforeAll(async () => {
+    const created = await postgresEngine.create();
+    if (!(created instanceof PostgresStorage)) throw new Error('expected PostgreSQL storage');
+    storage = created;
+    await storage.pool.query(GENERATE_SQL, [PROJECT]);
+    await storage.pool.query('ANALYZE documents');
+  }, 120_000);
+  afterAll(async () => {
+    if (storage) await postgresEngine.destroy(storage);
+  });
+
+  it('get uses the primary key', async () => {
+    expectSeeks(await plan(postgresDocumentSql.get, [PROJECT, 'c7/d7']), 'documents_pkey');
+  });
+
+  it('childCollections seeks the primary key once per name, reading one row per seek', async () => {
+    for (const path of ['c1/d1', '']) {
+      const names = await storage.documents.childCollections(PROJECT, path);
+      const { sql, params } = childCollectionsQuery(PROJECT, path);
+      const nodes = await plan(sql, params, true);
+      expectSeeks(nodes, 'documents_pkey');
+      const seeks = nodes.filter((node) => node['Relation Name'] === 'documents');
+      expect(seeks.map((node) => node['Index Name'])).toEqual(['documents_pkey', 'documents_pkey']);
+      // The first seek, then one per name (the last finds nothing), each reading at most one row
+      // ('Actual Rows' is a rounded per-loop average): the cost follows the names, not the descendants.
+      const loops = seeks.reduce((sum, node) => sum + (node['Actual Loops'] ?? 0), 0);
+      expect(loops).toBe(names.length + 1);
+      expect(seeks.every((node) => (node['Actual Rows'] ?? 0) <= 1)).toBe(true);
+    }
+    expect(await storage.documents.childCollections(PROJECT, 'c1/d1')).toEqual(C1_D1_COLLECTIONS);
+    expect(C1_D1_COLLECTIONS).toHaveLength(40);
+  });
+
+  it('list uses documents_by_parent', async () => {
+    expectSeeks(await plan(postgresDocumentSql.list, [PROJECT, 'c1/d1', 's1', '', 20]), 'documents_by_parent');
+  });
+
+  for (const query of QUERIES) {
+    it(`${query.name} uses ${query.index}`, async () => {
+      const { sql, params } = postgresQuerySql(PROJECT, query.options);
+      expectSeeks(await plan(sql, params), query.index);
+      expect((await storage.documents.query(PROJECT, query.options)).length).toBeGreaterThan(0);
+    });
+  }
+});
