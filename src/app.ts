@@ -13,6 +13,7 @@ import { DocumentService } from './core/documents/document-service.js';
 import { createLeaderboards, type LeaderboardService } from './core/leaderboards/leaderboard-service.js';
 import type { Bus, Storage } from './core/ports.js';
 import { TreeService } from './core/realtime/tree-service.js';
+import { TransferService } from './core/transfer/transfer-service.js';
 import { Metrics, metricsRoutes } from './http/metrics.js';
 import { authRoutes } from './http/routes/auth.js';
 import { documentRoutes } from './http/routes/documents.js';
@@ -35,6 +36,8 @@ export interface Services {
   bus: Bus;
   tree: TreeService;
   leaderboards: LeaderboardService;
+  /** `cds export` / `cds import` (§8). */
+  transfer: TransferService;
 }
 
 /** A built service: its HTTP app and what it holds open. */
@@ -80,6 +83,12 @@ export function createServices(config: Config, storage: Storage, clock: Clock = 
       profiles: storage.accounts,
       clock,
       leaseMs: config.leaderboards.resetLeaseMs,
+    }),
+    transfer: new TransferService({
+      store: storage.transfer,
+      accounts: storage.accounts,
+      limits: config.pathLimits,
+      clock,
     }),
   };
 }

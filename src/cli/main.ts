@@ -7,6 +7,7 @@ import { Command, InvalidArgumentError } from 'commander';
 import { createServices, openStorage, type Services } from '../app.js';
 import { loadConfig } from '../config.js';
 import { AppError } from '../core/errors.js';
+import { registerTransferCommands } from './transfer-commands.js';
 
 /** Output mode shared by every command. */
 interface OutputOptions {
@@ -151,6 +152,7 @@ function buildProgram(): Command {
   registerUser(program);
   registerRole(program);
   registerToken(program);
+  registerTransferCommands(program, withServices);
   // Later commands register here the same way, each in its own module:
   // `admin create` (§6/§7), `import` and `export` (§8).
   return program;

@@ -325,8 +325,11 @@ export interface LeaderboardStore {
 export interface TransferStore {
   /** Everything of the project, in a stable order (paths, ids, slugs). */
   exportProject(projectId: number): Promise<ProjectExport>;
-  /** Loads a checked file in one transaction (upserting); throws a 400 naming the first bad item, changing nothing. */
-  importProject(projectId: number, file: ProjectExport, now: number): Promise<void>;
+  /**
+   * Loads a checked file in one transaction, upserting (§8), with `tree` the file's realtime tree
+   * as child sets at the root; throws a 400 naming the first bad item, and then nothing changed.
+   */
+  importProject(projectId: number, file: ProjectExport, tree: TreeSet[], now: number): Promise<void>;
 }
 
 /** One storage engine holding every store. */

@@ -1,16 +1,293 @@
+import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
-import type { TransferStore } from '../../core/ports.js';
-import type { ProjectExport } from '../../core/transfer/export-format.js';
+import type { JsonObject, JsonValue } from '../../core/json.js';
+import { periodContaining } from '../../core/leaderboards/period-schedule.js';
+import { scoreOf } from '../../core/leaderboards/rank-order.js';
+import { parseDocumentPath } from '../../core/paths.js';
+import type { TransferStore, TreeSet } from '../../core/ports.js';
+import { ancestorsOf, descendantRange, ROOT_PATH } from '../../core/realtime/tree-path.js';
+import { assembleValue } from '../../core/realtime/tree-value.js';
+import {
+  badItem,
+  definitionOf,
+  type ExportLeaderboard,
+  type ProjectExport,
+} from '../../core/transfer/export-format.js';
+import { inTransaction, type Queryable, writeDefinitionParts } from './leaderboard-store.js';
 
-/** Export and import of a whole project (§8) in one transaction. */
+interface BoardRow {
+  id: number;
+  slug: string;
+  name: string;
+  description: string;
+  type: ExportLeaderboard['type'];
+  sort: ExportLeaderboard['sort'];
+  operator: ExportLeaderboard['operator'];
+  reset: ExportLeaderboard['reset'];
+}
+
+const iso = (ms: string) => new Date(Number(ms)).toISOString();
+// Rows per INSERT of a big import (each a few array parameters).
+const CHUNK = 10_000;
+
+/**
+ * Export and import of a whole project (§8) on PostgreSQL. Export reads in one REPEATABLE READ
+ * transaction (one snapshot); import is one transaction, so a bad item anywhere rolls all of it
+ * back. The realtime tree is written like a root PATCH of the tree store: leaves replaced, one
+ * new version with one change per top-level key in the change log.
+ */
 export class PostgresTransferStore implements TransferStore {
-  constructor(private readonly db: pg.Pool) {}
+  constructor(private readonly pool: pg.Pool) {}
 
-  async exportProject(_projectId: number): Promise<ProjectExport> {
-    throw new Error(`export is not implemented yet on ${String(this.db ? 'postgres' : '')}`);
+  async exportProject(projectId: number): Promise<ProjectExport> {
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+      const documents = await client.query<{ path: string; data: JsonObject }>(
+        'SELECT path, data FROM documents WHERE project_id = $1 ORDER BY path',
+        [projectId],
+      );
+      const leaves = await client.query<{ path: string; value: JsonValue }>(
+        'SELECT path, value FROM tree_leaves WHERE project_id = $1',
+        [projectId],
+      );
+      const users = await client.query<{
+        id: number;
+        username: string;
+        nickname: string;
+        avatar_url: string | null;
+        roles: string[];
+      }>('SELECT id, username, nickname, avatar_url, roles FROM users WHERE project_id = $1 ORDER BY id', [projectId]);
+      const boards = await client.query<BoardRow>(
+        'SELECT id, slug, name, description, type, sort, operator, reset FROM leaderboards WHERE project_id = $1 ORDER BY slug COLLATE "C"',
+        [projectId],
+      );
+      const leaderboards: ExportLeaderboard[] = [];
+      for (const board of boards.rows) leaderboards.push(await exportBoard(client, board));
+      await client.query('COMMIT');
+      return {
+        format: 'cds-export',
+        version: 1,
+        documents: documents.rows,
+        realtime: assembleValue(ROOT_PATH, leaves.rows),
+        users: users.rows,
+        leaderboards,
+      };
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
   }
 
-  async importProject(_projectId: number, _file: ProjectExport, _now: number): Promise<void> {
-    throw new Error('import is not implemented yet');
+  importProject(projectId: number, file: ProjectExport, tree: TreeSet[], now: number): Promise<void> {
+    return inTransaction(this.pool, async (client) => {
+      await importUsers(client, projectId, file);
+      for (const doc of file.documents) {
+        const { path, parent, collection } = parseDocumentPath(doc.path);
+        await client.query(
+          `INSERT INTO documents (project_id, path, parent, collection, id, data) VALUES ($1, $2, $3, $4, $5, $6::jsonb)
+           ON CONFLICT (project_id, path) DO UPDATE SET data = EXCLUDED.data, updated_at = now()`,
+          [projectId, path, parent, collection, randomUUID(), JSON.stringify(doc.data)],
+        );
+      }
+      const ids = await client.query<{ id: number }>('SELECT id FROM users WHERE project_id = $1', [projectId]);
+      const known = new Set(ids.rows.map((r) => r.id));
+      for (const [i, board] of file.leaderboards.entries()) {
+        await importBoard(client, projectId, board, `leaderboards[${i}]`, known, now);
+      }
+      if (tree.length > 0) await importTree(client, projectId, tree);
+    });
   }
+}
+
+async function exportBoard(client: Queryable, board: BoardRow): Promise<ExportLeaderboard> {
+  const leagues = await client.query<ExportLeaderboard['leagues'][number]>(
+    'SELECT slug, name, ord AS "order", min_stat, promote_top, demote_bottom FROM leaderboard_leagues WHERE leaderboard_id = $1 ORDER BY ord',
+    [board.id],
+  );
+  const rewards = await client.query<{ league: string; rank_from: number; rank_to: number; reward: JsonValue }>(
+    'SELECT league, rank_from, rank_to, reward FROM leaderboard_rewards WHERE leaderboard_id = $1 ORDER BY position',
+    [board.id],
+  );
+  const entries = await client.query<{ user_id: number; stat_value: number; league: string; updated_at: string }>(
+    'SELECT user_id, stat_value, league, updated_at FROM leaderboard_entries WHERE leaderboard_id = $1 ORDER BY user_id',
+    [board.id],
+  );
+  const assignments = await client.query<{ user_id: number; league: string }>(
+    'SELECT user_id, league FROM leaderboard_assignments WHERE leaderboard_id = $1 ORDER BY user_id',
+    [board.id],
+  );
+  const { id: _id, ...fields } = board;
+  return {
+    ...fields,
+    leagues: leagues.rows,
+    rewards: rewards.rows,
+    entries: entries.rows.map((e) => ({ ...e, updated_at: iso(e.updated_at) })),
+    assignments: assignments.rows,
+  };
+}
+
+async function importUsers(client: Queryable, projectId: number, file: ProjectExport): Promise<void> {
+  let maxId = 0;
+  for (const [i, user] of file.users.entries()) {
+    maxId = Math.max(maxId, user.id);
+    const existing = await client.query<{ username: string }>(
+      'SELECT username FROM users WHERE project_id = $1 AND id = $2',
+      [projectId, user.id],
+    );
+    const holder = await client.query<{ id: number }>(
+      'SELECT id FROM users WHERE project_id = $1 AND lower(username) = lower($2)',
+      [projectId, user.username],
+    );
+    const current = existing.rows[0];
+    if (current && current.username.toLowerCase() !== user.username.toLowerCase()) {
+      throw badItem(`users[${i}].id`, `user ${user.id} exists with another username ('${current.username}')`);
+    }
+    const taken = holder.rows[0];
+    if (taken && taken.id !== user.id)
+      throw badItem(`users[${i}].username`, `'${user.username}' is taken by user ${taken.id}`);
+    const roles = JSON.stringify(user.roles);
+    if (current) {
+      await client.query(
+        'UPDATE users SET username = $1, nickname = $2, avatar_url = $3, roles = $4::jsonb WHERE project_id = $5 AND id = $6',
+        [user.username, user.nickname, user.avatar_url, roles, projectId, user.id],
+      );
+    } else {
+      await client.query(
+        `INSERT INTO users (project_id, id, username, password_hash, nickname, avatar_url, roles, device_id)
+         VALUES ($1, $2, $3, NULL, $4, $5, $6::jsonb, NULL)`,
+        [projectId, user.id, user.username, user.nickname, user.avatar_url, roles],
+      );
+    }
+  }
+  // New sign-ups must not take an imported id.
+  await client.query('UPDATE projects SET next_user_id = GREATEST(next_user_id, $1) WHERE id = $2', [
+    maxId + 1,
+    projectId,
+  ]);
+}
+
+async function importBoard(
+  client: Queryable,
+  projectId: number,
+  board: ExportLeaderboard,
+  at: string,
+  known: Set<number>,
+  now: number,
+): Promise<void> {
+  const def = definitionOf(board);
+  const found = await client.query<{ id: number; reset: string; period_start: string; period_end: string | null }>(
+    'SELECT id, reset, period_start, period_end FROM leaderboards WHERE project_id = $1 AND slug = $2 FOR UPDATE',
+    [projectId, board.slug],
+  );
+  const existing = found.rows[0];
+  // A replaced board keeps its period unless its schedule changed; its revision moves so cached ranks are dropped.
+  const period =
+    existing && existing.reset === board.reset
+      ? { start: Number(existing.period_start), end: existing.period_end === null ? null : Number(existing.period_end) }
+      : periodContaining(board.reset, now);
+  let boardId: number;
+  if (existing) {
+    boardId = existing.id;
+    await client.query(
+      `UPDATE leaderboards SET name = $1, description = $2, type = $3, sort = $4, operator = $5, reset = $6, revision = revision + 1,
+         period_start = $7, period_end = $8, reset_owner = NULL, reset_lease_until = NULL WHERE id = $9`,
+      [def.name, def.description, def.type, def.sort, def.operator, def.reset, period.start, period.end, boardId],
+    );
+    await client.query('DELETE FROM leaderboard_entries WHERE leaderboard_id = $1', [boardId]);
+    await client.query('DELETE FROM leaderboard_assignments WHERE leaderboard_id = $1', [boardId]);
+  } else {
+    const inserted = await client.query<{ id: number }>(
+      `INSERT INTO leaderboards (project_id, slug, name, description, type, sort, operator, reset, period_start, period_end)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING id`,
+      [
+        projectId,
+        def.slug,
+        def.name,
+        def.description,
+        def.type,
+        def.sort,
+        def.operator,
+        def.reset,
+        period.start,
+        period.end,
+      ],
+    );
+    boardId = (inserted.rows[0] as { id: number }).id;
+  }
+  await writeDefinitionParts(client, boardId, def);
+  board.entries.forEach((e, i) => {
+    if (!known.has(e.user_id)) throw badItem(`${at}.entries[${i}].user_id`, `user ${e.user_id} does not exist`);
+  });
+  board.assignments.forEach((a, i) => {
+    if (!known.has(a.user_id)) throw badItem(`${at}.assignments[${i}].user_id`, `user ${a.user_id} does not exist`);
+  });
+  for (let from = 0; from < board.entries.length; from += CHUNK) {
+    const chunk = board.entries.slice(from, from + CHUNK);
+    await client.query(
+      `INSERT INTO leaderboard_entries (leaderboard_id, user_id, league, stat_value, score, updated_at)
+       SELECT $1, * FROM unnest($2::int[], $3::text[], $4::float8[], $5::float8[], $6::bigint[])`,
+      [
+        boardId,
+        chunk.map((e) => e.user_id),
+        chunk.map((e) => e.league),
+        chunk.map((e) => e.stat_value),
+        chunk.map((e) => scoreOf(board.sort, e.stat_value)),
+        chunk.map((e) => Date.parse(e.updated_at)),
+      ],
+    );
+  }
+  for (let from = 0; from < board.assignments.length; from += CHUNK) {
+    const chunk = board.assignments.slice(from, from + CHUNK);
+    await client.query(
+      'INSERT INTO leaderboard_assignments (leaderboard_id, user_id, league) SELECT $1, * FROM unnest($2::int[], $3::text[])',
+      [boardId, chunk.map((a) => a.user_id), chunk.map((a) => a.league)],
+    );
+  }
+}
+
+/** The tree store's write for root-level sets, inside the import's transaction. */
+async function importTree(client: Queryable, projectId: number, sets: TreeSet[]): Promise<void> {
+  const bumped = await client.query<{ version: string }>(
+    `INSERT INTO tree_versions (project_id, version, log_floor) VALUES ($1, 1, 0)
+     ON CONFLICT (project_id) DO UPDATE SET version = tree_versions.version + 1 RETURNING version`,
+    [projectId],
+  );
+  const version = Number(bumped.rows[0]?.version);
+  const ancestors = new Set<string>();
+  for (const set of sets) if (set.leaves.length > 0) for (const a of ancestorsOf(set.path)) ancestors.add(a);
+  for (const set of sets) ancestors.add(set.path);
+  await client.query('DELETE FROM tree_leaves WHERE project_id = $1 AND path = ANY($2::text[])', [
+    projectId,
+    [...ancestors],
+  ]);
+  for (const set of sets) {
+    const { from, to } = descendantRange(set.path);
+    await client.query('DELETE FROM tree_leaves WHERE project_id = $1 AND path >= $2 AND path < $3', [
+      projectId,
+      from,
+      to,
+    ]);
+  }
+  const leaves = sets.flatMap((set) => set.leaves);
+  for (let from = 0; from < leaves.length; from += CHUNK) {
+    const chunk = leaves.slice(from, from + CHUNK);
+    await client.query(
+      'INSERT INTO tree_leaves (project_id, path, value) SELECT $1::int, p, v::jsonb FROM unnest($2::text[], $3::text[]) AS t(p, v)',
+      [projectId, chunk.map((l) => l.path), chunk.map((l) => JSON.stringify(l.value))],
+    );
+  }
+  await client.query(
+    `INSERT INTO tree_changes (project_id, version, seq, path, value)
+     SELECT $1::int, $2::bigint, s, p, v::jsonb FROM unnest($3::int[], $4::text[], $5::text[]) AS t(s, p, v)`,
+    [
+      projectId,
+      version,
+      sets.map((_, seq) => seq),
+      sets.map((set) => set.path),
+      sets.map((set) => JSON.stringify(set.value)),
+    ],
+  );
 }

@@ -1,16 +1,266 @@
+import { randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';
-import type { TransferStore } from '../../core/ports.js';
-import type { ProjectExport } from '../../core/transfer/export-format.js';
+import type { JsonObject, JsonValue } from '../../core/json.js';
+import { periodContaining } from '../../core/leaderboards/period-schedule.js';
+import { scoreOf } from '../../core/leaderboards/rank-order.js';
+import { parseDocumentPath } from '../../core/paths.js';
+import type { TransferStore, TreeSet } from '../../core/ports.js';
+import { ancestorsOf, descendantRange, ROOT_PATH } from '../../core/realtime/tree-path.js';
+import { assembleValue } from '../../core/realtime/tree-value.js';
+import {
+  badItem,
+  definitionOf,
+  type ExportLeaderboard,
+  type ProjectExport,
+} from '../../core/transfer/export-format.js';
+import { writeDefinitionParts } from './leaderboard-store.js';
 
-/** Export and import of a whole project (§8) in one transaction. */
+interface BoardRow {
+  id: number;
+  slug: string;
+  name: string;
+  description: string;
+  type: ExportLeaderboard['type'];
+  sort: ExportLeaderboard['sort'];
+  operator: ExportLeaderboard['operator'];
+  reset: ExportLeaderboard['reset'];
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/**
+ * Export and import of a whole project (§8) on SQLite. Export reads in one transaction (one
+ * snapshot); import is one immediate transaction, so a bad item anywhere rolls all of it back.
+ * The realtime tree is written like a root PATCH of the tree store: leaves replaced, one new
+ * version with one change per top-level key in the change log.
+ */
 export class SqliteTransferStore implements TransferStore {
   constructor(private readonly db: Database.Database) {}
 
-  async exportProject(_projectId: number): Promise<ProjectExport> {
-    throw new Error(`export is not implemented yet on ${String(this.db ? 'sqlite' : '')}`);
+  async exportProject(projectId: number): Promise<ProjectExport> {
+    return this.db.transaction((): ProjectExport => {
+      const documents = this.db
+        .prepare<[number], { path: string; data: string }>(
+          'SELECT path, data FROM documents WHERE project_id = ? ORDER BY path',
+        )
+        .all(projectId)
+        .map((row) => ({ path: row.path, data: JSON.parse(row.data) as JsonObject }));
+      const leaves = this.db
+        .prepare<[number], { path: string; value: string }>('SELECT path, value FROM tree_leaves WHERE project_id = ?')
+        .all(projectId)
+        .map((row) => ({ path: row.path, value: JSON.parse(row.value) as JsonValue }));
+      const users = this.db
+        .prepare<
+          [number],
+          { id: number; username: string; nickname: string; avatar_url: string | null; roles: string }
+        >('SELECT id, username, nickname, avatar_url, roles FROM users WHERE project_id = ? ORDER BY id')
+        .all(projectId)
+        .map((row) => ({ ...row, roles: JSON.parse(row.roles) as string[] }));
+      const boards = this.db
+        .prepare<[number], BoardRow>(
+          'SELECT id, slug, name, description, type, sort, operator, reset FROM leaderboards WHERE project_id = ? ORDER BY slug',
+        )
+        .all(projectId);
+      return {
+        format: 'cds-export',
+        version: 1,
+        documents,
+        realtime: assembleValue(ROOT_PATH, leaves),
+        users,
+        leaderboards: boards.map((board) => this.exportBoard(board)),
+      };
+    })();
   }
 
-  async importProject(_projectId: number, _file: ProjectExport, _now: number): Promise<void> {
-    throw new Error('import is not implemented yet');
+  async importProject(projectId: number, file: ProjectExport, tree: TreeSet[], now: number): Promise<void> {
+    this.db
+      .transaction(() => {
+        this.importUsers(projectId, file);
+        this.importDocuments(projectId, file, now);
+        const known = new Set(
+          this.db
+            .prepare<[number], { id: number }>('SELECT id FROM users WHERE project_id = ?')
+            .all(projectId)
+            .map((r) => r.id),
+        );
+        file.leaderboards.forEach((board, i) => {
+          this.importBoard(projectId, board, `leaderboards[${i}]`, known, now);
+        });
+        if (tree.length > 0) this.importTree(projectId, tree, now);
+      })
+      .immediate();
+  }
+
+  private exportBoard(board: BoardRow): ExportLeaderboard {
+    const leagues = this.db
+      .prepare<
+        [number],
+        {
+          slug: string;
+          name: string;
+          order: number;
+          min_stat: number | null;
+          promote_top: number | null;
+          demote_bottom: number | null;
+        }
+      >(
+        'SELECT slug, name, ord AS "order", min_stat, promote_top, demote_bottom FROM leaderboard_leagues WHERE leaderboard_id = ? ORDER BY ord',
+      )
+      .all(board.id);
+    const rewards = this.db
+      .prepare<[number], { league: string; rank_from: number; rank_to: number; reward: string }>(
+        'SELECT league, rank_from, rank_to, reward FROM leaderboard_rewards WHERE leaderboard_id = ? ORDER BY position',
+      )
+      .all(board.id)
+      .map((r) => ({ ...r, reward: JSON.parse(r.reward) as JsonValue }));
+    const entries = this.db
+      .prepare<[number], { user_id: number; stat_value: number; league: string; updated_at: number }>(
+        'SELECT user_id, stat_value, league, updated_at FROM leaderboard_entries WHERE leaderboard_id = ? ORDER BY user_id',
+      )
+      .all(board.id)
+      .map((e) => ({ user_id: e.user_id, stat_value: e.stat_value, league: e.league, updated_at: iso(e.updated_at) }));
+    const assignments = this.db
+      .prepare<[number], { user_id: number; league: string }>(
+        'SELECT user_id, league FROM leaderboard_assignments WHERE leaderboard_id = ? ORDER BY user_id',
+      )
+      .all(board.id);
+    const { id: _id, ...fields } = board;
+    return { ...fields, leagues, rewards, entries, assignments };
+  }
+
+  private importUsers(projectId: number, file: ProjectExport): void {
+    const byId = this.db.prepare<[number, number], { username: string }>(
+      'SELECT username FROM users WHERE project_id = ? AND id = ?',
+    );
+    const byName = this.db.prepare<[number, string], { id: number }>(
+      'SELECT id FROM users WHERE project_id = ? AND username = ?',
+    );
+    const update = this.db.prepare(
+      'UPDATE users SET username = ?, nickname = ?, avatar_url = ?, roles = ? WHERE project_id = ? AND id = ?',
+    );
+    const insert = this.db.prepare(
+      `INSERT INTO users (project_id, id, username, password_hash, nickname, avatar_url, roles, device_id, created_at)
+       VALUES (?, ?, ?, NULL, ?, ?, ?, NULL, ?)`,
+    );
+    let maxId = 0;
+    file.users.forEach((user, i) => {
+      maxId = Math.max(maxId, user.id);
+      const existing = byId.get(projectId, user.id);
+      const holder = byName.get(projectId, user.username);
+      if (existing && existing.username.toLowerCase() !== user.username.toLowerCase()) {
+        throw badItem(`users[${i}].id`, `user ${user.id} exists with another username ('${existing.username}')`);
+      }
+      if (holder && holder.id !== user.id)
+        throw badItem(`users[${i}].username`, `'${user.username}' is taken by user ${holder.id}`);
+      const roles = JSON.stringify(user.roles);
+      if (existing) update.run(user.username, user.nickname, user.avatar_url, roles, projectId, user.id);
+      else insert.run(projectId, user.id, user.username, user.nickname, user.avatar_url, roles, Date.now());
+    });
+    // New sign-ups must not take an imported id.
+    this.db.prepare('UPDATE projects SET next_user_id = max(next_user_id, ?) WHERE id = ?').run(maxId + 1, projectId);
+  }
+
+  private importDocuments(projectId: number, file: ProjectExport, now: number): void {
+    const upsert = this.db.prepare(
+      `INSERT INTO documents (project_id, path, parent, collection, id, data, created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (project_id, path) DO UPDATE SET data = excluded.data, updated_at = excluded.updated_at`,
+    );
+    for (const doc of file.documents) {
+      const { path, parent, collection } = parseDocumentPath(doc.path);
+      upsert.run(projectId, path, parent, collection, randomUUID(), JSON.stringify(doc.data), now, now);
+    }
+  }
+
+  private importBoard(projectId: number, board: ExportLeaderboard, at: string, known: Set<number>, now: number): void {
+    const def = definitionOf(board);
+    const existing = this.db
+      .prepare<[number, string], { id: number; reset: string; period_start: number; period_end: number | null }>(
+        'SELECT id, reset, period_start, period_end FROM leaderboards WHERE project_id = ? AND slug = ?',
+      )
+      .get(projectId, board.slug);
+    // A replaced board keeps its period unless its schedule changed; its revision moves so cached ranks are dropped.
+    const period =
+      existing && existing.reset === board.reset
+        ? { start: existing.period_start, end: existing.period_end }
+        : periodContaining(board.reset, now);
+    let boardId: number;
+    if (existing) {
+      boardId = existing.id;
+      this.db
+        .prepare(
+          `UPDATE leaderboards SET name = ?, description = ?, type = ?, sort = ?, operator = ?, reset = ?, revision = revision + 1,
+             period_start = ?, period_end = ?, reset_owner = NULL, reset_lease_until = NULL WHERE id = ?`,
+        )
+        .run(def.name, def.description, def.type, def.sort, def.operator, def.reset, period.start, period.end, boardId);
+      this.db.prepare('DELETE FROM leaderboard_entries WHERE leaderboard_id = ?').run(boardId);
+      this.db.prepare('DELETE FROM leaderboard_assignments WHERE leaderboard_id = ?').run(boardId);
+    } else {
+      boardId = Number(
+        this.db
+          .prepare(
+            `INSERT INTO leaderboards (project_id, slug, name, description, type, sort, operator, reset, period_start, period_end, created_at)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+          )
+          .run(
+            projectId,
+            def.slug,
+            def.name,
+            def.description,
+            def.type,
+            def.sort,
+            def.operator,
+            def.reset,
+            period.start,
+            period.end,
+            now,
+          ).lastInsertRowid,
+      );
+    }
+    writeDefinitionParts(this.db, boardId, def);
+    const entry = this.db.prepare(
+      'INSERT INTO leaderboard_entries (leaderboard_id, user_id, league, stat_value, score, updated_at) VALUES (?, ?, ?, ?, ?, ?)',
+    );
+    board.entries.forEach((e, i) => {
+      if (!known.has(e.user_id)) throw badItem(`${at}.entries[${i}].user_id`, `user ${e.user_id} does not exist`);
+      entry.run(
+        boardId,
+        e.user_id,
+        e.league,
+        e.stat_value,
+        scoreOf(board.sort, e.stat_value),
+        Date.parse(e.updated_at),
+      );
+    });
+    const assignment = this.db.prepare(
+      'INSERT INTO leaderboard_assignments (leaderboard_id, user_id, league) VALUES (?, ?, ?)',
+    );
+    board.assignments.forEach((a, i) => {
+      if (!known.has(a.user_id)) throw badItem(`${at}.assignments[${i}].user_id`, `user ${a.user_id} does not exist`);
+      assignment.run(boardId, a.user_id, a.league);
+    });
+  }
+
+  private importTree(projectId: number, sets: TreeSet[], now: number): void {
+    const { version } = this.db
+      .prepare<[number], { version: number }>(
+        `INSERT INTO tree_versions (project_id, version, log_floor) VALUES (?, 1, 0)
+         ON CONFLICT (project_id) DO UPDATE SET version = version + 1 RETURNING version`,
+      )
+      .get(projectId) as { version: number };
+    const deleteAt = this.db.prepare('DELETE FROM tree_leaves WHERE project_id = ? AND path = ?');
+    const deleteRange = this.db.prepare('DELETE FROM tree_leaves WHERE project_id = ? AND path >= ? AND path < ?');
+    const insertLeaf = this.db.prepare('INSERT INTO tree_leaves (project_id, path, value) VALUES (?, ?, ?)');
+    const insertChange = this.db.prepare(
+      'INSERT INTO tree_changes (project_id, version, seq, path, value, created_at) VALUES (?, ?, ?, ?, ?, ?)',
+    );
+    sets.forEach((set, seq) => {
+      if (set.leaves.length > 0) for (const ancestor of ancestorsOf(set.path)) deleteAt.run(projectId, ancestor);
+      deleteAt.run(projectId, set.path);
+      const range = descendantRange(set.path);
+      deleteRange.run(projectId, range.from, range.to);
+      for (const leaf of set.leaves) insertLeaf.run(projectId, leaf.path, JSON.stringify(leaf.value));
+      insertChange.run(projectId, version, seq, set.path, JSON.stringify(set.value), now);
+    });
   }
 }

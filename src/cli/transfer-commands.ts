@@ -1,0 +1,55 @@
+/** `cds export` and `cds import` (§7, §8), registered on the `cds` program by `main.ts`. */
+import { readFile } from 'node:fs/promises';
+import { type Command, InvalidArgumentError } from 'commander';
+import type { Services } from '../app.js';
+import { AppError } from '../core/errors.js';
+
+/** Runs a task with the services of the configured storage, closing it afterwards (main.ts's `withServices`). */
+export type ServicesRunner = <T>(task: (services: Services) => Promise<T>) => Promise<T>;
+
+function projectId(value: string): number {
+  if (!/^[1-9][0-9]{0,15}$/.test(value)) throw new InvalidArgumentError('expected a positive integer.');
+  return Number(value);
+}
+
+/** Reads and parses the import file; a file that is not JSON is named as such. */
+async function readJson(file: string): Promise<unknown> {
+  const text = file === '-' ? await readStdin() : await readFile(file, 'utf8');
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new AppError('bad_request', `Invalid import: ${file} is not JSON (${(error as Error).message})`);
+  }
+}
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** Adds `export` and `import` to the program. */
+export function registerTransferCommands(program: Command, withServices: ServicesRunner): void {
+  program
+    .command('export')
+    .description('write every document, user, leaderboard and the realtime tree of a project as JSON to stdout')
+    .requiredOption('--project <id>', 'project id', projectId)
+    .option('--json', 'machine-readable output (the export is always JSON)')
+    .action(async (options: { project: number }) => {
+      const data = await withServices((s) => s.transfer.exportProject(options.project));
+      process.stdout.write(`${JSON.stringify(data)}\n`);
+    });
+
+  program
+    .command('import')
+    .description('load an export file (or - for stdin) into a project in one transaction: all of it or nothing')
+    .requiredOption('--project <id>', 'project id', projectId)
+    .argument('<file>', 'the JSON file written by `cds export`')
+    .option('--json', 'machine-readable output')
+    .action(async (file: string, options: { project: number; json?: boolean }) => {
+      const input = await readJson(file);
+      const summary = await withServices((s) => s.transfer.importProject(options.project, input));
+      const text = `Imported ${summary.documents} documents, ${summary.users} users, ${summary.leaderboards} leaderboards (${summary.entries} entries) and ${summary.realtime_paths} realtime paths.`;
+      process.stdout.write(options.json ? `${JSON.stringify({ imported: summary })}\n` : `${text}\n`);
+    });
+}

@@ -1,0 +1,63 @@
+import type { Clock } from '../clock.js';
+import { AppError, notFound } from '../errors.js';
+import { isJsonObject, type JsonObject } from '../json.js';
+import type { PathLimits } from '../paths.js';
+import type { AccountStore, TransferStore, TreeSet } from '../ports.js';
+import { planPatch } from '../realtime/tree-write.js';
+import { badItem, type ProjectExport, parseProjectExport } from './export-format.js';
+
+/** What an import loaded. */
+export interface ImportSummary {
+  documents: number;
+  users: number;
+  leaderboards: number;
+  entries: number;
+  realtime_paths: number;
+}
+
+/** `cds export` and `cds import` (§8): the format's rules here, the one transaction in each engine. */
+export class TransferService {
+  constructor(
+    private readonly deps: {
+      store: TransferStore;
+      accounts: Pick<AccountStore, 'getProject'>;
+      limits: PathLimits;
+      clock: Clock;
+    },
+  ) {}
+
+  /** Everything of a project in the §8 format. */
+  async exportProject(projectId: number): Promise<ProjectExport> {
+    await this.requireProject(projectId);
+    return this.deps.store.exportProject(projectId);
+  }
+
+  /** Checks a parsed JSON file completely, then loads it in one transaction (all or nothing). */
+  async importProject(projectId: number, input: unknown): Promise<ImportSummary> {
+    await this.requireProject(projectId);
+    const file = parseProjectExport(input, this.deps.limits);
+    const tree = this.treeSets(file);
+    await this.deps.store.importProject(projectId, file, tree, this.deps.clock.now());
+    return {
+      documents: file.documents.length,
+      users: file.users.length,
+      leaderboards: file.leaderboards.length,
+      entries: file.leaderboards.reduce((n, board) => n + board.entries.length, 0),
+      realtime_paths: tree.length,
+    };
+  }
+
+  /** The realtime tree as a PATCH at the root: each top-level key's subtree is overwritten. */
+  private treeSets(file: ProjectExport): TreeSet[] {
+    if (!isJsonObject(file.realtime)) return [];
+    try {
+      return planPatch('', file.realtime as JsonObject, this.deps.limits);
+    } catch (error) {
+      throw badItem('realtime', error instanceof AppError ? error.message : 'is invalid');
+    }
+  }
+
+  private async requireProject(projectId: number): Promise<void> {
+    if (!(await this.deps.accounts.getProject(projectId))) throw notFound('Project not found');
+  }
+}

@@ -1,0 +1,180 @@
+/**
+ * §8 on every engine: export → import into an empty project reproduces it exactly; a bad file
+ * changes nothing and names its first bad item; imports upsert into a project with data.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ProjectExport } from '../../src/core/transfer/export-format.js';
+import { startTestApp, type TestApp } from '../support/app.js';
+import { engines } from '../support/engines.js';
+import { definition, ladder } from '../support/leaderboards.js';
+
+for (const engine of engines) {
+  describe.skipIf(engine.unavailable)(`export and import (§8) on ${engine.name}`, () => {
+    let t: TestApp;
+    let source: ProjectExport;
+    const emptyProject = async (name: string) =>
+      (await t.app.services.accounts.createProject('org-transfer', name)).project_id;
+
+    beforeAll(async () => {
+      t = await startTestApp(engine, { CDS_LEADERBOARD_RESET_CHECK_MS: '0' });
+      const p = t.project.projectId;
+      const { documents, tree, leaderboards, accounts } = t.app.services;
+      await documents.put(p, 'users/ann', { level: 3, tags: ['a', 'b'], nested: { x: null } });
+      await documents.put(p, 'users/ann/posts/p1', { title: 'hi' });
+      await documents.put(p, 'zeta/z', {});
+      await tree.set(p, 'game/state', { round: 2, players: { a: true }, list: [1, 2] });
+      await tree.set(p, 'motd', 'hello');
+      await accounts.createRole(p, 'moderator', ['client.documents']);
+      const bob = await accounts.createUser(p, {
+        username: 'Bob',
+        password: 'password-123',
+        roles: ['player', 'moderator'],
+      });
+      const cat = await accounts.createUser(p, { username: 'cat', password: 'password-123' });
+      await t.app.services.storage.accounts.updateProfile(p, bob.id, {
+        nickname: 'Bobby',
+        avatarUrl: 'https://x/b.png',
+      });
+      await leaderboards.create(p, definition('score', { sort: 'asc', operator: 'latest' }));
+      await leaderboards.create(p, ladder('ladder'));
+      await leaderboards.submit(p, 'score', bob.id, 12.5);
+      await leaderboards.submit(p, 'score', cat.id, 9.75);
+      await leaderboards.submit(p, 'score', t.userId, 12.5);
+      await leaderboards.submit(p, 'ladder', cat.id, 3);
+      source = await t.app.services.transfer.exportProject(p);
+    });
+    afterAll(async () => {
+      await t?.close();
+    });
+
+    it('exports every area in the §8 shape', () => {
+      expect(source.format).toBe('cds-export');
+      expect(source.version).toBe(1);
+      expect(source.documents.map((d) => d.path)).toEqual(['users/ann', 'users/ann/posts/p1', 'zeta/z']);
+      expect(source.realtime).toEqual({
+        game: { state: { round: 2, players: { a: true }, list: [1, 2] } },
+        motd: 'hello',
+      });
+      const bob = source.users.find((u) => u.username === 'Bob');
+      expect(bob).toMatchObject({ nickname: 'Bobby', avatar_url: 'https://x/b.png', roles: ['player', 'moderator'] });
+      expect(source.users.map((u) => u.id)).toEqual([...source.users.map((u) => u.id)].sort((a, b) => a - b));
+      const [ladderBoard, score] = source.leaderboards;
+      expect(score).toMatchObject({
+        slug: 'score',
+        type: 'CONTINUOUS',
+        sort: 'asc',
+        operator: 'latest',
+        reset: 'none',
+        assignments: [],
+      });
+      expect(score?.leagues).toEqual([
+        { slug: 'global', name: 'GLOBAL', order: 0, min_stat: null, promote_top: null, demote_bottom: null },
+      ]);
+      expect(score?.entries).toHaveLength(3);
+      expect(score?.entries[0]?.updated_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+      expect(ladderBoard?.rewards[0]).toEqual({ league: 'gold', rank_from: 1, rank_to: 1, reward: { gems: 100 } });
+      expect(ladderBoard?.assignments).toEqual([{ user_id: ladderBoard?.entries[0]?.user_id, league: 'bronze' }]);
+    });
+
+    it('reproduces the project exactly in an empty project, ranks included', async () => {
+      const target = await emptyProject('copy');
+      const summary = await t.app.services.transfer.importProject(target, JSON.parse(JSON.stringify(source)));
+      expect(summary).toEqual({
+        documents: 3,
+        users: source.users.length,
+        leaderboards: 2,
+        entries: 4,
+        realtime_paths: 2,
+      });
+      expect(await t.app.services.transfer.exportProject(target)).toEqual(source);
+      const users = await t.app.services.leaderboards.users(target, 1, 'score', {});
+      expect(users.users.map((u) => [u.rank, u.stat_value])).toEqual([
+        [1, 9.75],
+        [2, 12.5],
+        [3, 12.5],
+      ]);
+      // Imported users have no password, keep their ids, and later sign-ups get new ids.
+      const bob = source.users.find((u) => u.username === 'Bob');
+      expect((await t.app.services.storage.accounts.findUserByUsername(target, 'bob'))?.passwordHash).toBeNull();
+      const fresh = await t.app.services.accounts.createUser(target, {
+        username: 'newcomer',
+        password: 'password-123',
+      });
+      expect(fresh.id).toBeGreaterThan(Math.max(...source.users.map((u) => u.id)));
+      expect(bob).toBeDefined();
+    });
+
+    it('is all or nothing: a bad item late in the file changes nothing and is named', async () => {
+      const target = await emptyProject('bad');
+      const before = await t.app.services.transfer.exportProject(target);
+      const broken = structuredClone(source);
+      (broken.leaderboards[1] as ProjectExport['leaderboards'][number]).entries.push({
+        user_id: 987654,
+        stat_value: 1,
+        league: 'global',
+        updated_at: '2026-11-22T10:00:00.000Z',
+      });
+      await expect(t.app.services.transfer.importProject(target, broken)).rejects.toThrow(
+        'Invalid import: leaderboards[1].entries[3].user_id: user 987654 does not exist',
+      );
+      expect(await t.app.services.transfer.exportProject(target)).toEqual(before);
+    });
+
+    it.each([
+      [(f: Record<string, unknown>) => Object.assign(f, { format: 'other' }), 'format'],
+      [(f: ProjectExport) => Object.assign(f.leaderboards[0] ?? {}, { type: 'WEEKLY' }), 'leaderboards[0].type'],
+      [
+        (f: ProjectExport) => Object.assign(f.leaderboards[1]?.entries[0] ?? {}, { stat_value: 'high' }),
+        'leaderboards[1].entries[0].stat_value',
+      ],
+      [
+        (f: ProjectExport) => Object.assign(f.leaderboards[1]?.entries[1] ?? {}, { league: 'gold' }),
+        'leaderboards[1].entries[1].league',
+      ],
+      [(f: ProjectExport) => Object.assign(f.documents[1] ?? {}, { path: 'users/ann/posts' }), 'documents[1].path'],
+      [(f: ProjectExport) => f.users.push({ ...(f.users[0] as ProjectExport['users'][number]) }), 'users[3].id'],
+      [(f: ProjectExport) => Object.assign(f.leaderboards[0] ?? {}, { leagues: [] }), 'leaderboards[0].leagues'],
+      [
+        (f: ProjectExport) => f.leaderboards[1]?.assignments.push({ user_id: 1, league: 'global' }),
+        'leaderboards[1].assignments[0]',
+      ],
+    ] as const)('rejects a malformed file naming the item (%#)', async (mutate, at) => {
+      const target = await emptyProject(`malformed-${at}`);
+      const file = structuredClone(source);
+      (mutate as (f: ProjectExport) => unknown)(file);
+      const error = await t.app.services.transfer.importProject(target, file).catch((e: unknown) => e);
+      expect(String((error as Error).message)).toMatch(
+        new RegExp(`^Invalid import: ${at.replace(/[[\].]/g, '\\$&')}[:.]`),
+      );
+      expect((await t.app.services.transfer.exportProject(target)).users).toEqual([]);
+    });
+
+    it('upserts into a project with data, and refuses an id held by another username', async () => {
+      const target = await emptyProject('upsert');
+      await t.app.services.transfer.importProject(target, source);
+      const changed = structuredClone(source);
+      (changed.documents[0] as { data: object }).data = { level: 99 };
+      (changed.leaderboards[1] as ProjectExport['leaderboards'][number]).entries = [];
+      changed.realtime = { motd: 'bye' };
+      await t.app.services.transfer.importProject(target, changed);
+      const after = await t.app.services.transfer.exportProject(target);
+      expect(after.documents[0]?.data).toEqual({ level: 99 });
+      expect(after.leaderboards[1]?.entries).toEqual([]);
+      expect(after.realtime).toEqual({
+        game: { state: { round: 2, players: { a: true }, list: [1, 2] } },
+        motd: 'bye',
+      });
+      const clash = structuredClone(source);
+      (clash.users[0] as { username: string }).username = 'someone-else';
+      (clash.documents[0] as { data: object }).data = { level: -1 };
+      await expect(t.app.services.transfer.importProject(target, clash)).rejects.toThrow(
+        /users\[0\]\.id: user \d+ exists with another username/,
+      );
+      expect((await t.app.services.transfer.exportProject(target)).documents[0]?.data).toEqual({ level: 99 });
+    });
+
+    it('answers 404 for a project that does not exist', async () => {
+      await expect(t.app.services.transfer.exportProject(999_999)).rejects.toThrow('Project not found');
+    });
+  });
+}
