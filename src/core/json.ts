@@ -10,11 +10,18 @@ export function isJsonObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** True when a string or key anywhere in `value` holds the NUL character (PostgreSQL cannot store it). */
+/**
+ * True when a string or key anywhere in `value` holds text PostgreSQL cannot store: the NUL
+ * character or a lone UTF-16 surrogate. Both engines refuse such values, so both accept the same data.
+ */
 export function containsNul(value: JsonValue): boolean {
-  if (typeof value === 'string') return value.includes('\u0000');
+  if (typeof value === 'string') return isUnstorable(value);
   if (Array.isArray(value)) return value.some(containsNul);
-  if (isJsonObject(value))
-    return Object.entries(value).some(([key, item]) => key.includes('\u0000') || containsNul(item));
+  if (isJsonObject(value)) return Object.entries(value).some(([key, item]) => isUnstorable(key) || containsNul(item));
   return false;
+}
+
+/** True for text holding NUL or a lone surrogate. */
+export function isUnstorable(text: string): boolean {
+  return text.includes('\u0000') || !text.isWellFormed();
 }

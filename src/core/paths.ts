@@ -1,4 +1,5 @@
 import { badRequest } from './errors.js';
+import { isUnstorable } from './json.js';
 
 /** Limits on paths (§0); configurable. */
 export interface PathLimits {
@@ -14,7 +15,7 @@ export const defaultPathLimits: PathLimits = { maxLength: 1024, maxSegments: 64 
  */
 export function normalizePath(raw: string, limits: PathLimits = defaultPathLimits): string[] {
   const segments = raw.split('/').filter((s) => s.length > 0);
-  if (segments.some((s) => s === '.' || s === '..')) throw badRequest('Invalid path segment');
+  if (segments.some((s) => s === '.' || s === '..' || isUnstorable(s))) throw badRequest('Invalid path segment');
   if (segments.length > limits.maxSegments || segments.join('/').length > limits.maxLength) {
     throw badRequest('Path too long');
   }

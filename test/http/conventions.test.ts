@@ -124,6 +124,33 @@ for (const engine of engines) {
       expect(res.json()).toEqual({ detail });
     });
 
+    it('rejects a NUL character in a path with 400', async () => {
+      const res = await t.app.http.inject({
+        method: 'PUT',
+        url: '/documents/docs/a/b%00c',
+        headers: t.headers,
+        payload: {},
+      });
+      expect(res.statusCode).toBe(400);
+      expect(res.json()).toEqual({ detail: 'Invalid path segment' });
+    });
+
+    it.each([
+      ['a NUL character', '{"data":{"text":"a\\u0000b"}}'],
+      ['a NUL character in a key', '{"data":{"a\\u0000":1}}'],
+      ['a lone surrogate', '{"data":{"text":"\\ud800"}}'],
+    ])('rejects data holding %s with 422 and changes nothing', async (_name, payload) => {
+      const res = await t.app.http.inject({
+        method: 'PUT',
+        url: '/documents/docs/keep/k1',
+        headers: { ...t.headers, 'content-type': 'application/json' },
+        payload,
+      });
+      expect(res.statusCode).toBe(422);
+      expect(res.json().detail[0].loc).toEqual(['body', 'data']);
+      expect(await stored()).toEqual({ original: true });
+    });
+
     it('checks the path limits on the normalized path', async () => {
       const res = await t.app.http.inject({
         method: 'PUT',
