@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { engines } from '../support/engines.js';
 import { startTestApp, type TestApp } from '../support/app.js';
+import { engines } from '../support/engines.js';
 
 for (const engine of engines) {
   describe.skipIf(engine.unavailable)(`document routes (§2) on ${engine.name}`, () => {
@@ -12,8 +12,12 @@ for (const engine of engines) {
       await t?.close();
     });
 
-    const call = (method: 'GET' | 'PUT' | 'POST' | 'PATCH' | 'DELETE', url: string, payload?: unknown, headers = t.headers) =>
-      t.app.http.inject({ method, url, headers, ...(payload === undefined ? {} : { payload: payload as object }) });
+    const call = (
+      method: 'GET' | 'PUT' | 'POST' | 'PATCH' | 'DELETE',
+      url: string,
+      payload?: unknown,
+      headers = t.headers,
+    ) => t.app.http.inject({ method, url, headers, ...(payload === undefined ? {} : { payload: payload as object }) });
 
     it('PUT inserts then updates, keeping the server-chosen UUID', async () => {
       const first = await call('PUT', '/documents/docs/users/u1', { data: { name: 'Ann', level: 1 } });
@@ -100,7 +104,11 @@ for (const engine of engines) {
       expect(nested.statusCode).toBe(201);
       expect(nested.json()).toMatchObject({ path: `users/u9/posts/${nested.json().id}`, data: {}, created: true });
 
-      const empty = await t.app.http.inject({ method: 'POST', url: '/documents/collections/posts', headers: t.headers });
+      const empty = await t.app.http.inject({
+        method: 'POST',
+        url: '/documents/collections/posts',
+        headers: t.headers,
+      });
       expect(empty.statusCode).toBe(201);
 
       const odd = await call('POST', '/documents/collections/posts', { parent_path: 'users' });
@@ -152,7 +160,11 @@ for (const engine of engines) {
 
       it('pages with limit and start_after (a last segment or a full path)', async () => {
         const bySegment = (await call('GET', '/documents/collections/items?limit=3&start_after=i20')).json();
-        expect(bySegment.documents.map((d: { path: string }) => d.path)).toEqual(['items/i21', 'items/i22', 'items/i23']);
+        expect(bySegment.documents.map((d: { path: string }) => d.path)).toEqual([
+          'items/i21',
+          'items/i22',
+          'items/i23',
+        ]);
         const byPath = (await call('GET', '/documents/collections/items?limit=100&start_after=items/i23')).json();
         expect(byPath.documents.map((d: { path: string }) => d.path)).toEqual(['items/i24']);
       });
@@ -202,7 +214,12 @@ for (const engine of engines) {
         expect(await paths('where=level__exact:9')).toEqual([]);
         expect(await paths('where=active__exact:true')).toEqual(['heroes/h4']);
         expect(await paths('where=tags__contains:mage')).toEqual(['heroes/h1', 'heroes/h2']);
-        expect(await paths('where=active__isnull:true')).toEqual(['guilds/g1/heroes/h5', 'heroes/h1', 'heroes/h2', 'heroes/h3']);
+        expect(await paths('where=active__isnull:true')).toEqual([
+          'guilds/g1/heroes/h5',
+          'heroes/h1',
+          'heroes/h2',
+          'heroes/h3',
+        ]);
       });
 
       it('treats % and _ as literal characters', async () => {
@@ -213,7 +230,13 @@ for (const engine of engines) {
 
       it('supports parent_path, order_by, limit and offset', async () => {
         expect(await paths('parent_path=guilds/g1')).toEqual(['guilds/g1/heroes/h5']);
-        expect(await paths('order_by=-level')).toEqual(['heroes/h4', 'heroes/h2', 'heroes/h3', 'guilds/g1/heroes/h5', 'heroes/h1']);
+        expect(await paths('order_by=-level')).toEqual([
+          'heroes/h4',
+          'heroes/h2',
+          'heroes/h3',
+          'guilds/g1/heroes/h5',
+          'heroes/h1',
+        ]);
         expect(await paths('order_by=stats__hp&limit=2&offset=2')).toEqual(['heroes/h1', 'heroes/h3']);
       });
 
