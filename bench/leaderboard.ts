@@ -80,6 +80,16 @@ async function measure(
 const statOf = (g: number) => (g * 7919) % DISTINCT_STATS;
 const timeOf = (g: number) => BASE_TIME + (g % 1000);
 
+/** The rank of user `u` among users 1..n by a plain scan: higher stat, then earlier time, then lower id. */
+function plainRank(u: number, n: number): number {
+  let before = 0;
+  for (let g = 1; g <= n; g++) {
+    const d = statOf(g) - statOf(u);
+    if (d > 0 || (d === 0 && (timeOf(g) < timeOf(u) || (timeOf(g) === timeOf(u) && g < u)))) before++;
+  }
+  return before + 1;
+}
+
 async function openEngine(
   name: 'sqlite' | 'postgres',
   url: string,
@@ -172,6 +182,12 @@ async function benchEngine(
     const n = options.entries;
     const user = (i: number) => 1 + ((i * 104_729) % n);
     const s = service;
+    // The structure must agree with a plain count over the same data before its speed means anything.
+    for (const probe of [1, Math.floor(n / 3), n]) {
+      const me = (await s.bundle(PROJECT, probe, SLUG, { include: ['me'] })).me;
+      if (me?.rank !== plainRank(probe, n))
+        throw new Error(`${name}: rank of user ${probe} is ${me?.rank}, expected ${plainRank(probe, n)}`);
+    }
     const ops = [
       await measure(name, 'me rank (bundle include=me)', options.samples, (i) =>
         s.bundle(PROJECT, user(i), SLUG, { include: ['me'] }),
