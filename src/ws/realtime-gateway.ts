@@ -105,7 +105,7 @@ export class RealtimeGateway {
       pathLimits: this.options.pathLimits,
       maxSubscriptions: this.options.maxSubscriptions,
       maxBufferedBytes: this.options.maxBufferedBytes,
-      closeGraceMs: this.options.closeGraceMs ?? 5_000,
+      closeGraceMs: this.options.closeGraceMs ?? 10_000,
       onClosed: (closed) => this.forget(closed, feed),
       onError: (error) => this.log.error({ err: error }, 'realtime session error'),
     });

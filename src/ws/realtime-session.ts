@@ -53,6 +53,8 @@ const OPEN = 1;
 // Inbound backpressure: stop reading a client that queues more messages than this.
 const MAX_QUEUED = 256;
 const RESUME_BELOW = 32;
+// A burst of one client's messages yields to the event loop this often, so others are heard too.
+const YIELD_EVERY = 8;
 // Commits held while a subscription's snapshot is read; a client lagging this far is closed.
 const MAX_HELD = 20_000;
 
@@ -69,6 +71,7 @@ export class RealtimeSession implements FeedListener {
   private readonly held: CommitBroadcast[] = [];
   private inbox: Promise<void> = Promise.resolve();
   private queued = 0;
+  private handledInARow = 0;
   private paused = false;
   private alive = true;
   private closing = false;
@@ -149,6 +152,11 @@ export class RealtimeSession implements FeedListener {
       try {
         if (isBinary) this.send(errorMessage('Messages must be JSON text'));
         else if (!this.closing) await this.handle(text);
+        this.handledInARow = this.queued > 1 ? this.handledInARow + 1 : 0;
+        if (this.handledInARow >= YIELD_EVERY) {
+          this.handledInARow = 0;
+          await new Promise((resolve) => setImmediate(resolve));
+        }
       } catch (error) {
         this.options.onError(error);
       } finally {
@@ -324,10 +332,12 @@ export class RealtimeSession implements FeedListener {
 
   private send(text: string): void {
     if (this.closing || this.socket.readyState !== OPEN) return;
-    this.socket.send(text);
+    // Checked before sending: one large message (a big init) may pass, a backlog may not.
     if (this.socket.bufferedAmount > this.options.maxBufferedBytes) {
       this.close(1008, 'Send buffer over limit: the client does not read its messages');
+      return;
     }
+    this.socket.send(text);
   }
 
   /** Leaves the feed: no more commits reach this session. */
