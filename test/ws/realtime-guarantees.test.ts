@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JsonValue } from '../../src/core/json.js';
 import { engines } from '../support/engines.js';
 import { type RealtimeTestApp, startRealtimeApp } from '../support/realtime.js';
-import type { ServerMessage, TestSocket } from '../support/ws-client.js';
+import type { ServerMessage } from '../support/ws-client.js';
 
 setFlagsFromString('--expose-gc');
 /** Forces a full garbage collection, so memory figures show what is live. */
