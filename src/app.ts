@@ -6,6 +6,8 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { InProcessBus } from './bus/in-process-bus.js';
 import type { Config } from './config.js';
+import { AdminService } from './core/admin/admin-service.js';
+import { ProjectAdminService } from './core/admin/project-admin-service.js';
 import { AccountService } from './core/auth/account-service.js';
 import { AuthService } from './core/auth/auth-service.js';
 import { type Clock, systemClock } from './core/clock.js';
@@ -15,6 +17,10 @@ import type { Bus, Storage } from './core/ports.js';
 import { TreeService } from './core/realtime/tree-service.js';
 import { TransferService } from './core/transfer/transfer-service.js';
 import { Metrics, metricsRoutes } from './http/metrics.js';
+import { adminAuthRoutes } from './http/routes/admin-auth.js';
+import { adminDocumentRoutes } from './http/routes/admin-documents.js';
+import { adminLeaderboardRoutes } from './http/routes/admin-leaderboards.js';
+import { adminProjectRoutes } from './http/routes/admin-projects.js';
 import { authRoutes } from './http/routes/auth.js';
 import { documentRoutes } from './http/routes/documents.js';
 import { healthRoutes } from './http/routes/health.js';
@@ -38,6 +44,10 @@ export interface Services {
   leaderboards: LeaderboardService;
   /** `cds export` / `cds import` (§8). */
   transfer: TransferService;
+  /** Admins: creation, login, and the checks of admin routes (§6). */
+  admins: AdminService;
+  /** Project administration behind the admin API (§6). */
+  projectAdmin: ProjectAdminService;
 }
 
 /** A built service: its HTTP app and what it holds open. */
@@ -68,27 +78,43 @@ export function createServices(config: Config, storage: Storage, clock: Clock = 
     refreshTokenTtlSeconds: config.refreshTokenTtlSeconds,
   });
   const bus = new InProcessBus();
+  const accounts = new AccountService(storage.accounts, auth);
+  const leaderboards = createLeaderboards({
+    store: storage.leaderboards,
+    profiles: storage.accounts,
+    clock,
+    leaseMs: config.leaderboards.resetLeaseMs,
+    admin: storage.leaderboardAdmin,
+  });
   return {
     storage,
     auth,
-    accounts: new AccountService(storage.accounts, auth),
+    accounts,
     documents: new DocumentService(storage.documents, config.pathLimits),
     bus,
     tree: new TreeService(storage.tree, bus, {
       pathLimits: config.pathLimits,
       retention: { maxWrites: config.realtime.logMaxWrites, maxAgeMs: config.realtime.logMaxAgeSeconds * 1000 },
     }),
-    leaderboards: createLeaderboards({
-      store: storage.leaderboards,
-      profiles: storage.accounts,
-      clock,
-      leaseMs: config.leaderboards.resetLeaseMs,
-    }),
+    leaderboards,
     transfer: new TransferService({
       store: storage.transfer,
       accounts: storage.accounts,
       limits: config.pathLimits,
       clock,
+    }),
+    admins: new AdminService({
+      admins: storage.admins,
+      projects: storage.accounts,
+      jwtSecret,
+      tokenTtlSeconds: config.adminTokenTtlSeconds,
+    }),
+    projectAdmin: new ProjectAdminService({
+      admins: storage.admins,
+      accounts: storage.accounts,
+      accountService: accounts,
+      auth,
+      submit: (projectId, slug, userId, value) => leaderboards.submit(projectId, slug, userId, value),
     }),
   };
 }
@@ -113,6 +139,15 @@ export async function buildApp(
   documentRoutes(http, { auth: services.auth, documents: services.documents });
   realtimeRoutes(http, { auth: services.auth, tree: services.tree });
   leaderboardRoutes(http, { auth: services.auth, leaderboards: services.leaderboards });
+  // Closing HTTP (also how tests stop an app) stops the reset schedule and any warm-up.
+  http.addHook('onClose', async () => {
+    await services.leaderboards.stop();
+  });
+  const guard = services.admins;
+  adminAuthRoutes(http, { admins: services.admins });
+  adminDocumentRoutes(http, { guard, documents: services.documents });
+  adminProjectRoutes(http, { guard, projects: services.projectAdmin });
+  adminLeaderboardRoutes(http, { guard, leaderboards: services.leaderboards, projects: services.projectAdmin });
   const realtime = new RealtimeGateway(
     services.tree,
     services.bus,

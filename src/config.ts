@@ -19,6 +19,7 @@ const EnvSchema = Type.Object({
   CDS_RATE_LIMIT_WINDOW_MS: Type.Integer({ minimum: 1000, default: 60_000 }),
   CDS_ACCESS_TOKEN_TTL: Type.Integer({ minimum: 60, default: 3600 }),
   CDS_REFRESH_TOKEN_TTL: Type.Integer({ minimum: 60, default: 30 * 24 * 3600 }),
+  CDS_ADMIN_TOKEN_TTL: Type.Integer({ minimum: 60, default: 3600 }),
   CDS_REALTIME_MAX_SUBSCRIPTIONS: Type.Integer({ minimum: 1, default: 256 }),
   CDS_REALTIME_LOG_MAX_WRITES: Type.Integer({ minimum: 1, default: 10_000 }),
   CDS_REALTIME_LOG_MAX_AGE: Type.Integer({ minimum: 1, default: 600 }),
@@ -47,6 +48,8 @@ export interface Config {
   rateLimits: { perClient: number; perIp: number; windowMs: number };
   accessTokenTtlSeconds: number;
   refreshTokenTtlSeconds: number;
+  /** Lifetime of admin tokens (§6). */
+  adminTokenTtlSeconds: number;
   /** §4: subscriptions per connection, the change log kept for resume, the send buffer of a socket. */
   realtime: {
     maxSubscriptions: number;
@@ -90,6 +93,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     },
     accessTokenTtlSeconds: e.CDS_ACCESS_TOKEN_TTL,
     refreshTokenTtlSeconds: e.CDS_REFRESH_TOKEN_TTL,
+    adminTokenTtlSeconds: e.CDS_ADMIN_TOKEN_TTL,
     realtime: {
       maxSubscriptions: e.CDS_REALTIME_MAX_SUBSCRIPTIONS,
       logMaxWrites: e.CDS_REALTIME_LOG_MAX_WRITES,

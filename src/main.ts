@@ -9,19 +9,25 @@ async function main(): Promise<void> {
 
   const first = await app.services.accounts.bootstrapIfEmpty();
   if (first) {
+    const owner = await app.services.admins.createFirstOwner(first.org_id);
     // Printed once, on the first start with an empty database; later starts never print it.
     process.stdout.write(
       [
         '',
-        'First start: created an organisation, a project and a client.',
-        `  org_id:        ${first.org_id}`,
-        `  project_id:    ${first.project_id}`,
-        `  client_id:     ${first.client_id}`,
-        `  client_secret: ${first.client_secret}   (shown once; store it now)`,
+        'First start: created an organisation, a project, a client and an owner admin.',
+        `  org_id:         ${first.org_id}`,
+        `  project_id:     ${first.project_id}`,
+        `  client_id:      ${first.client_id}`,
+        `  client_secret:  ${first.client_secret}   (shown once; store it now)`,
+        `  admin_email:    ${owner.email}`,
+        `  admin_password: ${owner.password}   (shown once; store it now)`,
         'Sign a player up:',
         `  curl -X POST http://${config.host}:${config.port}/auth/signup -H 'content-type: application/json' \\`,
         `    -H 'x-client-id: ${first.client_id}' -H 'x-client-secret: <client_secret>' \\`,
         `    -d '{"username":"player1","password":"correct horse"}'`,
+        'Sign in as the admin (then `Authorization: Bearer <access_token>` on /admin and /document-store):',
+        `  curl -X POST http://${config.host}:${config.port}/admin/auth/login -H 'content-type: application/json' \\`,
+        `    -d '{"email":"${owner.email}","password":"<admin_password>"}'`,
         '',
       ].join('\n'),
     );

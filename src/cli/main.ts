@@ -7,6 +7,7 @@ import { Command, InvalidArgumentError } from 'commander';
 import { createServices, openStorage, type Services } from '../app.js';
 import { loadConfig } from '../config.js';
 import { AppError } from '../core/errors.js';
+import { registerAdminCommands } from './admin-commands.js';
 import { registerTransferCommands } from './transfer-commands.js';
 
 /** Output mode shared by every command. */
@@ -153,8 +154,7 @@ function buildProgram(): Command {
   registerRole(program);
   registerToken(program);
   registerTransferCommands(program, withServices);
-  // Later commands register here the same way, each in its own module:
-  // `admin create` (§6/§7), `import` and `export` (§8).
+  registerAdminCommands(program, withServices);
   return program;
 }
 

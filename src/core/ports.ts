@@ -2,6 +2,7 @@
  * The interfaces the domain needs from the outside world. Storage engines (`src/storage/*`)
  * implement them; `src/app.ts` picks the implementations. Nothing here knows SQL or HTTP.
  */
+import type { AdminRole } from './admin/admin-permissions.js';
 import type { JsonObject, JsonValue } from './json.js';
 import type {
   Leaderboard,
@@ -30,6 +31,14 @@ export interface ListDocumentsOptions {
   /** Only documents whose path sorts after this full path. */
   startAfter?: string;
   limit: number;
+  /** Skips this many documents first (the admin store's pages); default 0. */
+  offset?: number;
+}
+
+/** One page of a sorted list of names, with how many there are in all. */
+export interface NamePage {
+  names: string[];
+  total: number;
 }
 
 /** A filtered read of a collection (at any depth unless `parent` is given). */
@@ -61,6 +70,10 @@ export interface DocumentStore {
   list(projectId: number, options: ListDocumentsOptions): Promise<DocumentRecord[]>;
   /** Documents of a collection matching every clause, by `orderBy` then path. */
   query(projectId: number, options: QueryDocumentsOptions): Promise<DocumentRecord[]>;
+  /** A page of `childCollections(path)` (sorted names) and their count; costs what `childCollections` costs. */
+  collectionNames(projectId: number, path: string, offset: number, limit: number): Promise<NamePage>;
+  /** How many direct children the collection has (what `list` pages through), counted on the parent index. */
+  countChildren(projectId: number, parent: string, collection: string): Promise<number>;
 }
 
 /** An organisation, owner of projects. */
@@ -151,6 +164,45 @@ export interface AccountStore {
   consumeRefreshToken(projectId: number, tokenHash: string, now: Date): Promise<number | null>;
   /** True when no organisation exists yet (first start). */
   isEmpty(): Promise<boolean>;
+}
+
+/** An administrator: a member of one organisation with a role (§6). */
+export interface Admin {
+  id: number;
+  orgId: number;
+  /** Normalized (trimmed, lower case); unique over all organisations. */
+  email: string;
+  role: AdminRole;
+}
+
+/** An admin with the stored password hash. */
+export interface AdminWithPassword extends Admin {
+  passwordHash: string;
+}
+
+/** A client of a project, without its secret. */
+export interface ClientInfo {
+  clientId: string;
+  /** Epoch milliseconds. */
+  createdAt: number;
+}
+
+/** Admins, and the organisation-wide reads and client changes of the admin API (§6). */
+export interface AdminStore {
+  /** Creates an admin; throws `conflict` when the email is taken. */
+  createAdmin(orgId: number, email: string, passwordHash: string, role: AdminRole): Promise<Admin>;
+  findAdminByEmail(email: string): Promise<AdminWithPassword | null>;
+  findAdminById(adminId: number): Promise<Admin | null>;
+  getOrganisation(orgId: number): Promise<Organisation | null>;
+  /** The projects of an organisation, by id. */
+  listProjects(orgId: number): Promise<Project[]>;
+  /** Users of a project by id, `limit` from `offset`. */
+  listUsers(projectId: number, offset: number, limit: number): Promise<User[]>;
+  countUsers(projectId: number): Promise<number>;
+  /** The clients of a project, oldest first. */
+  listClients(projectId: number): Promise<ClientInfo[]>;
+  /** Replaces the secret hash of a client of that project; false when it has no such client. */
+  replaceClientSecret(projectId: number, clientId: string, secretHash: string): Promise<boolean>;
 }
 
 /** One leaf of the realtime tree: a non-object JSON value stored whole at its path. */
@@ -321,6 +373,27 @@ export interface LeaderboardStore {
   archivedStandingOf(boardId: number, periodStart: number, userId: number): Promise<ArchivedStanding | null>;
 }
 
+/**
+ * The board edits of the admin API (§6), apart from `LeaderboardStore` so that its engines'
+ * files stay the leaderboard code's own.
+ */
+export interface LeaderboardAdminStore {
+  /** The slugs of a project's boards, sorted. */
+  listSlugs(projectId: number): Promise<string[]>;
+  /**
+   * Replaces name, description, operator, leagues and rewards of a board (slug, type, sort and
+   * reset stay), moves its revision on, and re-homes the current period: on CONTINUOUS boards
+   * every entry goes to the league its stat reaches under the new leagues; on AT_RESET boards
+   * entries and assignments of a league that is gone go to the lowest one. False when no board.
+   */
+  redefine(boardId: number, definition: LeaderboardDefinition): Promise<boolean>;
+  /**
+   * Takes the reset lease of a board still in period `periodStart` (free or expired lease), and
+   * ends that period at `now` unless it ended earlier; false otherwise. `resetPeriod` follows.
+   */
+  beginResetNow(boardId: number, periodStart: number, owner: string, now: number, until: number): Promise<boolean>;
+}
+
 /** A whole project's data in the §8 format, read and written in one transaction each. */
 export interface TransferStore {
   /** Everything of the project, in a stable order (paths, ids, slugs). */
@@ -340,6 +413,8 @@ export interface Storage {
   readonly tree: TreeStore;
   readonly leaderboards: LeaderboardStore;
   readonly transfer: TransferStore;
+  readonly admins: AdminStore;
+  readonly leaderboardAdmin: LeaderboardAdminStore;
   /** Resolves when the database answers; rejects otherwise. */
   ping(): Promise<void>;
   close(): Promise<void>;

@@ -58,7 +58,8 @@ export class AccountService {
     return this.createProjectIn(await this.accounts.ensureOrganisation(orgName), projectName);
   }
 
-  private async createProjectIn(org: Organisation, projectName: string): Promise<ProjectCredentials> {
+  /** Creates a project with the `player` role and a client in an existing organisation (CLI, §6). */
+  async createProjectIn(org: Organisation, projectName: string): Promise<ProjectCredentials> {
     const project = await this.accounts.createProject(org.id, projectName, {
       name: PLAYER_ROLE,
       permissions: [...PLAYER_PERMISSIONS],

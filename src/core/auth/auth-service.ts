@@ -152,6 +152,11 @@ export class AuthService {
     if (!cached.permissions.has(permission)) throw new AppError('forbidden', `Permission '${permission}' required`);
   }
 
+  /** Drops the remembered secret hash of a client after its secret changed here (§6 rotation). */
+  forgetClient(clientId: string): void {
+    this.clients.delete(clientId);
+  }
+
   /** Drops remembered permissions (of one user, or all) after a role change made here. */
   forgetPermissions(projectId?: number, userId?: number): void {
     if (projectId !== undefined && userId !== undefined) this.permissions.delete(`${projectId}:${userId}`);

@@ -113,6 +113,33 @@ export class DocumentService {
     });
   }
 
+  /** One page of the sorted child collection names under `parent_path` and their count (admin store, §6). */
+  async collectionPage(
+    projectId: number,
+    rawParent: string | undefined,
+    page: { offset: number; limit: number },
+  ): Promise<{ collections: string[]; total: number }> {
+    const parent = parseParentPath(rawParent, this.limits);
+    const { names, total } = await this.store.collectionNames(projectId, parent, page.offset, page.limit);
+    return { collections: names, total };
+  }
+
+  /** One page of a collection's direct children by path and their count (admin store, §6). */
+  async documentPage(
+    projectId: number,
+    rawCollection: string,
+    rawParent: string | undefined,
+    page: { offset: number; limit: number },
+  ): Promise<{ documents: DocumentRecord[]; total: number }> {
+    const collection = parseCollectionName(rawCollection);
+    const parent = parseParentPath(rawParent, this.limits);
+    const [documents, total] = await Promise.all([
+      this.store.list(projectId, { parent, collection, offset: page.offset, limit: page.limit }),
+      this.store.countChildren(projectId, parent, collection),
+    ]);
+    return { documents, total };
+  }
+
   private startAfterPath(parent: string, collection: string, startAfter: string): string {
     if (startAfter.includes('/')) return parseDocumentPath(startAfter, this.limits).path;
     return parent === '' ? `${collection}/${startAfter}` : `${parent}/${collection}/${startAfter}`;

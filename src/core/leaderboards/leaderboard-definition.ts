@@ -1,4 +1,5 @@
 /** The rules a board's definition must follow, shared by board creation and import. */
+import { validationFailed } from '../errors.js';
 import type { LeaderboardDefinition } from './leaderboard-model.js';
 
 /** Slugs of boards and leagues: they appear in URLs, so a conservative alphabet. */
@@ -63,4 +64,14 @@ export function definitionProblem(def: LeaderboardDefinition): DefinitionProblem
     if (overlap >= 0) return { at, message: `overlaps rewards[${overlap}] in league '${reward.league}'` };
   }
   return null;
+}
+
+/** Throws the 422 naming the first problem of a definition (board creation and admin edits). */
+export function checkDefinition(definition: LeaderboardDefinition): void {
+  const problem = definitionProblem(definition);
+  if (problem) {
+    throw validationFailed([
+      { loc: ['body', ...problem.at.split(/[.[\]]+/).filter(Boolean)], msg: problem.message, type: 'value_error' },
+    ]);
+  }
 }

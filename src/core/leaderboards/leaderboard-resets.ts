@@ -1,7 +1,7 @@
 import type { Clock } from '../clock.js';
-import type { LeaderboardStore } from '../ports.js';
-import { isExpired, type Leaderboard } from './leaderboard-model.js';
-import { nextPeriod } from './period-schedule.js';
+import type { LeaderboardAdminStore, LeaderboardStore } from '../ports.js';
+import { isExpired, type Leaderboard, type Period } from './leaderboard-model.js';
+import { nextPeriod, periodContaining } from './period-schedule.js';
 import { planLeagueMoves } from './promotion.js';
 import type { RankCache } from './rank-cache.js';
 
@@ -54,6 +54,26 @@ export class LeaderboardResets {
     return done;
   }
 
+  /**
+   * Admin API (§6): ends the board's current period now and resets it as its schedule would;
+   * false when another reset holds the lease or the board moved to another period meanwhile.
+   */
+  async resetNow(board: Leaderboard, admin: Pick<LeaderboardAdminStore, 'beginResetNow'>): Promise<boolean> {
+    const { store, cache, clock, owner, leaseMs } = this.deps;
+    const now = clock.now();
+    if (!(await admin.beginResetNow(board.id, board.period.start, owner, now, now + leaseMs))) return false;
+    const next = isExpired(board.period, now) ? nextPeriod(board.reset, board.period, now) : periodAfter(board, now);
+    const done = await store.resetPeriod(board.id, {
+      owner,
+      periodStart: board.period.start,
+      next,
+      archivedAt: now,
+      plan: (counts) => planLeagueMoves(board.leagues, counts),
+    });
+    if (done) await cache.retain(board.id, board.revision, next.start);
+    return done;
+  }
+
   /** Checks for due boards every `intervalMs` until `stop`; errors go to `onError` and the next tick tries again. */
   start(intervalMs: number, onError: (error: unknown) => void): void {
     if (this.timer || intervalMs <= 0) return;
@@ -76,4 +96,13 @@ export class LeaderboardResets {
     for (const board of due) if (await this.resetBoard(board)) count++;
     return count;
   }
+}
+
+/**
+ * The period after one ended early at `now`: from now (after its start, so archived periods keep
+ * distinct starts) to the end the schedule gives that moment, so the calendar stays in step.
+ */
+function periodAfter(board: Leaderboard, now: number): Period {
+  const start = Math.max(now, board.period.start + 1);
+  return { start, end: periodContaining(board.reset, start).end };
 }

@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../clock.js';
 import { AppError, badRequest, notFound, validationFailed } from '../errors.js';
-import type { AccountStore, LeaderboardStore } from '../ports.js';
+import type { AccountStore, LeaderboardAdminStore, LeaderboardStore } from '../ports.js';
 import { KeyedMutex } from './keyed-mutex.js';
-import { definitionProblem } from './leaderboard-definition.js';
+import { LeaderboardAdmin } from './leaderboard-admin.js';
+import { checkDefinition } from './leaderboard-definition.js';
 import {
   findLeague,
   isExpired,
@@ -70,6 +71,8 @@ export interface LeaderboardServiceDeps {
   clock: Clock;
   /** How long a submission waits for another instance's reset of the board before giving up (503). */
   resetWaitMs?: number;
+  /** The admin API's board edits (§6); the admin methods throw without it. */
+  admin?: LeaderboardAdminStore;
 }
 
 const DEFAULT_ENTRIES_LIMIT = 50;
@@ -98,6 +101,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 export class LeaderboardService {
   private readonly writes = new KeyedMutex();
   private stopped = false;
+  private administration: LeaderboardAdmin | null = null;
 
   constructor(private readonly deps: LeaderboardServiceDeps) {}
 
@@ -126,12 +130,19 @@ export class LeaderboardService {
 
   /** Creates a board (admin API, tests); its first period is the one containing now. */
   async create(projectId: number, definition: LeaderboardDefinition): Promise<Leaderboard> {
-    const problem = definitionProblem(definition);
-    if (problem)
-      throw validationFailed([
-        { loc: ['body', ...problem.at.split(/[.[\]]+/).filter(Boolean)], msg: problem.message, type: 'value_error' },
-      ]);
+    checkDefinition(definition);
     return this.deps.store.create(projectId, definition, periodContaining(definition.reset, this.deps.clock.now()));
+  }
+
+  /** The admin API's listing, editing and resetting of boards (§6); throws when built without its store. */
+  get admin(): LeaderboardAdmin {
+    if (!this.deps.admin) throw new Error('The leaderboard service was built without its admin store');
+    this.administration ??= new LeaderboardAdmin({
+      store: this.deps.store,
+      admin: this.deps.admin,
+      resets: this.deps.resets,
+    });
+    return this.administration;
   }
 
   /** The sections of a board named by `include`. */
@@ -370,6 +381,8 @@ export interface LeaderboardsOptions {
   owner?: string;
   /** Reset lease length; default 5 minutes. */
   leaseMs?: number;
+  /** The admin API's board edits (§6). */
+  admin?: LeaderboardAdminStore;
 }
 
 /** Builds the leaderboard service with its rank cache and reset runner. */
@@ -388,5 +401,6 @@ export function createLeaderboards(options: LeaderboardsOptions): LeaderboardSer
     ranks: new LeagueRanks(options.store, cache),
     resets,
     clock: options.clock,
+    ...(options.admin ? { admin: options.admin } : {}),
   });
 }

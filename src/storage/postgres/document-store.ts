@@ -3,7 +3,13 @@ import type pg from 'pg';
 import { validationFailed } from '../../core/errors.js';
 import type { JsonObject } from '../../core/json.js';
 import type { DocumentPath } from '../../core/paths.js';
-import type { DocumentRecord, DocumentStore, ListDocumentsOptions, QueryDocumentsOptions } from '../../core/ports.js';
+import type {
+  DocumentRecord,
+  DocumentStore,
+  ListDocumentsOptions,
+  NamePage,
+  QueryDocumentsOptions,
+} from '../../core/ports.js';
 import { compileOrderBy, compileWhere, PgParamList } from './where-sql.js';
 
 /** The fixed statements of the PostgreSQL document store, exported so tests can EXPLAIN exactly them. */
@@ -23,6 +29,14 @@ WHERE project_id = $1 AND parent = $2 AND collection = $3 AND path > $4
 ORDER BY path LIMIT $5`,
   childCollections: skipScanSql(true),
   rootCollections: skipScanSql(false),
+} as const;
+
+/** The statements of the admin store's pages (§6), on the same index as `list`. */
+export const postgresPagingSql = {
+  listPage: `SELECT id, path, data FROM documents
+WHERE project_id = $1 AND parent = $2 AND collection = $3 AND path > $4
+ORDER BY path LIMIT $5 OFFSET $6`,
+  countChildren: 'SELECT count(*)::int AS n FROM documents WHERE project_id = $1 AND parent = $2 AND collection = $3',
 } as const;
 
 /**
@@ -128,8 +142,26 @@ export class PostgresDocumentStore implements DocumentStore {
 
   async list(projectId: number, options: ListDocumentsOptions): Promise<DocumentRecord[]> {
     const params = [projectId, options.parent, options.collection, options.startAfter ?? '', options.limit];
-    const { rows } = await this.pool.query<DocumentRecord>(postgresDocumentSql.list, params);
+    const offset = options.offset ?? 0;
+    const { rows } =
+      offset > 0
+        ? await this.pool.query<DocumentRecord>(postgresPagingSql.listPage, [...params, offset])
+        : await this.pool.query<DocumentRecord>(postgresDocumentSql.list, params);
     return rows;
+  }
+
+  async collectionNames(projectId: number, path: string, offset: number, limit: number): Promise<NamePage> {
+    const names = await this.childCollections(projectId, path);
+    return { names: names.slice(offset, offset + limit), total: names.length };
+  }
+
+  async countChildren(projectId: number, parent: string, collection: string): Promise<number> {
+    const { rows } = await this.pool.query<{ n: number }>(postgresPagingSql.countChildren, [
+      projectId,
+      parent,
+      collection,
+    ]);
+    return rows[0]?.n ?? 0;
   }
 
   async query(projectId: number, options: QueryDocumentsOptions): Promise<DocumentRecord[]> {

@@ -1,14 +1,18 @@
 import pg from 'pg';
 import type {
   AccountStore,
+  AdminStore,
   DocumentStore,
+  LeaderboardAdminStore,
   LeaderboardStore,
   Storage,
   TransferStore,
   TreeStore,
 } from '../../core/ports.js';
 import { PostgresAccountStore } from './account-store.js';
+import { PostgresAdminStore } from './admin-store.js';
 import { PostgresDocumentStore } from './document-store.js';
+import { PostgresLeaderboardAdminStore } from './leaderboard-admin-store.js';
 import { PostgresLeaderboardStore } from './leaderboard-store.js';
 import { postgresMigrations } from './migrations.js';
 import { PostgresTransferStore } from './transfer-store.js';
@@ -33,6 +37,8 @@ export class PostgresStorage implements Storage {
   readonly tree: TreeStore;
   readonly leaderboards: LeaderboardStore;
   readonly transfer: TransferStore;
+  readonly admins: AdminStore;
+  readonly leaderboardAdmin: LeaderboardAdminStore;
 
   private constructor(readonly pool: pg.Pool) {
     this.documents = new PostgresDocumentStore(pool);
@@ -40,6 +46,8 @@ export class PostgresStorage implements Storage {
     this.tree = new PostgresTreeStore(pool);
     this.leaderboards = new PostgresLeaderboardStore(pool);
     this.transfer = new PostgresTransferStore(pool);
+    this.admins = new PostgresAdminStore(pool);
+    this.leaderboardAdmin = new PostgresLeaderboardAdminStore(pool);
   }
 
   /** Connects, creates the schema when asked for one, and migrates under an advisory lock. */

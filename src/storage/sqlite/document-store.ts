@@ -2,7 +2,13 @@ import { randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import type { JsonObject } from '../../core/json.js';
 import type { DocumentPath } from '../../core/paths.js';
-import type { DocumentRecord, DocumentStore, ListDocumentsOptions, QueryDocumentsOptions } from '../../core/ports.js';
+import type {
+  DocumentRecord,
+  DocumentStore,
+  ListDocumentsOptions,
+  NamePage,
+  QueryDocumentsOptions,
+} from '../../core/ports.js';
 import { compileOrderBy, compileWhere, SqliteParamList, type SqliteParams } from './where-sql.js';
 
 /**
@@ -29,6 +35,15 @@ ORDER BY path LIMIT @limit`,
 ORDER BY path LIMIT 1`,
   /** The same step for the root, which has no upper bound. */
   firstFrom: 'SELECT path FROM documents WHERE project_id = @project AND path >= @from ORDER BY path LIMIT 1',
+} as const;
+
+/** The statements of the admin store's pages (§6), on the same index as `list`. */
+export const sqlitePagingSql = {
+  listPage: `SELECT id, path, data FROM documents INDEXED BY documents_by_parent
+WHERE project_id = @project AND parent = @parent AND collection = @collection AND path > @after
+ORDER BY path LIMIT @limit OFFSET @offset`,
+  countChildren: `SELECT count(*) AS n FROM documents INDEXED BY documents_by_parent
+WHERE project_id = @project AND parent = @parent AND collection = @collection`,
 } as const;
 
 /** The SQL and parameters of a query; the store runs exactly this. */
@@ -84,6 +99,8 @@ const QUERY_CACHE_SIZE = 200;
 export class SqliteDocumentStore implements DocumentStore {
   private readonly statements: { [K in keyof typeof sqliteDocumentSql]: Statement<Row> };
   private readonly queries = new Map<string, Statement<Row>>();
+  private readonly listPage: Statement<Row>;
+  private readonly countChildrenStatement: Statement<{ n: number }>;
   private readonly mergeTransaction: Database.Transaction<
     (projectId: number, path: string, patch: JsonObject) => DocumentRecord | null
   >;
@@ -100,6 +117,8 @@ export class SqliteDocumentStore implements DocumentStore {
       firstBelow: prepare(sqliteDocumentSql.firstBelow),
       firstFrom: prepare(sqliteDocumentSql.firstFrom),
     };
+    this.listPage = prepare(sqlitePagingSql.listPage);
+    this.countChildrenStatement = db.prepare<SqliteParams, { n: number }>(sqlitePagingSql.countChildren);
     // json_patch() is not a shallow merge (it deletes on null and merges nested objects), so the
     // merge reads, spreads and writes inside one immediate transaction, which no writer can interleave.
     this.mergeTransaction = db.transaction(
@@ -165,14 +184,25 @@ export class SqliteDocumentStore implements DocumentStore {
   }
 
   async list(projectId: number, options: ListDocumentsOptions): Promise<DocumentRecord[]> {
-    const rows = this.statements.list.all({
+    const params = {
       project: projectId,
       parent: options.parent,
       collection: options.collection,
       after: options.startAfter ?? '',
       limit: options.limit,
-    });
+    };
+    const offset = options.offset ?? 0;
+    const rows = offset > 0 ? this.listPage.all({ ...params, offset }) : this.statements.list.all(params);
     return rows.map(toRecord);
+  }
+
+  async collectionNames(projectId: number, path: string, offset: number, limit: number): Promise<NamePage> {
+    const names = await this.childCollections(projectId, path);
+    return { names: names.slice(offset, offset + limit), total: names.length };
+  }
+
+  async countChildren(projectId: number, parent: string, collection: string): Promise<number> {
+    return this.countChildrenStatement.get({ project: projectId, parent, collection })?.n ?? 0;
   }
 
   async query(projectId: number, options: QueryDocumentsOptions): Promise<DocumentRecord[]> {

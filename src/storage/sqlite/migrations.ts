@@ -170,4 +170,21 @@ CREATE TABLE leaderboard_history (
 CREATE INDEX leaderboard_history_by_user ON leaderboard_history (leaderboard_id, period_start, user_id);
 `,
   },
+  {
+    version: 4,
+    name: 'admins',
+    sql: `
+CREATE TABLE admins (
+  id INTEGER PRIMARY KEY,
+  org_id INTEGER NOT NULL REFERENCES organisations(id),
+  email TEXT NOT NULL UNIQUE,
+  password_hash TEXT NOT NULL,
+  role TEXT NOT NULL CHECK (role IN ('owner', 'editor', 'viewer')),
+  created_at INTEGER NOT NULL
+);
+CREATE INDEX admins_by_org ON admins (org_id);
+CREATE INDEX projects_by_org ON projects (org_id, id);
+CREATE INDEX clients_by_project ON clients (project_id, created_at);
+`,
+  },
 ];

@@ -1,14 +1,18 @@
 import Database from 'better-sqlite3';
 import type {
   AccountStore,
+  AdminStore,
   DocumentStore,
+  LeaderboardAdminStore,
   LeaderboardStore,
   Storage,
   TransferStore,
   TreeStore,
 } from '../../core/ports.js';
 import { SqliteAccountStore } from './account-store.js';
+import { SqliteAdminStore } from './admin-store.js';
 import { SqliteDocumentStore } from './document-store.js';
+import { SqliteLeaderboardAdminStore } from './leaderboard-admin-store.js';
 import { SqliteLeaderboardStore } from './leaderboard-store.js';
 import { sqliteMigrations } from './migrations.js';
 import { SqliteTransferStore } from './transfer-store.js';
@@ -22,6 +26,8 @@ export class SqliteStorage implements Storage {
   readonly tree: TreeStore;
   readonly leaderboards: LeaderboardStore;
   readonly transfer: TransferStore;
+  readonly admins: AdminStore;
+  readonly leaderboardAdmin: LeaderboardAdminStore;
 
   private constructor(readonly db: Database.Database) {
     this.documents = new SqliteDocumentStore(db);
@@ -29,6 +35,8 @@ export class SqliteStorage implements Storage {
     this.tree = new SqliteTreeStore(db);
     this.leaderboards = new SqliteLeaderboardStore(db);
     this.transfer = new SqliteTransferStore(db);
+    this.admins = new SqliteAdminStore(db);
+    this.leaderboardAdmin = new SqliteLeaderboardAdminStore(db);
   }
 
   /** Opens (creating when missing) the database file, or `:memory:`, and migrates it. */

@@ -1,0 +1,37 @@
+/** `cds admin create` (§6, §7), registered on the `cds` program by `main.ts`. */
+import { type Command, InvalidArgumentError, Option } from 'commander';
+import { ADMIN_ROLES } from '../core/admin/admin-permissions.js';
+import type { ServicesRunner } from './transfer-commands.js';
+
+function orgId(value: string): number {
+  if (!/^[1-9][0-9]{0,15}$/.test(value)) throw new InvalidArgumentError('expected a positive integer.');
+  return Number(value);
+}
+
+interface CreateOptions {
+  org: number;
+  email: string;
+  password: string;
+  role: string;
+  json?: boolean;
+}
+
+/** Registers `cds admin create --org <id> --email <e> --password <p> --role owner|editor|viewer [--json]`. */
+export function registerAdminCommands(program: Command, withServices: ServicesRunner): void {
+  const admin = program.command('admin').description('manage the admins of organisations (§6)');
+  admin
+    .command('create')
+    .description('create an admin of an existing organisation')
+    .requiredOption('--org <id>', 'organisation id', orgId)
+    .requiredOption('--email <email>', 'login email (unique over all organisations)')
+    .requiredOption('--password <password>', 'password (at least 8 characters)')
+    .addOption(new Option('--role <role>', 'role in the organisation').choices(ADMIN_ROLES).makeOptionMandatory())
+    .option('--json', 'machine-readable output')
+    .action(async (options: CreateOptions) => {
+      const created = await withServices((s) =>
+        s.admins.createAdmin(options.org, { email: options.email, password: options.password, role: options.role }),
+      );
+      const text = `Created ${created.role} admin ${created.id} (${created.email}) in organisation ${created.org_id}.`;
+      process.stdout.write(options.json ? `${JSON.stringify(created)}\n` : `${text}\n`);
+    });
+}

@@ -1,0 +1,151 @@
+import { ADMIN_PERMISSIONS } from '../../core/admin/admin-permissions.js';
+import { pageOf } from '../../core/admin/project-admin-service.js';
+import type { DocumentService } from '../../core/documents/document-service.js';
+import type { JsonObject } from '../../core/json.js';
+import { type AdminGuard, adminAccess, decorateAdminRequests } from '../admin-auth-hook.js';
+import {
+  adminErrorResponses,
+  adminSecurity,
+  CollectionsPageSchema,
+  DocumentsPageSchema,
+  StoreCollectionParams,
+  StoreDocParams,
+  StorePageQuery,
+  StoreParams,
+} from '../schemas/admin.js';
+import {
+  DeletedSchema,
+  DocumentSchema,
+  DocumentWithCollectionsSchema,
+  DocumentWithCreatedSchema,
+  PatchDocumentBody,
+  PutDocumentBody,
+} from '../schemas/documents.js';
+import type { HttpApp } from '../server.js';
+
+const PREFIX = '/document-store/:org_id/:project_id';
+const SCOPE =
+  'The project comes from the URL; a project outside that organisation, or an organisation the admin is not a ' +
+  'member of, answers 404 `Project not found`.';
+
+/**
+ * The admin document store (§6): the documents a project's clients see under `/documents`,
+ * through the same `DocumentService`, with pages for browsing.
+ */
+export function adminDocumentRoutes(app: HttpApp, deps: { guard: AdminGuard; documents: DocumentService }): void {
+  const { documents, guard } = deps;
+  decorateAdminRequests(app);
+  const view = adminAccess(guard, { scope: 'org-project', permission: ADMIN_PERMISSIONS.documentView });
+  const manage = adminAccess(guard, { scope: 'org-project', permission: ADMIN_PERMISSIONS.documentManage });
+  const tags = ['admin document store'];
+
+  app.get(
+    `${PREFIX}/collections`,
+    {
+      onRequest: view,
+      schema: {
+        tags,
+        description: `Collection names under \`parent_path\` (default the root), sorted, one page. Needs \`document.view\`. ${SCOPE}`,
+        security: adminSecurity,
+        params: StoreParams,
+        querystring: StorePageQuery,
+        response: { 200: CollectionsPageSchema, ...adminErrorResponses },
+      },
+    },
+    async (request) => {
+      const { page, page_size, offset } = pageOf(request.query);
+      const result = await documents.collectionPage(request.projectId, request.query.parent_path, {
+        offset,
+        limit: page_size,
+      });
+      return { ...result, page, page_size };
+    },
+  );
+
+  app.get(
+    `${PREFIX}/collections/:collection`,
+    {
+      onRequest: view,
+      schema: {
+        tags,
+        description: `Direct children of a collection under \`parent_path\`, by path, one page. Needs \`document.view\`. ${SCOPE}`,
+        security: adminSecurity,
+        params: StoreCollectionParams,
+        querystring: StorePageQuery,
+        response: { 200: DocumentsPageSchema, ...adminErrorResponses },
+      },
+    },
+    async (request) => {
+      const { page, page_size, offset } = pageOf(request.query);
+      const result = await documents.documentPage(
+        request.projectId,
+        request.params.collection,
+        request.query.parent_path,
+        { offset, limit: page_size },
+      );
+      return { ...result, page, page_size };
+    },
+  );
+
+  app.get(
+    `${PREFIX}/docs/*`,
+    {
+      onRequest: view,
+      schema: {
+        tags,
+        description: `A document with its child collections, as GET /documents/docs/{path}. Needs \`document.view\`. ${SCOPE}`,
+        security: adminSecurity,
+        params: StoreDocParams,
+        response: { 200: DocumentWithCollectionsSchema, ...adminErrorResponses },
+      },
+    },
+    (request) => documents.get(request.projectId, request.params['*']),
+  );
+
+  app.put(
+    `${PREFIX}/docs/*`,
+    {
+      onRequest: manage,
+      schema: {
+        tags,
+        description: `Inserts or replaces a document, as PUT /documents/docs/{path}. Needs \`document.manage\`. ${SCOPE}`,
+        security: adminSecurity,
+        params: StoreDocParams,
+        body: PutDocumentBody,
+        response: { 200: DocumentWithCreatedSchema, ...adminErrorResponses },
+      },
+    },
+    (request) => documents.put(request.projectId, request.params['*'], (request.body.data ?? {}) as JsonObject),
+  );
+
+  app.patch(
+    `${PREFIX}/docs/*`,
+    {
+      onRequest: manage,
+      schema: {
+        tags,
+        description: `Shallow-merges into a document, as PATCH /documents/docs/{path}. Needs \`document.manage\`. ${SCOPE}`,
+        security: adminSecurity,
+        params: StoreDocParams,
+        body: PatchDocumentBody,
+        response: { 200: DocumentSchema, ...adminErrorResponses },
+      },
+    },
+    (request) => documents.patch(request.projectId, request.params['*'], request.body.data as JsonObject),
+  );
+
+  app.delete(
+    `${PREFIX}/docs/*`,
+    {
+      onRequest: manage,
+      schema: {
+        tags,
+        description: `Deletes only that document, as DELETE /documents/docs/{path}. Needs \`document.manage\`. ${SCOPE}`,
+        security: adminSecurity,
+        params: StoreDocParams,
+        response: { 200: DeletedSchema, ...adminErrorResponses },
+      },
+    },
+    (request) => documents.delete(request.projectId, request.params['*']),
+  );
+}

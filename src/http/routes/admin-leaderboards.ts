@@ -1,0 +1,158 @@
+import { ADMIN_PERMISSIONS } from '../../core/admin/admin-permissions.js';
+import { boardView, definitionOf, editOf } from '../../core/admin/board-definitions.js';
+import type { ProjectAdminService } from '../../core/admin/project-admin-service.js';
+import type { LeaderboardService } from '../../core/leaderboards/leaderboard-service.js';
+import { isoTime } from '../../core/leaderboards/period-schedule.js';
+import { type AdminGuard, adminAccess, decorateAdminRequests } from '../admin-auth-hook.js';
+import {
+  AdminSubmitBody,
+  adminConflictResponses,
+  adminErrorResponses,
+  adminSecurity,
+  BoardParams,
+  BoardSchema,
+  BoardsSchema,
+  CreateBoardBody,
+  NoBody,
+  ProjectParams,
+  ResetSchema,
+  UpdateBoardBody,
+} from '../schemas/admin.js';
+import { ErrorSchema } from '../schemas/common.js';
+import { MeSchema } from '../schemas/leaderboards.js';
+import type { HttpApp } from '../server.js';
+
+/** What the leaderboard administration routes use. */
+export interface AdminLeaderboardDeps {
+  guard: AdminGuard;
+  leaderboards: LeaderboardService;
+  projects: ProjectAdminService;
+}
+
+const tags = ['admin'];
+const NEEDS =
+  'Needs `leaderboard.manage` (owner, editor). A project of another organisation answers 404 `Project not found`.';
+const PREFIX = '/admin/projects/:project_id/leaderboards';
+
+/** Creating, editing, resetting boards and submitting stats for any user (§6). */
+export function adminLeaderboardRoutes(app: HttpApp, deps: AdminLeaderboardDeps): void {
+  const { leaderboards } = deps;
+  decorateAdminRequests(app);
+  const onRequest = adminAccess(deps.guard, { scope: 'project', permission: ADMIN_PERMISSIONS.leaderboardManage });
+
+  app.get(
+    PREFIX,
+    {
+      onRequest,
+      schema: {
+        tags,
+        description: `Every leaderboard of the project with its leagues, rewards and current period, by slug. ${NEEDS}`,
+        security: adminSecurity,
+        params: ProjectParams,
+        response: { 200: BoardsSchema, ...adminErrorResponses },
+      },
+    },
+    async (request) => ({ leaderboards: (await leaderboards.admin.list(request.projectId)).map(boardView) }),
+  );
+
+  app.post(
+    PREFIX,
+    {
+      onRequest,
+      schema: {
+        tags,
+        description:
+          'Creates a leaderboard (defaults: CONTINUOUS, desc, best, reset none, one league `global`); its first ' +
+          `period is the one containing now. 409 when the slug is taken; 422 for an invalid definition. ${NEEDS}`,
+        security: adminSecurity,
+        params: ProjectParams,
+        body: CreateBoardBody,
+        response: { 201: BoardSchema, ...adminConflictResponses },
+      },
+    },
+    async (request, reply) =>
+      reply.status(201).send(boardView(await leaderboards.create(request.projectId, definitionOf(request.body)))),
+  );
+
+  app.get(
+    `${PREFIX}/:slug`,
+    {
+      onRequest,
+      schema: {
+        tags,
+        description: `One leaderboard's definition and current period; 404 \`Leaderboard not found\`. ${NEEDS}`,
+        security: adminSecurity,
+        params: BoardParams,
+        response: { 200: BoardSchema, ...adminErrorResponses },
+      },
+    },
+    async (request) => boardView(await leaderboards.admin.get(request.projectId, request.params.slug)),
+  );
+
+  app.patch(
+    `${PREFIX}/:slug`,
+    {
+      onRequest,
+      schema: {
+        tags,
+        description:
+          'Edits name, description, operator, leagues and/or rewards (leagues and rewards are replaced whole). ' +
+          'type, sort and reset cannot change (400). Current entries are re-homed: by stat on CONTINUOUS boards, ' +
+          `to the lowest league when theirs is gone on AT_RESET boards. ${NEEDS}`,
+        security: adminSecurity,
+        params: BoardParams,
+        body: UpdateBoardBody,
+        response: { 200: BoardSchema, ...adminErrorResponses },
+      },
+    },
+    async (request) => {
+      const board = await leaderboards.admin.get(request.projectId, request.params.slug);
+      const updated = await leaderboards.admin.update(request.projectId, board.slug, editOf(board, request.body));
+      return boardView(updated);
+    },
+  );
+
+  app.post(
+    `${PREFIX}/:slug/stats`,
+    {
+      onRequest,
+      schema: {
+        tags,
+        description:
+          'Submits a stat for any user of the project, with the board’s operator, as a game server would; answers ' +
+          `that user's \`me\`. 404 \`User not found\` / \`Leaderboard not found\`. ${NEEDS}`,
+        security: adminSecurity,
+        params: BoardParams,
+        body: AdminSubmitBody,
+        response: { 200: MeSchema, ...adminErrorResponses, 503: ErrorSchema },
+      },
+    },
+    (request) =>
+      deps.projects.submitStat(request.projectId, request.params.slug, request.body.user_id, request.body.value),
+  );
+
+  app.post(
+    `${PREFIX}/:slug/reset`,
+    {
+      onRequest,
+      schema: {
+        tags,
+        description:
+          'Ends the current period now and resets the board as its schedule would (final standings archived with ' +
+          'rewards, AT_RESET promotion and demotion, entries cleared). The next period runs from now to the end the ' +
+          `schedule gives. 409 while another reset of the board runs. ${NEEDS}`,
+        security: adminSecurity,
+        params: BoardParams,
+        body: NoBody,
+        response: { 200: ResetSchema, ...adminConflictResponses },
+      },
+    },
+    async (request) => {
+      const { archived, current } = await leaderboards.admin.resetNow(request.projectId, request.params.slug);
+      return {
+        archived: { start: isoTime(archived.start), end: isoTime(archived.end) },
+        leaderboard: boardView(current),
+      };
+    },
+  );
+}

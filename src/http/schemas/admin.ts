@@ -1,0 +1,197 @@
+/** TypeBox schemas of the admin API and the admin document store (§6). */
+import Type, { type TSchema } from 'typebox';
+import { ErrorSchema } from './common.js';
+import { DocumentSchema } from './documents.js';
+
+const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+const Id = (description: string) => Type.String({ description: `${description} (a positive integer)` });
+
+/** Error responses of every admin route; 404 `Project not found` also for another organisation's project. */
+export const adminErrorResponses = {
+  400: ErrorSchema,
+  401: ErrorSchema,
+  403: ErrorSchema,
+  404: ErrorSchema,
+  413: ErrorSchema,
+  415: ErrorSchema,
+  422: ErrorSchema,
+  429: ErrorSchema,
+};
+
+/** Error responses of routes that also answer 409. */
+export const adminConflictResponses = { ...adminErrorResponses, 409: ErrorSchema };
+
+/** The OpenAPI security of admin routes: `Authorization: Bearer <admin token>`. */
+export const adminSecurity = [{ bearer: [] }];
+
+/** A body for routes that take none (a POST that only acts); unknown fields are ignored. */
+export const NoBody = Type.Object({}, { description: 'No fields; the body may be left out' });
+
+export const AdminLoginBody = Type.Object({ email: Type.String(), password: Type.String() });
+
+export const AdminTokenSchema = Type.Object({
+  access_token: Type.String({ description: 'HS256 JWT: sub = admin id, typ = "admin", iat, exp' }),
+  token_type: Type.Literal('bearer'),
+  expires_in: Type.Integer({ description: 'Seconds until the token expires' }),
+});
+
+const AdminRoleSchema = Type.Union([Type.Literal('owner'), Type.Literal('editor'), Type.Literal('viewer')]);
+
+export const AdminMeSchema = Type.Object({
+  id: Type.Integer(),
+  org_id: Type.Integer(),
+  email: Type.String(),
+  role: AdminRoleSchema,
+  permissions: Type.Array(Type.String()),
+});
+
+export const OrgParams = Type.Object({ org_id: Id('Organisation id') });
+export const ProjectParams = Type.Object({ project_id: Id('Project id') });
+export const ClientParams = Type.Object({ project_id: Id('Project id'), client_id: Type.String() });
+export const UserParams = Type.Object({ project_id: Id('Project id'), user_id: Id('User id') });
+export const RoleParams = Type.Object({ project_id: Id('Project id'), name: Type.String() });
+export const BoardParams = Type.Object({ project_id: Id('Project id'), slug: Type.String() });
+
+/** `/document-store/{org_id}/{project_id}`. */
+export const StoreParams = Type.Object({ org_id: Id('Organisation id'), project_id: Id('Project id') });
+export const StoreDocParams = Type.Object({ ...StoreParams.properties, '*': Type.String() });
+export const StoreCollectionParams = Type.Object({ ...StoreParams.properties, collection: Type.String() });
+
+const paging = {
+  page: Type.Optional(Type.Integer({ minimum: 1, description: 'Page number, from 1 (default 1)' })),
+  page_size: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, description: 'Items per page (default 20)' })),
+};
+const pageInfo = { page: Type.Integer(), page_size: Type.Integer(), total: Type.Integer() };
+
+export const PageQuery = Type.Object(paging);
+export const StorePageQuery = Type.Object({
+  parent_path: Type.Optional(Type.String({ description: 'A document path; default the root' })),
+  ...paging,
+});
+
+export const CollectionsPageSchema = Type.Object({ collections: Type.Array(Type.String()), ...pageInfo });
+export const DocumentsPageSchema = Type.Object({ documents: Type.Array(DocumentSchema), ...pageInfo });
+
+export const ProjectSchema = Type.Object({ id: Type.Integer(), org_id: Type.Integer(), name: Type.String() });
+export const ProjectsSchema = Type.Object({ projects: Type.Array(ProjectSchema) });
+export const CreateProjectBody = Type.Object({ name: Type.String({ minLength: 1, maxLength: 200 }) });
+export const ProjectCredentialsSchema = Type.Object({
+  org_id: Type.Integer(),
+  project_id: Type.Integer(),
+  client_id: Type.String(),
+  client_secret: Type.String({ description: 'Shown this once; only its hash is stored' }),
+});
+
+export const ClientsSchema = Type.Object({
+  clients: Type.Array(Type.Object({ client_id: Type.String(), created_at: Type.String() })),
+});
+export const ClientCredentialsSchema = Type.Object({
+  client_id: Type.String(),
+  client_secret: Type.String({ description: 'Shown this once; only its hash is stored' }),
+});
+
+const AvatarUrl = Nullable(Type.String({ maxLength: 2048 }));
+export const UserSchema = Type.Object({
+  id: Type.Integer(),
+  username: Type.String(),
+  nickname: Type.String(),
+  avatar_url: AvatarUrl,
+  roles: Type.Array(Type.String()),
+});
+export const UsersPageSchema = Type.Object({ users: Type.Array(UserSchema), ...pageInfo });
+export const UpdateUserBody = Type.Object({
+  nickname: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+  avatar_url: Type.Optional(AvatarUrl),
+  roles: Type.Optional(Type.Array(Type.String(), { description: 'Exactly these roles; each must exist' })),
+});
+
+export const RoleSchema = Type.Object({ name: Type.String(), permissions: Type.Array(Type.String()) });
+export const RolesSchema = Type.Object({ roles: Type.Array(RoleSchema) });
+export const CreateRoleBody = Type.Object({
+  name: Type.String({ description: '1-64 letters, digits, _ . -' }),
+  permissions: Type.Array(Type.String()),
+});
+export const UpdateRoleBody = Type.Object({ permissions: Type.Array(Type.String()) });
+
+const BoardType = Type.Union([Type.Literal('CONTINUOUS'), Type.Literal('AT_RESET')]);
+const SortOrder = Type.Union([Type.Literal('asc'), Type.Literal('desc')]);
+const Operator = Type.Union([Type.Literal('best'), Type.Literal('latest'), Type.Literal('increment')]);
+const Reset = Type.Union([
+  Type.Literal('none'),
+  Type.Literal('daily'),
+  Type.Literal('weekly'),
+  Type.Literal('monthly'),
+]);
+
+const LeagueInput = Type.Object({
+  slug: Type.String(),
+  name: Type.Optional(Type.String({ description: 'Default: the slug' })),
+  order: Type.Optional(Type.Integer({ minimum: 0, description: '0 = lowest; default: the position in the list' })),
+  min_stat: Type.Optional(Nullable(Type.Number({ description: 'CONTINUOUS only' }))),
+  promote_top: Type.Optional(Nullable(Type.Integer({ minimum: 0, description: 'AT_RESET only' }))),
+  demote_bottom: Type.Optional(Nullable(Type.Integer({ minimum: 0, description: 'AT_RESET only' }))),
+});
+const RewardInput = Type.Object({
+  league: Type.String(),
+  rank_from: Type.Integer({ minimum: 1 }),
+  rank_to: Type.Integer({ minimum: 1 }),
+  reward: Type.Unknown({ description: 'Free JSON the game interprets' }),
+});
+
+export const CreateBoardBody = Type.Object({
+  slug: Type.String(),
+  name: Type.String({ minLength: 1 }),
+  description: Type.Optional(Type.String()),
+  type: Type.Optional(BoardType),
+  sort: Type.Optional(SortOrder),
+  operator: Type.Optional(Operator),
+  reset: Type.Optional(Reset),
+  leagues: Type.Optional(Type.Array(LeagueInput, { description: 'Default: one league `global`' })),
+  rewards: Type.Optional(Type.Array(RewardInput)),
+});
+
+export const UpdateBoardBody = Type.Object({
+  name: Type.Optional(Type.String({ minLength: 1 })),
+  description: Type.Optional(Type.String()),
+  operator: Type.Optional(Operator),
+  leagues: Type.Optional(Type.Array(LeagueInput, { description: 'Replaces every league' })),
+  rewards: Type.Optional(Type.Array(RewardInput, { description: 'Replaces every reward' })),
+  type: Type.Optional(BoardType),
+  sort: Type.Optional(SortOrder),
+  reset: Type.Optional(Reset),
+});
+
+const PeriodSchema = Type.Object({ start: Type.String(), end: Nullable(Type.String()) });
+
+export const BoardSchema = Type.Object({
+  id: Type.Integer(),
+  slug: Type.String(),
+  name: Type.String(),
+  description: Type.String(),
+  type: BoardType,
+  sort: SortOrder,
+  operator: Operator,
+  reset: Reset,
+  period: PeriodSchema,
+  leagues: Type.Array(
+    Type.Object({
+      slug: Type.String(),
+      name: Type.String(),
+      order: Type.Integer(),
+      min_stat: Nullable(Type.Number()),
+      promote_top: Nullable(Type.Integer()),
+      demote_bottom: Nullable(Type.Integer()),
+    }),
+  ),
+  rewards: Type.Array(
+    Type.Object({ league: Type.String(), rank_from: Type.Integer(), rank_to: Type.Integer(), reward: Type.Unknown() }),
+  ),
+});
+export const BoardsSchema = Type.Object({ leaderboards: Type.Array(BoardSchema) });
+
+export const AdminSubmitBody = Type.Object({ user_id: Type.Integer({ minimum: 1 }), value: Type.Number() });
+
+export const ResetSchema = Type.Object({
+  archived: Type.Object({ start: Type.String(), end: Type.String() }, { description: 'The period just ended' }),
+  leaderboard: BoardSchema,
+});
