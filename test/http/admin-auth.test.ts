@@ -212,6 +212,15 @@ for (const engine of engines) {
       });
     });
 
+    it('the first start’s owner (createFirstOwner) signs in with the password it returns once', async () => {
+      const first = await t.app.services.admins.createFirstOwner(f.other.orgId);
+      expect(first).toMatchObject({ email: 'admin@localhost', org_id: f.other.orgId, role: 'owner' });
+      expect(first.password.length).toBeGreaterThanOrEqual(20);
+      const res = await login({ email: first.email, password: first.password });
+      expect(res.statusCode).toBe(200);
+      expect(decodeJwt(res.json().access_token).sub).toBe(String(first.id));
+    });
+
     it('an admin belongs to one organisation: a second organisation’s owner sees only its own', async () => {
       const res = await me(f.stranger.headers);
       expect(res.json()).toMatchObject({ org_id: f.other.orgId, role: 'owner' });

@@ -10,10 +10,11 @@ import { parseOrderBy, parseWhere } from '../../src/core/where.js';
 import {
   childCollectionsQuery,
   postgresDocumentSql,
+  postgresPagingSql,
   postgresQuerySql,
 } from '../../src/storage/postgres/document-store.js';
 import { PostgresStorage } from '../../src/storage/postgres/postgres-storage.js';
-import { sqliteDocumentSql, sqliteQuerySql } from '../../src/storage/sqlite/document-store.js';
+import { sqliteDocumentSql, sqlitePagingSql, sqliteQuerySql } from '../../src/storage/sqlite/document-store.js';
 import { SqliteStorage } from '../../src/storage/sqlite/sqlite-storage.js';
 import type { SqliteParams } from '../../src/storage/sqlite/where-sql.js';
 import { postgresEngine, sqliteEngine } from '../support/engines.js';
@@ -52,6 +53,11 @@ const C1_D1_COLLECTIONS = [
       .map((path) => path.split('/')[2]),
   ),
 ].sort();
+
+/** How many direct children `c1/d1/s1` has, computed from the generator. */
+const C1_D1_S1_CHILDREN = Array.from({ length: COUNT }, (_, i) => generated(i)).filter(
+  (doc) => doc.parent === 'c1/d1' && doc.collection === 's1',
+).length;
 
 /** The statements every engine is checked on, with the index each must use. */
 const QUERIES: { name: string; options: QueryDocumentsOptions; index: string }[] = [
@@ -113,6 +119,13 @@ describe.skipIf(sqliteEngine.unavailable)('query plans on sqlite', () => {
   it('list seeks documents_by_parent', () => {
     const params = { project: PROJECT, parent: 'c1/d1', collection: 's1', after: '', limit: 20 };
     expectSeeks(plan(sqliteDocumentSql.list, params), 'documents_by_parent');
+  });
+
+  it('the admin store pages and counts seek documents_by_parent', async () => {
+    const scope = { project: PROJECT, parent: 'c1/d1', collection: 's1' };
+    expectSeeks(plan(sqlitePagingSql.listPage, { ...scope, after: '', limit: 20, offset: 20 }), 'documents_by_parent');
+    expectSeeks(plan(sqlitePagingSql.countChildren, scope), 'documents_by_parent');
+    expect(await storage.documents.countChildren(PROJECT, 'c1/d1', 's1')).toBe(C1_D1_S1_CHILDREN);
   });
 
   for (const query of QUERIES) {
@@ -200,6 +213,13 @@ describe.skipIf(postgresEngine.unavailable)('query plans on postgres', () => {
 
   it('list uses documents_by_parent', async () => {
     expectSeeks(await plan(postgresDocumentSql.list, [PROJECT, 'c1/d1', 's1', '', 20]), 'documents_by_parent');
+  });
+
+  it('the admin store pages and counts use documents_by_parent', async () => {
+    const page = [PROJECT, 'c1/d1', 's1', '', 20, 20];
+    expectSeeks(await plan(postgresPagingSql.listPage, page), 'documents_by_parent');
+    expectSeeks(await plan(postgresPagingSql.countChildren, [PROJECT, 'c1/d1', 's1']), 'documents_by_parent');
+    expect(await storage.documents.countChildren(PROJECT, 'c1/d1', 's1')).toBe(C1_D1_S1_CHILDREN);
   });
 
   for (const query of QUERIES) {
