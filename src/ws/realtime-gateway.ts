@@ -22,8 +22,10 @@ export interface GatewayOptions {
   heartbeatMs?: number;
   /** How long a gap in a project's versions may wait before it is filled from the change log. */
   gapWaitMs?: number;
-  /** How long a closing socket may take before it is destroyed. */
+  /** How long a socket closed by the server may take to close before it is destroyed (default 5 s). */
   closeGraceMs?: number;
+  /** The same for a slow consumer, which must read its backlog before its 1008 (default 30 s). */
+  slowConsumerGraceMs?: number;
 }
 
 /** The three §1 values from the handshake headers, else from the query string (browsers cannot set headers). */
@@ -86,14 +88,25 @@ export class RealtimeGateway {
   async close(): Promise<void> {
     if (this.heartbeat) clearInterval(this.heartbeat);
     this.heartbeat = null;
-    const closing = [...this.sessions].map(
-      (session) =>
-        new Promise<void>((resolve) => {
-          session.onceClosed(resolve);
-          session.close(1001, 'Server shutting down');
-        }),
+    const sessions = [...this.sessions];
+    const closing = Promise.all(
+      sessions.map(
+        (session) =>
+          new Promise<void>((resolve) => {
+            session.onceClosed(resolve);
+            session.close(1001, 'Server shutting down');
+          }),
+      ),
     );
-    await Promise.all(closing);
+    // Sockets that do not finish the handshake in time (or were already closing slowly) are destroyed.
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, this.options.closeGraceMs ?? 5_000);
+    });
+    await Promise.race([closing, deadline]);
+    clearTimeout(timer);
+    for (const session of sessions) session.terminate();
+    await closing;
     await Promise.all([...this.feeds.values()].map((feed) => feed.close()));
     this.feeds.clear();
   }
@@ -105,7 +118,8 @@ export class RealtimeGateway {
       pathLimits: this.options.pathLimits,
       maxSubscriptions: this.options.maxSubscriptions,
       maxBufferedBytes: this.options.maxBufferedBytes,
-      closeGraceMs: this.options.closeGraceMs ?? 10_000,
+      closeGraceMs: this.options.closeGraceMs ?? 5_000,
+      slowConsumerGraceMs: this.options.slowConsumerGraceMs ?? 30_000,
       onClosed: (closed) => this.forget(closed, feed),
       onError: (error) => this.log.error({ err: error }, 'realtime session error'),
     });

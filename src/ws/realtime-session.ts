@@ -26,8 +26,12 @@ export interface SessionOptions {
   maxSubscriptions: number;
   /** Past this many bytes waiting in the socket's send buffer, the client is too slow: close 1008. */
   maxBufferedBytes: number;
-  /** How long a closing socket may take before it is destroyed. */
+  /**
+   * How long a socket closed by the server may take to finish the closing handshake before it is
+   * destroyed. A slow consumer must first read its backlog to see its 1008, so it gets longer.
+   */
   closeGraceMs: number;
+  slowConsumerGraceMs: number;
   onClosed: (session: RealtimeSession) => void;
   onError: (error: unknown) => void;
 }
@@ -111,14 +115,19 @@ export class RealtimeSession implements FeedListener {
   }
 
   /** Starts the closing handshake with `code`; the socket is destroyed if it does not finish in time. */
-  close(code: number, reason: string): void {
+  close(code: number, reason: string, graceMs = this.options.closeGraceMs): void {
     if (this.closing) return;
     this.closing = true;
     this.held.length = 0;
     this.detach();
     this.socket.close(code, reason);
-    this.graceTimer = setTimeout(() => this.socket.terminate(), this.options.closeGraceMs);
+    this.graceTimer = setTimeout(() => this.socket.terminate(), graceMs);
     this.graceTimer.unref();
+  }
+
+  /** Destroys the socket at once. */
+  terminate(): void {
+    this.socket.terminate();
   }
 
   deliver(broadcast: CommitBroadcast): void {
@@ -330,14 +339,15 @@ export class RealtimeSession implements FeedListener {
     }
   }
 
-  private send(text: string): void {
+  private send(text: string | Buffer): void {
     if (this.closing || this.socket.readyState !== OPEN) return;
     // Checked before sending: one large message (a big init) may pass, a backlog may not.
     if (this.socket.bufferedAmount > this.options.maxBufferedBytes) {
-      this.close(1008, 'Send buffer over limit: the client does not read its messages');
+      this.close(1008, 'Send buffer over limit: the client does not read its messages', this.options.slowConsumerGraceMs);
       return;
     }
-    this.socket.send(text);
+    // Bytes shared by every receiver of a broadcast go out as a text frame, without re-encoding.
+    this.socket.send(text, { binary: false });
   }
 
   /** Leaves the feed: no more commits reach this session. */

@@ -69,10 +69,15 @@ export class SubscriptionIndex<T> {
   /** Calls `visit` for each subscription concerned by a write at `path`: ancestors first, then below. */
   match(path: string, visit: (subscribedPath: string, holder: T, relation: WriteRelation) => void): void {
     let node: TrieNode<T> | undefined = this.root;
-    for (const segment of segmentsOf(path)) {
+    // Walks the segments without splitting the path: this runs once per connection per commit.
+    let start = 0;
+    while (path !== ROOT_PATH && start <= path.length) {
       for (const holder of node.holders) visit(node.path, holder, 'at-or-below');
+      const end = path.indexOf('/', start);
+      const segment = end === -1 ? path.slice(start) : path.slice(start, end);
       node = node.children.get(segment);
       if (!node) return;
+      start = end === -1 ? path.length + 1 : end + 1;
     }
     for (const holder of node.holders) visit(node.path, holder, 'at-or-below');
     for (const child of node.children.values()) this.visitBelow(child, visit);
