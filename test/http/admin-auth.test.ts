@@ -112,14 +112,15 @@ for (const engine of engines) {
       const badKey = await sign({ typ: 'admin' }, new TextEncoder().encode('another-secret-that-is-long-enough-000'));
       const valid = await sign({ typ: 'admin' });
       expect((await me({ authorization: `Bearer ${valid}` })).statusCode).toBe(200);
-      for (const headers of [
+      const attempts: Record<string, string>[] = [
         {},
         { authorization: 'Bearer' },
         { authorization: 'Bearer not-a-jwt' },
         { authorization: `Basic ${valid}` },
         { authorization: `Bearer ${expired}` },
         { authorization: `Bearer ${badKey}` },
-      ]) {
+      ];
+      for (const headers of attempts) {
         const res = await me(headers);
         expect(res.statusCode).toBe(401);
         expect(res.json()).toEqual(INVALID_TOKEN);

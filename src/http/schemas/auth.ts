@@ -57,10 +57,11 @@ export const MeSchema = Type.Object({
   permissions: Type.Array(Type.String()),
 });
 
-/** Error responses of the `/auth` routes (client credentials, tokens, bodies). */
+/** Error responses of the `/auth` routes (client credentials, tokens, bodies; 429 when rate limits are configured). */
 export const authErrorResponses = {
   401: ErrorSchema,
   413: ErrorSchema,
   415: ErrorSchema,
   422: ErrorSchema,
+  429: ErrorSchema,
 };

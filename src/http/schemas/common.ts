@@ -20,7 +20,7 @@ export const ErrorSchema = Type.Object({
 /** The catch-all path parameter of routes such as `/documents/docs/*`. */
 export const WildcardParams = Type.Object({ '*': Type.String() });
 
-/** Error responses every authenticated client route may give. */
+/** Error responses every authenticated client route may give (429 when rate limits are configured). */
 export const clientErrorResponses = {
   400: ErrorSchema,
   401: ErrorSchema,
@@ -29,4 +29,5 @@ export const clientErrorResponses = {
   413: ErrorSchema,
   415: ErrorSchema,
   422: ErrorSchema,
+  429: ErrorSchema,
 };

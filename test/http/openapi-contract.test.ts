@@ -1,0 +1,259 @@
+/**
+ * Drives every route of the running server over HTTP (client, realtime REST, leaderboards, admin
+ * API and admin document store; successes and errors) and validates each real response against
+ * the OpenAPI document the server publishes at /docs/json. A status a route does not document, or
+ * a body its schema rejects, fails the test; so does an operation never exercised.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { adminFixture } from '../support/admin.js';
+import { startTestApp, type TestApp } from '../support/app.js';
+import { engines } from '../support/engines.js';
+import { ContractRecorder, type OpenApi } from '../support/openapi-contract.js';
+
+type Method = 'GET' | 'PUT' | 'POST' | 'PATCH' | 'DELETE';
+interface Call {
+  headers?: Record<string, string>;
+  body?: unknown;
+  /** A raw body sent as is (with `contentType`). */
+  raw?: string;
+  contentType?: string;
+}
+
+for (const engine of engines) {
+  describe.skipIf(engine.unavailable)(`every route answers as its OpenAPI document says, on ${engine.name}`, () => {
+    let t: TestApp;
+    let base = '';
+    let contract: ContractRecorder;
+    beforeAll(async () => {
+      t = await startTestApp(engine, { CDS_BODY_LIMIT: '4096' });
+      base = await t.app.http.listen({ host: '127.0.0.1', port: 0 });
+      const document = (await (await fetch(`${base}/docs/json`)).json()) as OpenApi & { openapi: string };
+      expect(document.openapi).toBe('3.1.0');
+      contract = new ContractRecorder(document);
+    });
+    afterAll(async () => {
+      await t?.close();
+    });
+
+    /** Sends a request and records its response; answers the status and the parsed body. */
+    const req = async (method: Method, url: string, call: Call = {}) => {
+      const headers: Record<string, string> = { ...(call.headers ?? {}) };
+      let body: string | undefined;
+      if (call.raw !== undefined) {
+        body = call.raw;
+        headers['content-type'] = call.contentType ?? 'application/json';
+      } else if (call.body !== undefined) {
+        body = JSON.stringify(call.body);
+        headers['content-type'] = 'application/json';
+      }
+      const res = await fetch(`${base}${url}`, { method, headers, ...(body === undefined ? {} : { body }) });
+      const text = await res.text();
+      const json = text === '' ? undefined : JSON.parse(text);
+      contract.record(method, url, res.status, res.headers.get('content-type'), json);
+      return { status: res.status, json };
+    };
+
+    it('drives every documented operation; each response matches its schema', async () => {
+      const player = { headers: t.headers };
+      const client = { 'x-client-id': t.project.clientId, 'x-client-secret': t.project.clientSecret };
+      const expectStatus = async (expected: number, method: Method, url: string, call?: Call) => {
+        const res = await req(method, url, call);
+        expect(res.status, `${method} ${url}: ${JSON.stringify(res.json)}`).toBe(expected);
+        return res.json;
+      };
+
+      // Health.
+      await expectStatus(200, 'GET', '/healthz');
+      await expectStatus(200, 'GET', '/readyz');
+
+      // Accounts (§1).
+      const signup = await expectStatus(201, 'POST', '/auth/signup', {
+        headers: client,
+        body: { username: 'contract_user', password: 'password-123' },
+      });
+      await expectStatus(409, 'POST', '/auth/signup', {
+        headers: client,
+        body: { username: 'contract_user', password: 'password-123' },
+      });
+      await expectStatus(422, 'POST', '/auth/signup', { headers: client, body: { username: 'x', password: '1' } });
+      await expectStatus(401, 'POST', '/auth/signup', { body: { username: 'nobody_here', password: 'password-123' } });
+      await expectStatus(200, 'POST', '/auth/login', {
+        headers: client,
+        body: { username: 'contract_user', password: 'password-123' },
+      });
+      await expectStatus(401, 'POST', '/auth/login', {
+        headers: client,
+        body: { username: 'contract_user', password: 'wrong-pass' },
+      });
+      await expectStatus(200, 'POST', '/auth/guest', { headers: client, body: { device_id: 'device-1' } });
+      await expectStatus(422, 'POST', '/auth/guest', { headers: client, body: {} });
+      await expectStatus(200, 'POST', '/auth/refresh', {
+        headers: client,
+        body: { refresh_token: signup.refresh_token },
+      });
+      await expectStatus(401, 'POST', '/auth/refresh', {
+        headers: client,
+        body: { refresh_token: signup.refresh_token },
+      });
+      await expectStatus(200, 'GET', '/auth/me', player);
+      await expectStatus(401, 'GET', '/auth/me', { headers: client });
+      await expectStatus(200, 'PATCH', '/auth/me', { ...player, body: { nickname: 'Contract' } });
+      await expectStatus(422, 'PATCH', '/auth/me', { ...player, body: { nickname: '' } });
+
+      // Documents (§2), with the §0 body errors.
+      await expectStatus(200, 'PUT', '/documents/docs/users/u1', { ...player, body: { data: { level: 3 } } });
+      await expectStatus(400, 'PUT', '/documents/docs/users', { ...player, body: { data: {} } });
+      await expectStatus(422, 'PUT', '/documents/docs/users/u1', { ...player, body: { data: 5 } });
+      await expectStatus(422, 'PUT', '/documents/docs/users/u1', { ...player, raw: '{not json' });
+      await expectStatus(415, 'PUT', '/documents/docs/users/u1', { ...player, raw: 'text', contentType: 'text/plain' });
+      await expectStatus(413, 'PUT', '/documents/docs/users/u1', {
+        ...player,
+        body: { data: { big: 'x'.repeat(5000) } },
+      });
+      await expectStatus(401, 'PUT', '/documents/docs/users/u1', { body: { data: {} } });
+      await expectStatus(200, 'GET', '/documents/docs/users/u1', player);
+      await expectStatus(404, 'GET', '/documents/docs/users/none', player);
+      await expectStatus(200, 'PATCH', '/documents/docs/users/u1', { ...player, body: { data: { level: 4 } } });
+      await expectStatus(404, 'PATCH', '/documents/docs/users/none', { ...player, body: { data: {} } });
+      await expectStatus(200, 'PUT', '/documents/docs/users/gone', { ...player, body: {} });
+      await expectStatus(200, 'DELETE', '/documents/docs/users/gone', player);
+      await expectStatus(404, 'DELETE', '/documents/docs/users/gone', player);
+      await expectStatus(201, 'POST', '/documents/collections/users', { ...player, body: { data: { level: 1 } } });
+      await expectStatus(400, 'POST', '/documents/collections/users', { ...player, body: { parent_path: 'odd' } });
+      await expectStatus(200, 'GET', '/documents/collections/users?limit=5', player);
+      await expectStatus(422, 'GET', '/documents/collections/users?limit=0', player);
+      await expectStatus(200, 'GET', '/documents/query/users?where=level__gte:1&order_by=-level', player);
+      await expectStatus(400, 'GET', '/documents/query/users?where=level', player);
+      await expectStatus(422, 'GET', '/documents/query/users?offset=-1', player);
+
+      // Realtime tree over REST (§3), at the root and below it.
+      for (const path of ['/realtime/db', '/realtime/db/game/state']) {
+        await expectStatus(200, 'PUT', path, { ...player, body: { value: { a: 1, b: { c: true } } } });
+        await expectStatus(422, 'PUT', path, { ...player, body: {} });
+        await expectStatus(200, 'GET', `${path}?shallow=true`, player);
+        await expectStatus(422, 'GET', `${path}?shallow=maybe`, player);
+        await expectStatus(200, 'PATCH', path, { ...player, body: { value: { 'b/c': false } } });
+        await expectStatus(400, 'PATCH', path, { ...player, body: { value: { a: 1, 'a/b': 2 } } });
+        await expectStatus(422, 'PATCH', path, { ...player, body: { value: 3 } });
+        await expectStatus(200, 'DELETE', path, player);
+        await expectStatus(401, 'DELETE', path);
+      }
+
+      // Admins (§6).
+      const f = await adminFixture(t);
+      const owner = { headers: f.owner.headers };
+      const viewer = { headers: f.viewer.headers };
+      const stranger = { headers: f.stranger.headers };
+      await expectStatus(200, 'POST', '/admin/auth/login', {
+        body: { email: f.owner.email, password: 'admin-password-1' },
+      });
+      await expectStatus(401, 'POST', '/admin/auth/login', {
+        body: { email: f.owner.email, password: 'wrong-password' },
+      });
+      await expectStatus(422, 'POST', '/admin/auth/login', { body: { email: f.owner.email } });
+      await expectStatus(200, 'GET', '/admin/me', owner);
+      await expectStatus(401, 'GET', '/admin/me', player);
+
+      // The admin document store.
+      const store = `/document-store/${f.orgId}/${f.projectId}`;
+      await expectStatus(200, 'GET', `${store}/collections?page=1&page_size=10`, viewer);
+      await expectStatus(422, 'GET', `${store}/collections?page=0`, viewer);
+      await expectStatus(404, 'GET', `${store}/collections`, stranger);
+      await expectStatus(200, 'GET', `${store}/collections/users?page_size=1`, viewer);
+      await expectStatus(400, 'GET', `${store}/collections/users?parent_path=odd`, viewer);
+      await expectStatus(200, 'GET', `${store}/docs/users/u1`, viewer);
+      await expectStatus(404, 'GET', `${store}/docs/users/none`, viewer);
+      await expectStatus(200, 'PUT', `${store}/docs/users/u9`, { ...owner, body: { data: { by: 'admin' } } });
+      await expectStatus(403, 'PUT', `${store}/docs/users/u9`, { ...viewer, body: { data: {} } });
+      await expectStatus(415, 'PUT', `${store}/docs/users/u9`, { ...owner, raw: 'x', contentType: 'text/plain' });
+      await expectStatus(413, 'PUT', `${store}/docs/users/u9`, { ...owner, body: { data: { big: 'x'.repeat(5000) } } });
+      await expectStatus(200, 'PATCH', `${store}/docs/users/u9`, { ...owner, body: { data: { more: 1 } } });
+      await expectStatus(422, 'PATCH', `${store}/docs/users/u9`, { ...owner, body: {} });
+      await expectStatus(200, 'DELETE', `${store}/docs/users/u9`, owner);
+      await expectStatus(404, 'DELETE', `${store}/docs/users/u9`, owner);
+
+      // Projects, clients, users, roles.
+      await expectStatus(200, 'GET', `/admin/orgs/${f.orgId}/projects`, viewer);
+      await expectStatus(404, 'GET', `/admin/orgs/${f.other.orgId}/projects`, owner);
+      await expectStatus(201, 'POST', `/admin/orgs/${f.orgId}/projects`, { ...owner, body: { name: 'contract' } });
+      await expectStatus(403, 'POST', `/admin/orgs/${f.orgId}/projects`, { ...viewer, body: { name: 'no' } });
+      const project = `/admin/projects/${f.projectId}`;
+      await expectStatus(200, 'GET', project, viewer);
+      await expectStatus(404, 'GET', project, stranger);
+      await expectStatus(200, 'GET', `${project}/clients`, owner);
+      await expectStatus(403, 'GET', `${project}/clients`, { headers: f.editor.headers });
+      const issued = await expectStatus(201, 'POST', `${project}/clients`, owner);
+      await expectStatus(404, 'POST', `${project}/clients`, stranger);
+      await expectStatus(200, 'POST', `${project}/clients/${issued.client_id}/rotate`, owner);
+      await expectStatus(404, 'POST', `${project}/clients/cid_none/rotate`, owner);
+      await expectStatus(200, 'GET', `${project}/users?page=1&page_size=5`, owner);
+      await expectStatus(422, 'GET', `${project}/users?page_size=500`, owner);
+      await expectStatus(200, 'GET', `${project}/users/${t.userId}`, owner);
+      await expectStatus(404, 'GET', `${project}/users/999999`, owner);
+      await expectStatus(200, 'PATCH', `${project}/users/${t.userId}`, {
+        ...owner,
+        body: { avatar_url: 'https://a/b.png' },
+      });
+      await expectStatus(400, 'PATCH', `${project}/users/${t.userId}`, { ...owner, body: { roles: ['ghost'] } });
+      await expectStatus(200, 'GET', `${project}/roles`, owner);
+      await expectStatus(403, 'GET', `${project}/roles`, viewer);
+      await expectStatus(201, 'POST', `${project}/roles`, {
+        ...owner,
+        body: { name: 'tester', permissions: ['client.documents'] },
+      });
+      await expectStatus(409, 'POST', `${project}/roles`, { ...owner, body: { name: 'tester', permissions: [] } });
+      await expectStatus(200, 'PUT', `${project}/roles/tester`, { ...owner, body: { permissions: [] } });
+      await expectStatus(404, 'PUT', `${project}/roles/ghost`, { ...owner, body: { permissions: [] } });
+
+      // Leaderboards: administration, then the client routes on both prefixes (§5).
+      const boards = `${project}/leaderboards`;
+      await expectStatus(201, 'POST', boards, {
+        ...owner,
+        body: {
+          slug: 'season',
+          name: 'Season',
+          leagues: [{ slug: 'all' }],
+          rewards: [{ league: 'all', rank_from: 1, rank_to: 1, reward: { coins: 5 } }],
+        },
+      });
+      await expectStatus(409, 'POST', boards, { ...owner, body: { slug: 'season', name: 'Again' } });
+      await expectStatus(422, 'POST', boards, { ...owner, body: { slug: 'bad', name: 'Bad', type: 'AT_RESET' } });
+      await expectStatus(200, 'GET', boards, owner);
+      await expectStatus(403, 'GET', boards, viewer);
+      await expectStatus(200, 'GET', `${boards}/season`, owner);
+      await expectStatus(404, 'GET', `${boards}/none`, owner);
+      await expectStatus(200, 'PATCH', `${boards}/season`, { ...owner, body: { description: 'Weekly fun' } });
+      await expectStatus(400, 'PATCH', `${boards}/season`, { ...owner, body: { sort: 'asc' } });
+      await expectStatus(200, 'POST', `${boards}/season/stats`, { ...owner, body: { user_id: t.userId, value: 42 } });
+      await expectStatus(404, 'POST', `${boards}/season/stats`, { ...owner, body: { user_id: 999999, value: 1 } });
+
+      for (const prefix of ['/leaderboards', '/client/leaderboards']) {
+        await expectStatus(
+          200,
+          'GET',
+          `${prefix}/season/bundle?include=meta,leagues,rewards,entries,users,me&expand=profile`,
+          player,
+        );
+        await expectStatus(400, 'GET', `${prefix}/season/bundle`, player);
+        await expectStatus(200, 'GET', `${prefix}/season/users?limit=10`, player);
+        await expectStatus(400, 'GET', `${prefix}/season/users?source=assigned`, player);
+        await expectStatus(404, 'GET', `${prefix}/season/history`, player);
+        await expectStatus(200, 'POST', `${prefix}/season/stats`, { ...player, body: { value: 50 } });
+        await expectStatus(422, 'POST', `${prefix}/season/stats`, { ...player, body: { value: 'x' } });
+      }
+      await expectStatus(200, 'POST', `${boards}/season/reset`, owner);
+      await expectStatus(404, 'POST', `${boards}/none/reset`, owner);
+      for (const prefix of ['/leaderboards', '/client/leaderboards']) {
+        await expectStatus(200, 'GET', `${prefix}/season/history?expand=profile`, player);
+      }
+
+      expect(contract.failures).toEqual([]);
+      expect(contract.uncovered()).toEqual([]);
+    });
+
+    it('documents every admin route', () => {
+      const names = contract.operationNames.filter((name) => /\/(admin|document-store)\//.test(name));
+      expect(names.length).toBeGreaterThanOrEqual(26);
+    });
+  });
+}
