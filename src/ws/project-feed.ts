@@ -18,6 +18,8 @@ export interface FeedListener {
 export interface FeedOptions {
   /** How long a gap in versions may wait for the missing commits before they are read from the log. */
   gapWaitMs: number;
+  /** How often the feed compares its cursor with the database, for commits whose broadcast was lost. */
+  reconcileMs: number;
   onError: (error: unknown) => void;
 }
 
@@ -40,6 +42,9 @@ export class ProjectFeed {
   private starting: Promise<void> | null = null;
   private stopListening: (() => Promise<void>) | null = null;
   private gapTimer: NodeJS.Timeout | null = null;
+  private reconcileTimer: NodeJS.Timeout | null = null;
+  /** The highest version known to be committed (from a snapshot or the database). */
+  private expected = 0;
   private filling = false;
   private closed = false;
 
@@ -81,9 +86,13 @@ export class ProjectFeed {
     this.waiting.delete(listener);
   }
 
-  /** Asks for `feedAdvanced` calls until `stopWaiting`. */
-  waitForAdvance(listener: FeedListener): void {
+  /**
+   * Asks for `feedAdvanced` calls until `stopWaiting`, the listener knowing that `version` is
+   * committed: if its broadcast does not arrive in time, it is read from the change log.
+   */
+  waitForAdvance(listener: FeedListener, version: number): void {
     this.waiting.add(listener);
+    this.expect(version);
   }
 
   /** Ends `waitForAdvance`. */
@@ -95,7 +104,9 @@ export class ProjectFeed {
   async close(): Promise<void> {
     this.closed = true;
     if (this.gapTimer) clearTimeout(this.gapTimer);
+    if (this.reconcileTimer) clearInterval(this.reconcileTimer);
     this.gapTimer = null;
+    this.reconcileTimer = null;
     const stop = this.stopListening;
     this.stopListening = null;
     await stop?.();
@@ -112,6 +123,25 @@ export class ProjectFeed {
       return;
     }
     if (this.current === null || version > this.current) this.current = version;
+    // A lost broadcast is otherwise noticed only when a later commit of the project arrives.
+    this.reconcileTimer ??= setInterval(() => void this.reconcile(), this.options.reconcileMs);
+    this.reconcileTimer.unref();
+    this.drain();
+  }
+
+  private async reconcile(): Promise<void> {
+    if (this.closed || this.filling) return;
+    try {
+      this.expect(await this.tree.currentVersion(this.projectId));
+    } catch (error) {
+      this.options.onError(error);
+    }
+  }
+
+  /** Notes that `version` is committed; a cursor still behind it after the grace is filled from the log. */
+  private expect(version: number): void {
+    if (version <= this.expected) return;
+    this.expected = version;
     this.drain();
   }
 
@@ -125,13 +155,13 @@ export class ProjectFeed {
 
   /** Delivers the pending commits that follow the cursor; waits for (then fills) any gap. */
   private drain(): void {
-    if (this.current === null) return;
+    if (this.current === null || this.closed) return;
     for (let next = this.pending.get(this.current + 1); next; next = this.pending.get(this.current + 1)) {
       this.pending.delete(next.version);
       this.dispatch(next);
     }
     for (const version of this.pending.keys()) if (version <= this.current) this.pending.delete(version);
-    if (this.pending.size === 0) {
+    if (this.pending.size === 0 && this.expected <= this.current) {
       if (this.gapTimer) clearTimeout(this.gapTimer);
       this.gapTimer = null;
       return;

@@ -22,6 +22,8 @@ export interface GatewayOptions {
   heartbeatMs?: number;
   /** How long a gap in a project's versions may wait before it is filled from the change log. */
   gapWaitMs?: number;
+  /** How often each project's feed checks the database for commits whose broadcast was lost (default 5 s). */
+  reconcileMs?: number;
   /** How long a socket closed by the server may take to close before it is destroyed (default 5 s). */
   closeGraceMs?: number;
   /** The same for a slow consumer, which must read its backlog before its 1008 (default 30 s). */
@@ -136,6 +138,7 @@ export class RealtimeGateway {
     if (!feed) {
       feed = new ProjectFeed(projectId, this.tree, this.bus, {
         gapWaitMs: this.options.gapWaitMs ?? 50,
+        reconcileMs: this.options.reconcileMs ?? 5_000,
         onError: (error) => this.log.error({ err: error }, 'realtime feed error'),
       });
       this.feeds.set(projectId, feed);

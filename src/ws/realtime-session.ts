@@ -278,7 +278,7 @@ export class RealtimeSession implements FeedListener {
         }
         if (this.feed.cursor < answer.version) {
           // Commits up to the snapshot's version are still on their way: wait for the feed.
-          this.feed.waitForAdvance(this);
+          this.feed.waitForAdvance(this, answer.version);
           return;
         }
         this.feed.stopWaiting(this);
@@ -343,7 +343,11 @@ export class RealtimeSession implements FeedListener {
     if (this.closing || this.socket.readyState !== OPEN) return;
     // Checked before sending: one large message (a big init) may pass, a backlog may not.
     if (this.socket.bufferedAmount > this.options.maxBufferedBytes) {
-      this.close(1008, 'Send buffer over limit: the client does not read its messages', this.options.slowConsumerGraceMs);
+      this.close(
+        1008,
+        'Send buffer over limit: the client does not read its messages',
+        this.options.slowConsumerGraceMs,
+      );
       return;
     }
     // Bytes shared by every receiver of a broadcast go out as a text frame, without re-encoding.

@@ -60,6 +60,24 @@ for (const engine of engines) {
       await ws.close();
     });
 
+    it('sends the init of a snapshot holding an unpublished commit without waiting for a later write', async () => {
+      const ws = await t.socket();
+      await ws.request({ action: 'subscribe', path: 'other', id: 0 });
+      const lost = await commitUnpublished('quiet/a', 1);
+      const init = await ws.request({ action: 'subscribe', path: 'quiet', id: 1 }, 2_000);
+      expect(init).toMatchObject({ event: 'init', value: { a: 1 }, version: lost.version });
+      await ws.close();
+    });
+
+    it('delivers an unpublished commit to live subscribers when the feed reconciles with the database', async () => {
+      const ws = await t.socket();
+      await ws.request({ action: 'subscribe', path: 'idle', id: 1 });
+      const lost = await commitUnpublished('idle/a', 'late');
+      const update = await ws.waitFor((m) => m.event === 'update', { timeoutMs: 8_000 });
+      expect(update).toEqual({ event: 'update', path: 'idle/a', value: 'late', version: lost.version });
+      await ws.close();
+    }, 15_000);
+
     it('asks subscribers to reconnect (1012) when the log no longer covers a gap', async () => {
       const ws = await t.socket();
       await ws.request({ action: 'subscribe', path: 'far', id: 1 });
