@@ -67,9 +67,15 @@ function sendKnown(error: AppError, request: FastifyRequest, reply: FastifyReply
 
 /** Fastify error handler: known errors get their status and `{detail}`; anything else is a logged 500. */
 export function handleError(error: FastifyError | AppError, request: FastifyRequest, reply: FastifyReply): void {
-  if (error instanceof AppError) return sendKnown(error, request, reply);
+  if (error instanceof AppError) {
+    sendKnown(error, request, reply);
+    return;
+  }
   const known = fromFastifyError(error);
-  if (known) return sendKnown(known, request, reply);
+  if (known) {
+    sendKnown(known, request, reply);
+    return;
+  }
   if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
     reply.status(error.statusCode).send({ detail: error.message });
     return;

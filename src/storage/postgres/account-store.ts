@@ -1,6 +1,15 @@
 import type pg from 'pg';
 import { conflict, notFound } from '../../core/errors.js';
-import type { AccountStore, NewUser, Organisation, Project, Role, User, UserProfile, UserWithPassword } from '../../core/ports.js';
+import type {
+  AccountStore,
+  NewUser,
+  Organisation,
+  Project,
+  Role,
+  User,
+  UserProfile,
+  UserWithPassword,
+} from '../../core/ports.js';
 
 interface UserRow {
   project_id: number;
