@@ -1,6 +1,7 @@
 import websocket from '@fastify/websocket';
 import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
 import type { WebSocket } from 'ws';
+import { AppError } from '../core/errors.js';
 import type { PathLimits } from '../core/paths.js';
 import type { Bus } from '../core/ports.js';
 import type { TreeService } from '../core/realtime/tree-service.js';
@@ -8,6 +9,8 @@ import { authenticate, type ClientAuthenticator, type Credentials, credentialsFr
 import type { HttpApp } from '../http/server.js';
 import { ProjectFeed } from './project-feed.js';
 import { RealtimeSession } from './realtime-session.js';
+
+const PERMISSION = 'client.realtime';
 
 /** Settings of the WebSocket gateway (§4). */
 export interface GatewayOptions {
@@ -24,6 +27,8 @@ export interface GatewayOptions {
   gapWaitMs?: number;
   /** How often each project's feed checks the database for commits whose broadcast was lost (default 5 s). */
   reconcileMs?: number;
+  /** How often open connections are checked against their user's current permissions (default 5 s). */
+  permissionCheckMs?: number;
   /** How long a socket closed by the server may take to close before it is destroyed (default 5 s). */
   closeGraceMs?: number;
   /** The same for a slow consumer, which must read its backlog before its 1008 (default 30 s). */
@@ -51,6 +56,9 @@ export class RealtimeGateway {
   private readonly feeds = new Map<number, ProjectFeed>();
   private readonly sessions = new Set<RealtimeSession>();
   private heartbeat: NodeJS.Timeout | null = null;
+  private permissionTimer: NodeJS.Timeout | null = null;
+  private checkingPermissions = false;
+  private auth: ClientAuthenticator | null = null;
 
   constructor(
     private readonly tree: TreeService,
@@ -66,6 +74,7 @@ export class RealtimeGateway {
 
   /** Registers the WebSocket plugin and the route on `app`. */
   async register(app: HttpApp, auth: ClientAuthenticator): Promise<void> {
+    this.auth = auth;
     await app.register(websocket, {
       options: { maxPayload: this.options.maxPayload },
       preClose: (done) => {
@@ -78,18 +87,19 @@ export class RealtimeGateway {
     await app.register(async (scope: HttpApp) => {
       // onRequest runs before the upgrade: a refused handshake never becomes a socket.
       scope.addHook('onRequest', async (request) => {
-        const principal = await authenticate(auth, handshakeCredentials(request), 'client.realtime');
+        const principal = await authenticate(auth, handshakeCredentials(request), PERMISSION);
         request.projectId = principal.projectId;
         request.userId = principal.userId;
       });
-      scope.get('/realtime/ws', { websocket: true }, (socket, request) => this.accept(socket, request.projectId));
+      scope.get('/realtime/ws', { websocket: true }, (socket, request) =>
+        this.accept(socket, request.projectId, request.userId),
+      );
     });
   }
 
   /** Closes every connection with 1001 (going away), waiting briefly for the handshakes. */
   async close(): Promise<void> {
-    if (this.heartbeat) clearInterval(this.heartbeat);
-    this.heartbeat = null;
+    this.stopTimers();
     const sessions = [...this.sessions];
     const closing = Promise.all(
       sessions.map(
@@ -113,9 +123,9 @@ export class RealtimeGateway {
     this.feeds.clear();
   }
 
-  private accept(socket: WebSocket, projectId: number): void {
+  private accept(socket: WebSocket, projectId: number, userId: number): void {
     const feed = this.feedOf(projectId);
-    const session = new RealtimeSession(socket, projectId, feed, {
+    const session = new RealtimeSession(socket, { projectId, userId }, feed, {
       tree: this.tree,
       pathLimits: this.options.pathLimits,
       maxSubscriptions: this.options.maxSubscriptions,
@@ -131,6 +141,39 @@ export class RealtimeGateway {
     this.heartbeat ??= setInterval(() => {
       for (const each of this.sessions) each.heartbeat();
     }, this.options.heartbeatMs ?? 30_000).unref();
+    this.permissionTimer ??= setInterval(
+      () => void this.checkPermissions(),
+      this.options.permissionCheckMs ?? 5_000,
+    ).unref();
+  }
+
+  /**
+   * A connection outlives its handshake: a user whose role lost `client.realtime` (or who was
+   * deleted) is disconnected with 1008 within the permission cache time plus this interval.
+   */
+  private async checkPermissions(): Promise<void> {
+    const auth = this.auth;
+    if (!auth || this.checkingPermissions) return;
+    this.checkingPermissions = true;
+    try {
+      for (const session of [...this.sessions]) {
+        try {
+          await auth.requirePermission(session.projectId, session.userId, PERMISSION);
+        } catch (error) {
+          if (error instanceof AppError) session.close(1008, error.message);
+          else this.log.warn({ err: error }, 'realtime permission check failed');
+        }
+      }
+    } finally {
+      this.checkingPermissions = false;
+    }
+  }
+
+  private stopTimers(): void {
+    if (this.heartbeat) clearInterval(this.heartbeat);
+    if (this.permissionTimer) clearInterval(this.permissionTimer);
+    this.heartbeat = null;
+    this.permissionTimer = null;
   }
 
   private feedOf(projectId: number): ProjectFeed {
@@ -152,9 +195,6 @@ export class RealtimeGateway {
       this.feeds.delete(feed.projectId);
       feed.close().catch((error: unknown) => this.log.warn({ err: error }, 'realtime feed close failed'));
     }
-    if (this.sessions.size === 0 && this.heartbeat) {
-      clearInterval(this.heartbeat);
-      this.heartbeat = null;
-    }
+    if (this.sessions.size === 0) this.stopTimers();
   }
 }

@@ -84,12 +84,19 @@ export class RealtimeSession implements FeedListener {
   private socketClosed = false;
   private readonly closedCallbacks: (() => void)[] = [];
 
+  /** The project of the connection's client credentials. */
+  readonly projectId: number;
+  /** The user of its access token. */
+  readonly userId: number;
+
   constructor(
     private readonly socket: WebSocket,
-    readonly projectId: number,
+    principal: { projectId: number; userId: number },
     private readonly feed: ProjectFeed,
     private readonly options: SessionOptions,
   ) {
+    this.projectId = principal.projectId;
+    this.userId = principal.userId;
     feed.join(this);
     socket.on('message', (data, isBinary) => this.onFrame(data.toString(), isBinary));
     socket.on('pong', () => {

@@ -32,6 +32,21 @@ for (const engine of engines) {
       }
     });
 
+    it('disconnects (1008) a user whose role no longer grants client.realtime', async () => {
+      const t = await startRealtimeApp(engine);
+      try {
+        const ws = await t.socket();
+        await ws.request({ action: 'subscribe', path: 'perm', id: 1 });
+        const { accounts } = t.app.services;
+        await accounts.createRole(t.project.projectId, 'docs_only', ['client.documents']);
+        await accounts.setUserRoles(t.project.projectId, t.userId, ['docs_only']);
+        const closed = await ws.closed;
+        expect(closed).toEqual({ code: 1008, reason: "Permission 'client.realtime' required" });
+      } finally {
+        await t.close();
+      }
+    }, 15_000);
+
     it('closes every socket with 1001 when the app closes (SIGTERM)', async () => {
       const t = await startRealtimeApp(engine);
       const sockets = await Promise.all([t.socket(), t.socket(), t.socket(t.headers)]);
