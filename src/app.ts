@@ -86,20 +86,22 @@ export function createServices(config: Config, storage: Storage, clock: Clock = 
     leaseMs: config.leaderboards.resetLeaseMs,
     admin: storage.leaderboardAdmin,
   });
+  const tree = new TreeService(storage.tree, bus, {
+    pathLimits: config.pathLimits,
+    retention: { maxWrites: config.realtime.logMaxWrites, maxAgeMs: config.realtime.logMaxAgeSeconds * 1000 },
+  });
   return {
     storage,
     auth,
     accounts,
     documents: new DocumentService(storage.documents, config.pathLimits),
     bus,
-    tree: new TreeService(storage.tree, bus, {
-      pathLimits: config.pathLimits,
-      retention: { maxWrites: config.realtime.logMaxWrites, maxAgeMs: config.realtime.logMaxAgeSeconds * 1000 },
-    }),
+    tree,
     leaderboards,
     transfer: new TransferService({
       store: storage.transfer,
       accounts: storage.accounts,
+      tree,
       limits: config.pathLimits,
       clock,
     }),

@@ -400,9 +400,16 @@ export interface TransferStore {
   exportProject(projectId: number): Promise<ProjectExport>;
   /**
    * Loads a checked file in one transaction, upserting (§8), with `tree` the file's realtime tree
-   * as child sets at the root; throws a 400 naming the first bad item, and then nothing changed.
+   * as child sets at the root committed as one tree write (null when there are none); throws a
+   * 400 naming the first bad item, and then nothing changed.
    */
-  importProject(projectId: number, file: ProjectExport, tree: TreeSet[], now: number): Promise<void>;
+  importProject(
+    projectId: number,
+    file: ProjectExport,
+    tree: TreeSet[],
+    retention: ChangeLogRetention,
+    now: number,
+  ): Promise<TreeCommit | null>;
 }
 
 /** One storage engine holding every store. */

@@ -3,6 +3,7 @@
  * changes nothing and names its first bad item; imports upsert into a project with data.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { commitChannel, decodeCommit } from '../../src/core/realtime/commit-event.js';
 import type { ProjectExport } from '../../src/core/transfer/export-format.js';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { engines } from '../support/engines.js';
@@ -147,6 +148,27 @@ for (const engine of engines) {
         new RegExp(`^Invalid import: ${at.replace(/[[\].]/g, '\\$&')}[:.]`),
       );
       expect((await t.app.services.transfer.exportProject(target)).users).toEqual([]);
+    });
+
+    it('commits the imported tree as one versioned write and announces it to live subscribers', async () => {
+      const target = await emptyProject('announced');
+      const heard: string[] = [];
+      const stop = await t.app.services.bus.subscribe(commitChannel(target), (message) => heard.push(message));
+      try {
+        await t.app.services.transfer.importProject(target, source);
+      } finally {
+        await stop();
+      }
+      const version = await t.app.services.tree.currentVersion(target);
+      expect(version).toBeGreaterThan(0);
+      expect(heard.map(decodeCommit)).toEqual([
+        expect.objectContaining({
+          projectId: target,
+          version,
+          changes: expect.arrayContaining([{ path: 'motd', value: 'hello' }]),
+        }),
+      ]);
+      expect(await t.app.services.tree.changesSince(target, 0)).toMatchObject({ version, commits: [{ version }] });
     });
 
     it('upserts into a project with data, and refuses an id held by another username', async () => {

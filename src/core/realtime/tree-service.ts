@@ -93,6 +93,16 @@ export class TreeService {
     return this.store.currentVersion(projectId);
   }
 
+  /** The change-log retention every commit of the tree applies. */
+  get retention(): ChangeLogRetention {
+    return this.options.retention;
+  }
+
+  /** Publishes a commit made outside this service (an import) so live subscribers see it at once. */
+  announce(projectId: number, commit: TreeCommit): Promise<void> {
+    return this.publish(projectId, commit);
+  }
+
   private async publish(projectId: number, commit: TreeCommit): Promise<void> {
     try {
       await this.bus.publish(

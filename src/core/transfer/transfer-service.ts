@@ -3,6 +3,7 @@ import { AppError, notFound } from '../errors.js';
 import { isJsonObject, type JsonObject } from '../json.js';
 import type { PathLimits } from '../paths.js';
 import type { AccountStore, TransferStore, TreeSet } from '../ports.js';
+import type { TreeService } from '../realtime/tree-service.js';
 import { planPatch } from '../realtime/tree-write.js';
 import { badItem, type ProjectExport, parseProjectExport } from './export-format.js';
 
@@ -21,6 +22,7 @@ export class TransferService {
     private readonly deps: {
       store: TransferStore;
       accounts: Pick<AccountStore, 'getProject'>;
+      tree: Pick<TreeService, 'retention' | 'announce'>;
       limits: PathLimits;
       clock: Clock;
     },
@@ -37,7 +39,14 @@ export class TransferService {
     await this.requireProject(projectId);
     const file = parseProjectExport(input, this.deps.limits);
     const tree = this.treeSets(file);
-    await this.deps.store.importProject(projectId, file, tree, this.deps.clock.now());
+    const commit = await this.deps.store.importProject(
+      projectId,
+      file,
+      tree,
+      this.deps.tree.retention,
+      this.deps.clock.now(),
+    );
+    if (commit) await this.deps.tree.announce(projectId, commit);
     return {
       documents: file.documents.length,
       users: file.users.length,

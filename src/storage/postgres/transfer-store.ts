@@ -4,8 +4,8 @@ import type { JsonObject, JsonValue } from '../../core/json.js';
 import { periodContaining } from '../../core/leaderboards/period-schedule.js';
 import { scoreOf } from '../../core/leaderboards/rank-order.js';
 import { parseDocumentPath } from '../../core/paths.js';
-import type { TransferStore, TreeSet } from '../../core/ports.js';
-import { ancestorsOf, descendantRange, ROOT_PATH } from '../../core/realtime/tree-path.js';
+import type { ChangeLogRetention, TransferStore, TreeCommit, TreeSet } from '../../core/ports.js';
+import { ROOT_PATH } from '../../core/realtime/tree-path.js';
 import { assembleValue } from '../../core/realtime/tree-value.js';
 import {
   badItem,
@@ -14,6 +14,7 @@ import {
   type ProjectExport,
 } from '../../core/transfer/export-format.js';
 import { inTransaction, type Queryable, writeDefinitionParts } from './leaderboard-store.js';
+import { writeTreeSets } from './tree-store.js';
 
 interface BoardRow {
   id: number;
@@ -81,7 +82,13 @@ export class PostgresTransferStore implements TransferStore {
     }
   }
 
-  importProject(projectId: number, file: ProjectExport, tree: TreeSet[], now: number): Promise<void> {
+  importProject(
+    projectId: number,
+    file: ProjectExport,
+    tree: TreeSet[],
+    retention: ChangeLogRetention,
+    now: number,
+  ): Promise<TreeCommit | null> {
     return inTransaction(this.pool, async (client) => {
       await importUsers(client, projectId, file);
       for (const doc of file.documents) {
@@ -97,7 +104,7 @@ export class PostgresTransferStore implements TransferStore {
       for (const [i, board] of file.leaderboards.entries()) {
         await importBoard(client, projectId, board, `leaderboards[${i}]`, known, now);
       }
-      if (tree.length > 0) await importTree(client, projectId, tree);
+      return tree.length > 0 ? writeTreeSets(client, projectId, tree, retention) : null;
     });
   }
 }
@@ -246,48 +253,4 @@ async function importBoard(
       [boardId, chunk.map((a) => a.user_id), chunk.map((a) => a.league)],
     );
   }
-}
-
-/** The tree store's write for root-level sets, inside the import's transaction. */
-async function importTree(client: Queryable, projectId: number, sets: TreeSet[]): Promise<void> {
-  const bumped = await client.query<{ version: string }>(
-    `INSERT INTO tree_versions (project_id, version, log_floor) VALUES ($1, 1, 0)
-     ON CONFLICT (project_id) DO UPDATE SET version = tree_versions.version + 1 RETURNING version`,
-    [projectId],
-  );
-  const version = Number(bumped.rows[0]?.version);
-  const ancestors = new Set<string>();
-  for (const set of sets) if (set.leaves.length > 0) for (const a of ancestorsOf(set.path)) ancestors.add(a);
-  for (const set of sets) ancestors.add(set.path);
-  await client.query('DELETE FROM tree_leaves WHERE project_id = $1 AND path = ANY($2::text[])', [
-    projectId,
-    [...ancestors],
-  ]);
-  for (const set of sets) {
-    const { from, to } = descendantRange(set.path);
-    await client.query('DELETE FROM tree_leaves WHERE project_id = $1 AND path >= $2 AND path < $3', [
-      projectId,
-      from,
-      to,
-    ]);
-  }
-  const leaves = sets.flatMap((set) => set.leaves);
-  for (let from = 0; from < leaves.length; from += CHUNK) {
-    const chunk = leaves.slice(from, from + CHUNK);
-    await client.query(
-      'INSERT INTO tree_leaves (project_id, path, value) SELECT $1::int, p, v::jsonb FROM unnest($2::text[], $3::text[]) AS t(p, v)',
-      [projectId, chunk.map((l) => l.path), chunk.map((l) => JSON.stringify(l.value))],
-    );
-  }
-  await client.query(
-    `INSERT INTO tree_changes (project_id, version, seq, path, value)
-     SELECT $1::int, $2::bigint, s, p, v::jsonb FROM unnest($3::int[], $4::text[], $5::text[]) AS t(s, p, v)`,
-    [
-      projectId,
-      version,
-      sets.map((_, seq) => seq),
-      sets.map((set) => set.path),
-      sets.map((set) => JSON.stringify(set.value)),
-    ],
-  );
 }

@@ -12,7 +12,7 @@ import { ancestorsOf, descendantRange, ROOT_PATH } from '../../core/realtime/tre
 import { assembleValue } from '../../core/realtime/tree-value.js';
 
 /** The part of `pg` this store uses: a pool's query and a checked-out client's query. */
-type Queryable = Pick<pg.PoolClient, 'query'>;
+export type Queryable = Pick<pg.PoolClient, 'query'>;
 
 interface LeafRow {
   path: string | null;
@@ -175,11 +175,7 @@ export class PostgresTreeStore implements TreeStore {
     const client = await this.pool.connect();
     try {
       await client.query('BEGIN');
-      const bumped = await client.query<{ version: string; log_floor: string }>(BUMP_VERSION, [projectId]);
-      const row = bumped.rows[0] as { version: string; log_floor: string };
-      const version = Number(row.version);
-      await applySets(client, projectId, version, sets);
-      await client.query(TRIM_LOG, [projectId, row.log_floor, version, retention.maxWrites, retention.maxAgeMs]);
+      const { version } = await writeTreeSets(client, projectId, sets, retention);
       const value = readBack === null ? null : (await readSnapshot(client, projectId, readBack)).value;
       await client.query('COMMIT');
       return { version, changes: sets.map((set) => ({ path: set.path, value: set.value })), value };
@@ -190,6 +186,24 @@ export class PostgresTreeStore implements TreeStore {
       client.release();
     }
   }
+}
+
+/**
+ * One commit of `sets` inside the caller's transaction: takes the project's next version (and
+ * its row lock), applies the sets, logs and trims. Imports (§8) commit through it too.
+ */
+export async function writeTreeSets(
+  client: Queryable,
+  projectId: number,
+  sets: TreeSet[],
+  retention: ChangeLogRetention,
+): Promise<TreeCommit> {
+  const bumped = await client.query<{ version: string; log_floor: string }>(BUMP_VERSION, [projectId]);
+  const row = bumped.rows[0] as { version: string; log_floor: string };
+  const version = Number(row.version);
+  await applySets(client, projectId, version, sets);
+  await client.query(TRIM_LOG, [projectId, row.log_floor, version, retention.maxWrites, retention.maxAgeMs]);
+  return { version, changes: sets.map((set) => ({ path: set.path, value: set.value })) };
 }
 
 /**

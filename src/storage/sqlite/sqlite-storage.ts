@@ -32,9 +32,10 @@ export class SqliteStorage implements Storage {
   private constructor(readonly db: Database.Database) {
     this.documents = new SqliteDocumentStore(db);
     this.accounts = new SqliteAccountStore(db);
-    this.tree = new SqliteTreeStore(db);
+    const tree = new SqliteTreeStore(db);
+    this.tree = tree;
     this.leaderboards = new SqliteLeaderboardStore(db);
-    this.transfer = new SqliteTransferStore(db);
+    this.transfer = new SqliteTransferStore(db, tree);
     this.admins = new SqliteAdminStore(db);
     this.leaderboardAdmin = new SqliteLeaderboardAdminStore(db);
   }
@@ -46,6 +47,8 @@ export class SqliteStorage implements Storage {
     db.pragma('synchronous = NORMAL');
     db.pragma('foreign_keys = ON');
     db.pragma('busy_timeout = 5000');
+    db.pragma('mmap_size = 268435456');
+    db.pragma('cache_size = -65536');
     // SQLite's lower() folds ASCII only; the §2 `i*` lookups fold all of Unicode, as JavaScript does.
     db.function('cds_lower', { deterministic: true }, (text: unknown) =>
       typeof text === 'string' ? text.toLowerCase() : null,

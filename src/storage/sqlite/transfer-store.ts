@@ -4,8 +4,8 @@ import type { JsonObject, JsonValue } from '../../core/json.js';
 import { periodContaining } from '../../core/leaderboards/period-schedule.js';
 import { scoreOf } from '../../core/leaderboards/rank-order.js';
 import { parseDocumentPath } from '../../core/paths.js';
-import type { TransferStore, TreeSet } from '../../core/ports.js';
-import { ancestorsOf, descendantRange, ROOT_PATH } from '../../core/realtime/tree-path.js';
+import type { ChangeLogRetention, TransferStore, TreeCommit, TreeSet } from '../../core/ports.js';
+import { ROOT_PATH } from '../../core/realtime/tree-path.js';
 import { assembleValue } from '../../core/realtime/tree-value.js';
 import {
   badItem,
@@ -14,6 +14,7 @@ import {
   type ProjectExport,
 } from '../../core/transfer/export-format.js';
 import { writeDefinitionParts } from './leaderboard-store.js';
+import type { SqliteTreeStore } from './tree-store.js';
 
 interface BoardRow {
   id: number;
@@ -35,7 +36,10 @@ const iso = (ms: number) => new Date(ms).toISOString();
  * version with one change per top-level key in the change log.
  */
 export class SqliteTransferStore implements TransferStore {
-  constructor(private readonly db: Database.Database) {}
+  constructor(
+    private readonly db: Database.Database,
+    private readonly tree: SqliteTreeStore,
+  ) {}
 
   async exportProject(projectId: number): Promise<ProjectExport> {
     return this.db.transaction((): ProjectExport => {
@@ -72,8 +76,14 @@ export class SqliteTransferStore implements TransferStore {
     })();
   }
 
-  async importProject(projectId: number, file: ProjectExport, tree: TreeSet[], now: number): Promise<void> {
-    this.db
+  async importProject(
+    projectId: number,
+    file: ProjectExport,
+    tree: TreeSet[],
+    retention: ChangeLogRetention,
+    now: number,
+  ): Promise<TreeCommit | null> {
+    return this.db
       .transaction(() => {
         this.importUsers(projectId, file);
         this.importDocuments(projectId, file, now);
@@ -86,7 +96,7 @@ export class SqliteTransferStore implements TransferStore {
         file.leaderboards.forEach((board, i) => {
           this.importBoard(projectId, board, `leaderboards[${i}]`, known, now);
         });
-        if (tree.length > 0) this.importTree(projectId, tree, now);
+        return tree.length > 0 ? this.tree.commitInTransaction(projectId, tree, retention) : null;
       })
       .immediate();
   }
@@ -238,29 +248,6 @@ export class SqliteTransferStore implements TransferStore {
     board.assignments.forEach((a, i) => {
       if (!known.has(a.user_id)) throw badItem(`${at}.assignments[${i}].user_id`, `user ${a.user_id} does not exist`);
       assignment.run(boardId, a.user_id, a.league);
-    });
-  }
-
-  private importTree(projectId: number, sets: TreeSet[], now: number): void {
-    const { version } = this.db
-      .prepare<[number], { version: number }>(
-        `INSERT INTO tree_versions (project_id, version, log_floor) VALUES (?, 1, 0)
-         ON CONFLICT (project_id) DO UPDATE SET version = version + 1 RETURNING version`,
-      )
-      .get(projectId) as { version: number };
-    const deleteAt = this.db.prepare('DELETE FROM tree_leaves WHERE project_id = ? AND path = ?');
-    const deleteRange = this.db.prepare('DELETE FROM tree_leaves WHERE project_id = ? AND path >= ? AND path < ?');
-    const insertLeaf = this.db.prepare('INSERT INTO tree_leaves (project_id, path, value) VALUES (?, ?, ?)');
-    const insertChange = this.db.prepare(
-      'INSERT INTO tree_changes (project_id, version, seq, path, value, created_at) VALUES (?, ?, ?, ?, ?, ?)',
-    );
-    sets.forEach((set, seq) => {
-      if (set.leaves.length > 0) for (const ancestor of ancestorsOf(set.path)) deleteAt.run(projectId, ancestor);
-      deleteAt.run(projectId, set.path);
-      const range = descendantRange(set.path);
-      deleteRange.run(projectId, range.from, range.to);
-      for (const leaf of set.leaves) insertLeaf.run(projectId, leaf.path, JSON.stringify(leaf.value));
-      insertChange.run(projectId, version, seq, set.path, JSON.stringify(set.value), now);
     });
   }
 }

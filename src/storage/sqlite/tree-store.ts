@@ -119,6 +119,12 @@ export class SqliteTreeStore implements TreeStore {
     })();
   }
 
+  /** One commit of `sets` inside the caller's transaction (an import, §8); returns its version. */
+  commitInTransaction(projectId: number, sets: TreeSet[], retention: ChangeLogRetention): TreeCommit {
+    const { version, changes } = this.applyWrite(projectId, sets, retention, null);
+    return { version, changes };
+  }
+
   private applyWrite(
     projectId: number,
     sets: TreeSet[],
