@@ -159,8 +159,9 @@ export interface AccountStore {
   listRoles(projectId: number): Promise<Role[]>;
   /** Union of the permissions of the user's roles; null when the user does not exist. */
   permissionsOf(projectId: number, userId: number): Promise<string[] | null>;
+  /** Stores a new refresh token's hash (and drops the user's expired ones). */
   saveRefreshToken(tokenHash: string, projectId: number, userId: number, expiresAt: Date): Promise<void>;
-  /** Marks an unused, unexpired refresh token of the project used and returns its user id; null otherwise. */
+  /** Removes a refresh token of the project and returns its user id when it had not expired; null otherwise. */
   consumeRefreshToken(projectId: number, tokenHash: string, now: Date): Promise<number | null>;
   /** True when no organisation exists yet (first start). */
   isEmpty(): Promise<boolean>;

@@ -233,19 +233,21 @@ export class PostgresAccountStore implements AccountStore {
   }
 
   async saveRefreshToken(tokenHash: string, projectId: number, userId: number, expiresAt: Date): Promise<void> {
+    // Tokens the user let expire go when a new one is issued, so the table holds live tokens only.
     await this.pool.query(
-      'INSERT INTO refresh_tokens (token_hash, project_id, user_id, expires_at) VALUES ($1, $2, $3, $4)',
+      `WITH expired AS (DELETE FROM refresh_tokens WHERE project_id = $2 AND user_id = $3 AND expires_at <= now())
+       INSERT INTO refresh_tokens (token_hash, project_id, user_id, expires_at) VALUES ($1, $2, $3, $4)`,
       [tokenHash, projectId, userId, expiresAt],
     );
   }
 
   async consumeRefreshToken(projectId: number, tokenHash: string, now: Date): Promise<number | null> {
-    const row = await this.one<{ user_id: number }>(
-      `UPDATE refresh_tokens SET used_at = $3
-       WHERE token_hash = $1 AND project_id = $2 AND used_at IS NULL AND expires_at > $3 RETURNING user_id`,
-      [tokenHash, projectId, now],
+    // Deleting is the rotation: a used token is gone, so a second use finds nothing.
+    const row = await this.one<{ user_id: number; expires_at: Date }>(
+      'DELETE FROM refresh_tokens WHERE token_hash = $1 AND project_id = $2 RETURNING user_id, expires_at',
+      [tokenHash, projectId],
     );
-    return row ? row.user_id : null;
+    return row && row.expires_at.getTime() > now.getTime() ? row.user_id : null;
   }
 
   async isEmpty(): Promise<boolean> {

@@ -254,19 +254,25 @@ export class SqliteAccountStore implements AccountStore {
   }
 
   async saveRefreshToken(tokenHash: string, projectId: number, userId: number, expiresAt: Date): Promise<void> {
-    this.db
-      .prepare('INSERT INTO refresh_tokens (token_hash, project_id, user_id, expires_at) VALUES (?, ?, ?, ?)')
-      .run(tokenHash, projectId, userId, expiresAt.getTime());
+    this.db.transaction(() => {
+      // Tokens the user let expire go when a new one is issued, so the table holds live tokens only.
+      this.db
+        .prepare('DELETE FROM refresh_tokens WHERE project_id = ? AND user_id = ? AND expires_at <= ?')
+        .run(projectId, userId, Date.now());
+      this.db
+        .prepare('INSERT INTO refresh_tokens (token_hash, project_id, user_id, expires_at) VALUES (?, ?, ?, ?)')
+        .run(tokenHash, projectId, userId, expiresAt.getTime());
+    })();
   }
 
   async consumeRefreshToken(projectId: number, tokenHash: string, now: Date): Promise<number | null> {
+    // Deleting is the rotation: a used token is gone, so a second use finds nothing.
     const row = this.db
-      .prepare<[number, string, number, number], { user_id: number }>(
-        `UPDATE refresh_tokens SET used_at = ?
-         WHERE token_hash = ? AND project_id = ? AND used_at IS NULL AND expires_at > ? RETURNING user_id`,
+      .prepare<[string, number], { user_id: number; expires_at: number }>(
+        'DELETE FROM refresh_tokens WHERE token_hash = ? AND project_id = ? RETURNING user_id, expires_at',
       )
-      .get(now.getTime(), tokenHash, projectId, now.getTime());
-    return row ? row.user_id : null;
+      .get(tokenHash, projectId);
+    return row && row.expires_at > now.getTime() ? row.user_id : null;
   }
 
   async isEmpty(): Promise<boolean> {

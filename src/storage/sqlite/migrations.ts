@@ -46,9 +46,9 @@ CREATE TABLE refresh_tokens (
   token_hash TEXT PRIMARY KEY,
   project_id INTEGER NOT NULL,
   user_id INTEGER NOT NULL,
-  expires_at INTEGER NOT NULL,
-  used_at INTEGER
+  expires_at INTEGER NOT NULL
 ) WITHOUT ROWID;
+CREATE INDEX refresh_tokens_by_user ON refresh_tokens (project_id, user_id);
 CREATE TABLE documents (
   project_id INTEGER NOT NULL,
   path TEXT NOT NULL,
