@@ -20,11 +20,11 @@ interface ClientMessage {
   id?: unknown;
 }
 
-/** Starts the baseline on 127.0.0.1 (a free port). */
-export async function startBareBroadcast(): Promise<BareBroadcastServer> {
+/** Starts the baseline on 127.0.0.1 (`port`, or a free one). */
+export async function startBareBroadcast(port = 0): Promise<BareBroadcastServer> {
   const subscribers = new Map<string, Set<WebSocket>>();
   let version = 0;
-  const server = new WebSocketServer({ host: '127.0.0.1', port: 0, maxPayload: 1024 * 1024, perMessageDeflate: false });
+  const server = new WebSocketServer({ host: '127.0.0.1', port, maxPayload: 1024 * 1024, perMessageDeflate: false });
   server.on('connection', (socket) => {
     socket.on('message', (data) => {
       const message = JSON.parse(data.toString()) as ClientMessage;
@@ -53,9 +53,9 @@ export async function startBareBroadcast(): Promise<BareBroadcastServer> {
     });
   });
   await new Promise<void>((resolve) => server.once('listening', resolve));
-  const { port } = server.address() as AddressInfo;
+  const { port: bound } = server.address() as AddressInfo;
   return {
-    url: `ws://127.0.0.1:${port}`,
+    url: `ws://127.0.0.1:${bound}`,
     close: () =>
       new Promise<void>((resolve) => {
         for (const client of server.clients) client.terminate();

@@ -21,6 +21,7 @@ import { MemoryRankCache } from '../src/core/leaderboards/memory-rank-cache.js';
 import type { Storage } from '../src/core/ports.js';
 import { PostgresStorage, quoteIdent } from '../src/storage/postgres/postgres-storage.js';
 import { SqliteStorage } from '../src/storage/sqlite/sqlite-storage.js';
+import { DISTINCT_STATS, loadBoardEntries, statOf, timeOf } from './datasets.js';
 
 /** Settings of one run. */
 export interface LeaderboardBenchOptions {
@@ -51,8 +52,6 @@ export interface LeaderboardBenchResult {
 
 const PROJECT = 1;
 const SLUG = 'bench';
-const DISTINCT_STATS = 100_000; // ten users per stat value: ties are the common case
-const BASE_TIME = Date.parse('2026-11-22T00:00:00.000Z');
 
 function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
@@ -75,10 +74,6 @@ async function measure(
   times.sort((a, b) => a - b);
   return { engine, operation: name, samples, p50Ms: percentile(times, 50), p99Ms: percentile(times, 99) };
 }
-
-/** The same deterministic stat and time for user `g` on every engine and in Redis. */
-const statOf = (g: number) => (g * 7919) % DISTINCT_STATS;
-const timeOf = (g: number) => BASE_TIME + (g % 1000);
 
 /** The rank of user `u` among users 1..n by a plain scan: higher stat, then earlier time, then lower id. */
 function plainRank(u: number, n: number): number {
@@ -112,33 +107,6 @@ async function openEngine(
   };
 }
 
-/** Inserts `n` entries of board `boardId` in one SQL statement (stat per `statOf`, score negated: desc). */
-async function bulkLoad(storage: Storage, boardId: number, n: number): Promise<void> {
-  if (storage instanceof SqliteStorage) {
-    storage.db.exec('DROP INDEX leaderboard_entries_by_rank');
-    storage.db
-      .prepare(
-        `WITH RECURSIVE g(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM g WHERE x < ?)
-         INSERT INTO leaderboard_entries (leaderboard_id, user_id, league, stat_value, score, updated_at)
-         SELECT ?, x, 'global', (x * 7919) % ${DISTINCT_STATS}, -((x * 7919) % ${DISTINCT_STATS}), ${BASE_TIME} + (x % 1000) FROM g`,
-      )
-      .run(n, boardId);
-    storage.db.exec(
-      'CREATE INDEX leaderboard_entries_by_rank ON leaderboard_entries (leaderboard_id, league, score, updated_at, user_id); ANALYZE;',
-    );
-    return;
-  }
-  if (storage instanceof PostgresStorage) {
-    await storage.pool.query(
-      `INSERT INTO leaderboard_entries (leaderboard_id, user_id, league, stat_value, score, updated_at)
-       SELECT $1, g, 'global', (g::bigint * 7919) % ${DISTINCT_STATS}, -((g::bigint * 7919) % ${DISTINCT_STATS}), ${BASE_TIME} + (g % 1000)
-       FROM generate_series(1, $2::int) AS g`,
-      [boardId, n],
-    );
-    await storage.pool.query('VACUUM ANALYZE leaderboard_entries');
-  }
-}
-
 async function benchEngine(
   name: 'sqlite' | 'postgres',
   options: LeaderboardBenchOptions,
@@ -163,7 +131,7 @@ async function benchEngine(
     const board = await storage.leaderboards.get(PROJECT, SLUG);
     if (!board) throw new Error('bench board missing');
     let started = performance.now();
-    await bulkLoad(storage, board.id, options.entries);
+    await loadBoardEntries(storage, board.id, options.entries);
     result.loadSeconds[name] = (performance.now() - started) / 1000;
     options.log(`${name}: loaded ${options.entries} entries in ${result.loadSeconds[name]?.toFixed(1)} s`);
 
@@ -255,7 +223,7 @@ async function benchRedis(
   }
 }
 
-/** Runs the leaderboard workload; the runner in bench/run.ts (when present) calls this. */
+/** Runs the in-process leaderboard workload (the HTTP one is part of `npm run bench`). */
 export async function runLeaderboardBench(options: LeaderboardBenchOptions): Promise<LeaderboardBenchResult> {
   const result: LeaderboardBenchResult = {
     entries: options.entries,

@@ -1,38 +1,105 @@
 /**
- * `npm run bench [-- --quick] [-- --only <workload>]`: runs the benchmark workloads and prints
- * each one's Markdown table (the figures of BENCHMARKS.md); results also go to
- * bench/results/<workload>.json. Loopback only; every loop is bounded in count and time.
+ * `npm run bench [-- --quick] [-- --engines sqlite,postgres] [-- --only http,fanout,memory,redis] [-- --profile] [-- --match <text>]`:
+ * every workload against the service on each engine and, in the same run, against the bare
+ * baselines; prints the Markdown of BENCHMARKS.md (progress goes to stderr) and writes the
+ * result to bench/results/bench[-quick].json. Loopback only; every loop is bounded in count and time.
  */
+import { execFile } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { cpus } from 'node:os';
-import { fanoutMarkdown, runFanoutBench } from './fanout.js';
+import { cpus, loadavg, totalmem } from 'node:os';
+import pg from 'pg';
+import { type BenchResult, checkTargets, markdown } from './report.js';
+import { benchSettings, type Engine } from './settings.js';
+import { runBaselineSuite, runServiceSuite, type Section, type SuiteContext } from './suites.js';
 
-/** A workload: runs, and renders its result. */
-interface Workload {
-  run(quick: boolean): Promise<unknown>;
-  markdown(result: unknown): string;
+const SECTIONS: Section[] = ['http', 'fanout', 'memory', 'redis'];
+
+function argument(name: string): string | undefined {
+  const at = process.argv.indexOf(name);
+  return at >= 0 ? process.argv[at + 1] : undefined;
 }
 
-const workloads: Record<string, Workload> = {
-  fanout: {
-    run: (quick) => runFanoutBench({ quick, engines: ['sqlite', 'postgres'], log: console.log }),
-    markdown: (result) => fanoutMarkdown(result as Parameters<typeof fanoutMarkdown>[0]),
-  },
-};
+function listArgument<T extends string>(name: string, known: readonly T[]): T[] | undefined {
+  const value = argument(name);
+  if (value === undefined) return undefined;
+  const items = value.split(',').filter((item) => item !== '');
+  const unknown = items.filter((item) => !(known as readonly string[]).includes(item));
+  if (unknown.length > 0) throw new Error(`${name}: unknown ${unknown.join(', ')}; known: ${known.join(', ')}`);
+  return items as T[];
+}
+
+/** Whether a test run (vitest) is using the machine right now. */
+function testsRunning(): Promise<boolean> {
+  return new Promise((resolve) => {
+    execFile('pgrep', ['-f', 'vitest'], (error) => resolve(!error));
+  });
+}
+
+async function postgresReachable(url: string): Promise<boolean> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2000 });
+  try {
+    await client.connect();
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
 
 const quick = process.argv.includes('--quick');
-const onlyAt = process.argv.indexOf('--only');
-const only = onlyAt >= 0 ? process.argv[onlyAt + 1] : undefined;
-const selected = Object.entries(workloads).filter(([name]) => !only || name === only);
-if (selected.length === 0) throw new Error(`Unknown workload '${only}'; known: ${Object.keys(workloads).join(', ')}`);
+const engines = listArgument<Engine>('--engines', ['sqlite', 'postgres']);
+const settings = benchSettings(quick, process.env, engines);
+settings.match = argument('--match');
+if (process.argv.includes('--profile')) {
+  // One .cpuprofile per service process, written when it exits (open it in Chrome DevTools).
+  settings.profileDir = new URL('./results/profiles/', import.meta.url).pathname;
+}
+const sections = new Set(listArgument('--only', SECTIONS) ?? SECTIONS);
+const log = (line: string) => process.stderr.write(`${line}\n`);
+
+const started = performance.now();
+const result: BenchResult = {
+  machine: `${process.platform} ${process.arch}, ${cpus().length} × ${cpus()[0]?.model.trim() ?? 'cpu'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}; PostgreSQL and Redis on the same host`,
+  quick,
+  startedAt: new Date().toISOString(),
+  seconds: 0,
+  load: '',
+  settings,
+  rows: [],
+  figures: [],
+};
+// Sampled through the run: other engineers' test runs share the two cores.
+let samples = 0;
+let busy = 0;
+const sampler = setInterval(() => {
+  void testsRunning().then((running) => {
+    samples += 1;
+    if (running) busy += 1;
+  });
+}, 5_000);
+const loadAtStart = loadavg()[0] ?? 0;
+const context: SuiteContext = { settings, sections, result, log };
+try {
+  await runBaselineSuite(context);
+  for (const engine of settings.engines) {
+    if (engine === 'postgres' && !(await postgresReachable(settings.databaseUrl))) {
+      log(`[skip] PostgreSQL: not reachable at ${settings.databaseUrl}`);
+      continue;
+    }
+    await runServiceSuite(context, engine);
+  }
+} finally {
+  clearInterval(sampler);
+}
+result.seconds = (performance.now() - started) / 1000;
+result.load =
+  busy === 0
+    ? `no test run seen on the machine during the run (load average ${loadAtStart.toFixed(2)} at start)`
+    : `machine busy: a test run was seen in ${busy} of ${samples} samples`;
 
 mkdirSync(new URL('./results/', import.meta.url), { recursive: true });
-const machine = `${process.platform} ${process.arch}, Node ${process.version}, ${cpus().length} cores`;
-for (const [name, workload] of selected) {
-  const result = await workload.run(quick);
-  writeFileSync(
-    new URL(`./results/${name}.json`, import.meta.url),
-    `${JSON.stringify({ machine, quick, result }, null, 2)}\n`,
-  );
-  console.log(`\n## ${name}${quick ? ' (quick)' : ''} — ${machine}\n\n${workload.markdown(result)}\n`);
-}
+const file = new URL(`./results/bench${quick ? '-quick' : ''}.json`, import.meta.url);
+writeFileSync(file, `${JSON.stringify({ ...result, targets: checkTargets(result) }, null, 2)}\n`);
+process.stdout.write(`${markdown(result)}\n`);
+log(`done in ${result.seconds.toFixed(0)} s; results in ${file.pathname}`);

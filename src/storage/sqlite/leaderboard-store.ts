@@ -91,9 +91,32 @@ export function writeDefinitionParts(db: Database.Database, boardId: number, def
     reward.run(boardId, i, r.league, r.rankFrom, r.rankTo, JSON.stringify(r.reward));
 }
 
+/** The parts of a database the store uses, with `prepare` returning one statement per SQL text. */
+function withStatementCache(db: Database.Database): Pick<Database.Database, 'prepare' | 'transaction' | 'exec'> {
+  const statements = new Map<string, Database.Statement>();
+  const prepare = (sql: string) => {
+    let statement = statements.get(sql);
+    if (!statement) {
+      statement = db.prepare(sql);
+      statements.set(sql, statement);
+    }
+    return statement;
+  };
+  return {
+    prepare: prepare as Database.Database['prepare'],
+    transaction: db.transaction.bind(db),
+    exec: db.exec.bind(db),
+  };
+}
+
 /** Leaderboards on SQLite: every method is one statement or one immediate transaction. */
 export class SqliteLeaderboardStore implements LeaderboardStore {
-  constructor(private readonly db: Database.Database) {}
+  // Preparing a statement costs more than the point lookups it runs, and a `me` runs five.
+  private readonly db: Pick<Database.Database, 'prepare' | 'transaction' | 'exec'>;
+
+  constructor(private readonly database: Database.Database) {
+    this.db = withStatementCache(database);
+  }
 
   async create(projectId: number, def: LeaderboardDefinition, period: Period): Promise<Leaderboard> {
     const id = this.db
@@ -121,7 +144,7 @@ export class SqliteLeaderboardStore implements LeaderboardStore {
             Date.now(),
           );
         const boardId = Number(result.lastInsertRowid);
-        writeDefinitionParts(this.db, boardId, def);
+        writeDefinitionParts(this.database, boardId, def);
         return boardId;
       })
       .immediate();

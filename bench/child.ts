@@ -1,0 +1,137 @@
+/**
+ * A server under test in its own process (the service, or the bare baselines): started with
+ * `node --import tsx`, polled until it answers, measured (RSS from /proc), stopped with SIGTERM
+ * (SIGKILL after a bounded wait). Its output goes to a log file, as a deployment's would.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { closeSync, openSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
+
+/** The repository root (the service's working directory). */
+export const ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+const POLL_MS = 20;
+// USER_HZ of /proc/<pid>/stat: 100 on every Linux architecture Node supports.
+const CLOCK_TICKS = 100;
+const STOP_GRACE_MS = 15_000;
+
+/** A port that was free a moment ago on 127.0.0.1. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** The environment of this process without the service's own variables, plus `extra`. */
+export function cleanEnv(extra: Record<string, string>): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [name, value] of Object.entries(process.env)) {
+    if (value === undefined || name.startsWith('CDS_') || name === 'DATABASE_URL' || name === 'REDIS_URL') continue;
+    env[name] = value;
+  }
+  return { ...env, ...extra };
+}
+
+/** Resolves after `ms`; the timer does not keep the process alive. */
+export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
+
+/** A running child server. */
+export class ChildServer {
+  private exitCode: number | null = null;
+  private readonly exited: Promise<void>;
+
+  private constructor(
+    private readonly child: ChildProcess,
+    readonly logFile: string,
+    /** Milliseconds from spawn until `waitFor` first saw the ready answer. */
+    public readyMs = 0,
+  ) {
+    this.exited = new Promise((resolve) => {
+      child.once('exit', (code, signal) => {
+        this.exitCode = code ?? (signal ? -1 : 0);
+        resolve();
+      });
+    });
+  }
+
+  /** Spawns `node [nodeArgs] --import tsx <script>` in the repository root with exactly `env`. */
+  static spawn(script: string, env: Record<string, string>, logFile: string, nodeArgs: string[] = []): ChildServer {
+    const fd = openSync(logFile, 'a');
+    try {
+      const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', script], {
+        cwd: ROOT,
+        env,
+        stdio: ['ignore', fd, fd],
+      });
+      return new ChildServer(child, logFile);
+    } finally {
+      closeSync(fd);
+    }
+  }
+
+  /** The process id. */
+  get pid(): number {
+    return this.child.pid ?? 0;
+  }
+
+  /** Polls `url` until it answers `status`; the time since spawn becomes `readyMs`. */
+  async waitFor(url: string, spawnedAt: number, timeoutMs = 120_000, status = 200): Promise<number> {
+    const deadline = spawnedAt + timeoutMs;
+    while (performance.now() < deadline) {
+      if (this.exitCode !== null) throw new Error(`server exited with ${this.exitCode}; see ${this.logFile}`);
+      const answered = await fetch(url).then(
+        (response) => response.status,
+        () => 0,
+      );
+      if (answered === status) {
+        this.readyMs = performance.now() - spawnedAt;
+        return this.readyMs;
+      }
+      await sleep(POLL_MS);
+    }
+    throw new Error(`${url} did not answer ${status} within ${timeoutMs} ms; see ${this.logFile}`);
+  }
+
+  /** Resident set size in bytes (Linux /proc); NaN where unavailable. */
+  rss(): number {
+    try {
+      const status = readFileSync(`/proc/${this.pid}/status`, 'utf8');
+      const match = /^VmRSS:\s+(\d+)\s+kB/m.exec(status);
+      return match?.[1] ? Number(match[1]) * 1024 : Number.NaN;
+    } catch {
+      return Number.NaN;
+    }
+  }
+
+  /** CPU time (user + system) the process has used, in seconds (Linux /proc); NaN where unavailable. */
+  cpuSeconds(): number {
+    try {
+      // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th.
+      const stat = readFileSync(`/proc/${this.pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+    } catch {
+      return Number.NaN;
+    }
+  }
+
+  /** SIGTERM, then SIGKILL if it has not exited within the grace; resolves with the exit code. */
+  async stop(): Promise<number | null> {
+    if (this.exitCode === null) {
+      this.child.kill('SIGTERM');
+      const timedOut = await Promise.race([this.exited.then(() => false), sleep(STOP_GRACE_MS).then(() => true)]);
+      if (timedOut) {
+        this.child.kill('SIGKILL');
+        await this.exited;
+      }
+    }
+    return this.exitCode;
+  }
+}

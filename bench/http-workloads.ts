@@ -1,0 +1,145 @@
+/**
+ * The HTTP workloads: what each sends to the service, and the bare baseline each is compared
+ * with. Requests spread over the data by a fixed stride, so every run reads the same documents.
+ */
+import { HUB_PATH, ITEMS, itemPath, QUERY_THRESHOLD, roomPath } from './datasets.js';
+import type { LoadRequest } from './http-load.js';
+import { itemData, writeBody } from './payloads.js';
+import { BOARD } from './service-process.js';
+import type { BenchSettings } from './settings.js';
+
+/** The bare routes of bench/baseline-server.ts. */
+export type BaselineName = 'bare GET' | 'bare POST' | 'bare 100-document GET';
+
+/** A baseline workload. */
+export interface BaselineWorkload {
+  name: BaselineName;
+  expectStatus: number;
+  request: (i: number) => LoadRequest;
+}
+
+/** A workload against the service. */
+export interface HttpWorkload {
+  name: string;
+  baseline: BaselineName;
+  expectStatus: number;
+  request: (i: number) => LoadRequest;
+}
+
+/** The baselines, in the order they run. */
+export const baselineWorkloads: BaselineWorkload[] = [
+  { name: 'bare GET', expectStatus: 200, request: () => ({ method: 'GET', path: '/bare/doc' }) },
+  { name: 'bare POST', expectStatus: 200, request: (i) => ({ method: 'POST', path: '/bare/doc', body: writeBody(i) }) },
+  { name: 'bare 100-document GET', expectStatus: 200, request: () => ({ method: 'GET', path: '/bare/docs' }) },
+];
+
+/** Position `i` of a walk that visits 0..n-1 in a scattered order. */
+const spread = (i: number, n: number) => (i * 104_729 + 7) % n;
+
+/** The service workloads, in the order they run (reads before the writes that change the data). */
+export function serviceWorkloads(settings: BenchSettings): HttpWorkload[] {
+  const docs = settings.documents;
+  const rooms = Math.max(1, Math.floor(settings.treeLeaves / settings.subtreeLeaves));
+  const middle = Math.floor(settings.boardEntries / 2);
+  return [
+    {
+      name: 'document GET',
+      baseline: 'bare GET',
+      expectStatus: 200,
+      request: (i) => ({ method: 'GET', path: `/documents/docs/${itemPath(spread(i, docs))}` }),
+    },
+    {
+      name: `document GET, collections over ${settings.hubDescendants.toLocaleString('en-US')} descendants`,
+      baseline: 'bare GET',
+      expectStatus: 200,
+      request: () => ({ method: 'GET', path: `/documents/docs/${HUB_PATH}` }),
+    },
+    {
+      name: 'list (limit=100)',
+      baseline: 'bare 100-document GET',
+      expectStatus: 200,
+      request: (i) => ({
+        method: 'GET',
+        path: `/documents/collections/${ITEMS}?limit=100&start_after=${itemPath(spread(i, docs - 100))}`,
+      }),
+    },
+    {
+      name: 'query, one range clause (limit=100)',
+      baseline: 'bare 100-document GET',
+      expectStatus: 200,
+      request: (i) => ({
+        method: 'GET',
+        path: `/documents/query/${ITEMS}?where=n__gte:${QUERY_THRESHOLD - 50 + (i % 100)}&limit=100`,
+      }),
+    },
+    {
+      name: `realtime GET, ${settings.subtreeLeaves.toLocaleString('en-US')}-leaf subtree`,
+      baseline: 'bare 100-document GET',
+      expectStatus: 200,
+      request: (i) => ({ method: 'GET', path: `/realtime/db/${roomPath(spread(i, rooms))}` }),
+    },
+    {
+      name: 'leaderboard me rank',
+      baseline: 'bare GET',
+      expectStatus: 200,
+      request: () => ({ method: 'GET', path: `/leaderboards/${BOARD}/bundle?include=me` }),
+    },
+    {
+      name: 'leaderboard users page, offset 0 (limit=100)',
+      baseline: 'bare GET',
+      expectStatus: 200,
+      request: () => ({ method: 'GET', path: `/leaderboards/${BOARD}/users?limit=100` }),
+    },
+    {
+      name: `leaderboard users page, offset ${middle.toLocaleString('en-US')} (limit=100)`,
+      baseline: 'bare GET',
+      expectStatus: 200,
+      request: () => ({ method: 'GET', path: `/leaderboards/${BOARD}/users?limit=100&offset=${middle}` }),
+    },
+    {
+      name: 'document PUT (upsert)',
+      baseline: 'bare POST',
+      expectStatus: 200,
+      request: (i) => {
+        const n = spread(i, docs);
+        return { method: 'PUT', path: `/documents/docs/${itemPath(n)}`, body: writeBody(n) };
+      },
+    },
+    {
+      name: 'document POST',
+      baseline: 'bare POST',
+      expectStatus: 201,
+      request: (i) => ({ method: 'POST', path: '/documents/collections/posts', body: writeBody(i) }),
+    },
+    {
+      name: 'document PATCH',
+      baseline: 'bare POST',
+      expectStatus: 200,
+      request: (i) => ({
+        method: 'PATCH',
+        path: `/documents/docs/${itemPath(spread(i, docs))}`,
+        body: JSON.stringify({ data: { level: i % 50, seen: i } }),
+      }),
+    },
+    {
+      name: 'realtime PUT',
+      baseline: 'bare POST',
+      expectStatus: 200,
+      request: (i) => ({
+        method: 'PUT',
+        path: `/realtime/db/players/p${spread(i, 10_000)}`,
+        body: JSON.stringify({ value: itemData(i) }),
+      }),
+    },
+    {
+      name: 'leaderboard stat submission',
+      baseline: 'bare POST',
+      expectStatus: 200,
+      request: (i) => ({
+        method: 'POST',
+        path: `/leaderboards/${BOARD}/stats`,
+        body: JSON.stringify({ value: spread(i, 100_000) }),
+      }),
+    },
+  ];
+}

@@ -1,0 +1,175 @@
+/**
+ * The results of a run, the issue's targets checked against them, and the Markdown that
+ * BENCHMARKS.md records: one table of throughput rows (each with its ratio to its same-run
+ * baseline), one of figures (memory, start-up, load times), one of targets met or missed.
+ */
+import type { BenchSettings, Engine } from './settings.js';
+
+/** Who a row measured. */
+export type Server = 'baseline' | 'redis' | Engine;
+
+/** One throughput measurement. */
+export interface Row {
+  workload: string;
+  server: Server;
+  /** Requests (or deliveries) per second. */
+  rate: number;
+  unit: 'req/s' | 'deliveries/s' | 'ops/s';
+  p50Ms: number;
+  p99Ms: number;
+  /** HTTP rows: server CPU per request (µs) and the share of a core the server used. */
+  serverCpuUs?: number;
+  serverBusy?: number;
+  /** The workload name of the baseline row this row is compared with. */
+  baseline?: string;
+  failure?: string;
+}
+
+/** One single-valued measurement (memory, start-up, setup). */
+export interface Figure {
+  name: string;
+  server: Server;
+  value: number;
+  unit: 'ms' | 's' | 'KiB' | 'MiB';
+  detail?: string;
+}
+
+/** Everything a run measured. */
+export interface BenchResult {
+  machine: string;
+  quick: boolean;
+  startedAt: string;
+  seconds: number;
+  /** Whether other work (test runs) shared the machine during the run. */
+  load: string;
+  settings: BenchSettings;
+  rows: Row[];
+  figures: Figure[];
+}
+
+/** A target of the issue, checked against a result. */
+export interface TargetCheck {
+  target: string;
+  server: Server;
+  figure: string;
+  met: boolean | null;
+}
+
+/** Target names of fan-out and figures, shared with the runner. */
+export const FANOUT_PACED = 'fan-out paced';
+export const FANOUT_BURST = 'fan-out burst';
+export const IDLE_SOCKETS = 'RSS per idle subscribed WebSocket';
+export const BOARD_READY = 'start-up until /readyz and the board ranks are warm';
+
+/** The issue's throughput targets on SQLite; PostgreSQL must reach at least half of each. */
+const RATIO_TARGETS: [RegExp, number][] = [
+  [/^document GET$/, 0.4],
+  [/^document (PUT \(upsert\)|POST|PATCH)$/, 0.25],
+  [/^query, /, 0.4],
+  [/^list /, 0.4],
+  [/^leaderboard me rank$/, 0.3],
+  [/^leaderboard users page, offset (?!0 )/, 0.3],
+  [/^fan-out /, 0.75],
+];
+const LATENCY_TARGET = 1.5;
+const IDLE_SOCKET_KIB = 40;
+const READY_MS = 10_000;
+
+const fmt = (n: number, digits = 0) =>
+  Number.isFinite(n)
+    ? n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits })
+    : '–';
+
+function baselineOf(result: BenchResult, row: Row): Row | undefined {
+  return result.rows.find((other) => other.server === 'baseline' && other.workload === row.baseline);
+}
+
+/** Rate of the row over its baseline's. */
+export function ratioOf(result: BenchResult, row: Row): number {
+  const base = baselineOf(result, row);
+  return base ? row.rate / base.rate : Number.NaN;
+}
+
+function ratioTarget(row: Row): number | null {
+  const found = RATIO_TARGETS.find(([pattern]) => pattern.test(row.workload));
+  if (!found) return null;
+  return row.server === 'postgres' ? found[1] / 2 : found[1];
+}
+
+/** Every target, met or missed, with the figure it was judged on. */
+export function checkTargets(result: BenchResult): TargetCheck[] {
+  const checks: TargetCheck[] = [];
+  for (const row of result.rows) {
+    if (row.server !== 'sqlite' && row.server !== 'postgres') continue;
+    const threshold = ratioTarget(row);
+    if (threshold === null) continue;
+    const ratio = ratioOf(result, row);
+    checks.push({
+      target: `${row.workload}: ≥ ${fmt(threshold, 3)} of ${row.baseline}`,
+      server: row.server,
+      figure: row.failure ? `failed: ${row.failure}` : `${fmt(ratio, 2)} (${fmt(row.rate)} ${row.unit})`,
+      met: row.failure ? false : ratio >= threshold,
+    });
+    if (row.workload.startsWith('fan-out')) {
+      const base = baselineOf(result, row);
+      const allowed = row.server === 'postgres' ? LATENCY_TARGET * 2 : LATENCY_TARGET;
+      const factor = base ? row.p50Ms / base.p50Ms : Number.NaN;
+      checks.push({
+        target: `${row.workload}: p50 ≤ ${allowed}× bare ws`,
+        server: row.server,
+        figure: `${fmt(factor, 2)}× (${fmt(row.p50Ms, 2)} ms vs ${fmt(base?.p50Ms ?? Number.NaN, 2)} ms)`,
+        met: Number.isFinite(factor) ? factor <= allowed : null,
+      });
+    }
+  }
+  for (const figure of result.figures) {
+    if (figure.server !== 'sqlite' && figure.server !== 'postgres') continue;
+    if (figure.name === IDLE_SOCKETS) {
+      checks.push({
+        target: `${figure.name} ≤ ${IDLE_SOCKET_KIB} KiB`,
+        server: figure.server,
+        figure: `${fmt(figure.value, 1)} KiB`,
+        met: figure.value <= IDLE_SOCKET_KIB,
+      });
+    } else if (figure.name === BOARD_READY) {
+      checks.push({
+        target: `board of ${fmt(result.settings.boardEntries)} entries ready within ${READY_MS / 1000} s of start`,
+        server: figure.server,
+        figure: `${fmt(figure.value / 1000, 2)} s`,
+        met: figure.value <= READY_MS,
+      });
+    }
+  }
+  return checks;
+}
+
+/** The run as Markdown: throughput rows, figures, targets. */
+export function markdown(result: BenchResult): string {
+  const lines = [
+    `Machine: ${result.machine}. ${result.quick ? 'Quick run' : 'Full run'} of ${fmt(result.seconds)} s, started ${result.startedAt}; ${result.load}.`,
+    '',
+    '| workload | server | rate | p50 (ms) | p99 (ms) | server CPU/req (µs) | server busy | baseline | ratio |',
+    '|---|---|---:|---:|---:|---:|---:|---|---:|',
+  ];
+  for (const row of result.rows) {
+    const ratio = row.baseline ? fmt(ratioOf(result, row), 2) : '';
+    const rate = row.failure ? `failed: ${row.failure}` : `${fmt(row.rate)} ${row.unit}`;
+    const cpu = row.serverCpuUs === undefined ? '' : fmt(row.serverCpuUs);
+    const busy = row.serverBusy === undefined ? '' : `${fmt(row.serverBusy * 100)} %`;
+    lines.push(
+      `| ${row.workload} | ${row.server} | ${rate} | ${fmt(row.p50Ms, 2)} | ${fmt(row.p99Ms, 2)} | ${cpu} | ${busy} | ${row.baseline ?? ''} | ${ratio} |`,
+    );
+  }
+  lines.push('', '| figure | server | value | detail |', '|---|---|---:|---|');
+  for (const figure of result.figures) {
+    lines.push(
+      `| ${figure.name} | ${figure.server} | ${fmt(figure.value, figure.unit === 'KiB' || figure.unit === 's' ? 1 : 0)} ${figure.unit} | ${figure.detail ?? ''} |`,
+    );
+  }
+  lines.push('', '| target | server | figure | met |', '|---|---|---|---|');
+  for (const check of checkTargets(result)) {
+    const met = check.met === null ? 'n/a' : check.met ? 'met' : '**missed**';
+    lines.push(`| ${check.target} | ${check.server} | ${check.figure} | ${met} |`);
+  }
+  return lines.join('\n');
+}

@@ -1,0 +1,159 @@
+/**
+ * The service under test: a fresh database per engine (a temporary SQLite directory, or a fresh
+ * PostgreSQL schema dropped afterwards), its project, users, tokens and bulk-loaded data created
+ * through the services and SQL before start, then `node --import tsx src/main.ts` in its own
+ * process with the environment a deployment would set, at the default log level.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { createServices } from '../src/app.js';
+import { loadConfig } from '../src/config.js';
+import { PLAYER_ROLE } from '../src/core/auth/player-role.js';
+import type { Storage } from '../src/core/ports.js';
+import { PostgresStorage, quoteIdent } from '../src/storage/postgres/postgres-storage.js';
+import { SqliteStorage } from '../src/storage/sqlite/sqlite-storage.js';
+import { ChildServer, cleanEnv, freePort } from './child.js';
+import { loadDatasets } from './datasets.js';
+import type { BenchSettings, Engine } from './settings.js';
+
+/** The slug of the benchmark's leaderboard. */
+export const BOARD = 'bench';
+
+/** The credentials clients of the benchmark use. */
+export interface BenchProject {
+  projectId: number;
+  clientId: string;
+  clientSecret: string;
+  /** One access token per user; user `i + 1` holds `tokens[i]` and has a board entry. */
+  tokens: string[];
+}
+
+/** A database ready for the service, and how to remove it. */
+export interface PreparedDatabase {
+  engine: Engine;
+  project: BenchProject;
+  /** The service's environment for this database. */
+  env: Record<string, string>;
+  dataDir: string;
+  loadSeconds: number;
+  drop(): Promise<void>;
+}
+
+/** A started service. */
+export interface RunningService {
+  engine: Engine;
+  baseUrl: string;
+  wsUrl: string;
+  server: ChildServer;
+  /** `performance.now()` at spawn. */
+  spawnedAt: number;
+  /** Milliseconds from spawn until /readyz answered 200. */
+  readyMs: number;
+}
+
+/** Creates the database, the project and its users, and loads the datasets. */
+export async function prepareDatabase(engine: Engine, settings: BenchSettings): Promise<PreparedDatabase> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'cds-bench-'));
+  const jwtSecret = randomBytes(32).toString('hex');
+  const schema = `cds_bench_${randomBytes(6).toString('hex')}`;
+  const env: Record<string, string> = { CDS_DATA_DIR: dataDir, CDS_JWT_SECRET: jwtSecret };
+  let storage: Storage;
+  if (engine === 'postgres') {
+    storage = await PostgresStorage.open({ connectionString: settings.databaseUrl, schema });
+    // The service takes no schema option: the search path rides in the URL (libpq's `options`).
+    const url = new URL(settings.databaseUrl);
+    url.searchParams.set('options', `-c search_path=${schema}`);
+    env.DATABASE_URL = url.toString();
+  } else {
+    storage = SqliteStorage.open(join(dataDir, 'cds.sqlite'));
+  }
+  const drop = async () => {
+    rmSync(dataDir, { recursive: true, force: true });
+    if (engine !== 'postgres') return;
+    const client = new pg.Client({ connectionString: settings.databaseUrl });
+    await client.connect();
+    try {
+      await client.query(`DROP SCHEMA IF EXISTS ${quoteIdent(schema)} CASCADE`);
+    } finally {
+      await client.end();
+    }
+  };
+  try {
+    const services = createServices(loadConfig(env), storage);
+    const created = await services.accounts.createProject('bench', `bench ${engine}`);
+    const tokens: string[] = [];
+    for (let i = 1; i <= settings.users; i++) {
+      // Straight through the store: no password, so no scrypt work in setup.
+      const user = await storage.accounts.createUser(created.project_id, {
+        username: `bench_${i}`,
+        passwordHash: null,
+        nickname: `Bench ${i}`,
+        roles: [PLAYER_ROLE],
+      });
+      tokens.push((await services.auth.issueAccessToken(created.project_id, user.id)).access_token);
+    }
+    const board = await services.leaderboards.create(created.project_id, {
+      slug: BOARD,
+      name: 'Bench',
+      description: '',
+      type: 'CONTINUOUS',
+      sort: 'desc',
+      operator: 'latest',
+      reset: 'none',
+      leagues: [{ slug: 'global', name: 'Global', order: 0, minStat: null, promoteTop: null, demoteBottom: null }],
+      rewards: [],
+    });
+    const started = performance.now();
+    await loadDatasets(storage, created.project_id, board.id, settings);
+    const loadSeconds = (performance.now() - started) / 1000;
+    await services.leaderboards.stop();
+    await storage.close();
+    return {
+      engine,
+      env,
+      dataDir,
+      loadSeconds,
+      drop,
+      project: {
+        projectId: created.project_id,
+        clientId: created.client_id,
+        clientSecret: created.client_secret,
+        tokens,
+      },
+    };
+  } catch (error) {
+    await storage.close().catch(() => undefined);
+    await drop();
+    throw error;
+  }
+}
+
+/** Starts the service on a prepared database and waits for /readyz; `profileDir` adds `--cpu-prof`. */
+export async function startService(prepared: PreparedDatabase, profileDir?: string): Promise<RunningService> {
+  const port = await freePort();
+  const env = cleanEnv({ ...prepared.env, PORT: String(port), HOST: '127.0.0.1' });
+  const spawnedAt = performance.now();
+  const nodeArgs = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
+  const server = ChildServer.spawn('src/main.ts', env, join(prepared.dataDir, 'service.log'), nodeArgs);
+  const baseUrl = `http://127.0.0.1:${port}`;
+  try {
+    const readyMs = await server.waitFor(`${baseUrl}/readyz`, spawnedAt);
+    const wsUrl = `ws://127.0.0.1:${port}/realtime/ws`;
+    return { engine: prepared.engine, baseUrl, wsUrl, server, spawnedAt, readyMs };
+  } catch (error) {
+    await server.stop();
+    throw error;
+  }
+}
+
+/** The headers of a client request as user `i` (0-based). */
+export function clientHeaders(project: BenchProject, i = 0): Record<string, string> {
+  return {
+    'x-client-id': project.clientId,
+    'x-client-secret': project.clientSecret,
+    authorization: `Bearer ${project.tokens[i % project.tokens.length]}`,
+  };
+}

@@ -1,0 +1,72 @@
+/**
+ * The sizes and durations of one benchmark run: the full run of the issue, or `--quick`, a short
+ * version (smaller datasets, short runs) that finishes in under 3 minutes on a laptop.
+ */
+
+/** The storage engines the service is measured on. */
+export type Engine = 'sqlite' | 'postgres';
+
+/** Everything a run's size depends on. */
+export interface BenchSettings {
+  quick: boolean;
+  engines: Engine[];
+  /** Concurrent HTTP connections of autocannon. */
+  connections: number;
+  /** Untimed load before each measured HTTP run. */
+  warmupSeconds: number;
+  /** Length of each measured HTTP run. */
+  durationSeconds: number;
+  /** Documents in the collection that GET, list and query read. */
+  documents: number;
+  /** Descendants of the document whose `collections` are computed. */
+  hubDescendants: number;
+  /** Leaves of the realtime tree, in subtrees of `subtreeLeaves`. */
+  treeLeaves: number;
+  subtreeLeaves: number;
+  /** Entries of the leaderboard. */
+  boardEntries: number;
+  /** Users with tokens: one per HTTP connection, so writes of one user never queue on each other. */
+  users: number;
+  /** Fan-out: subscribers on the one path, paced writes per second and their count, burst size and count. */
+  fanoutSubscribers: number;
+  pacedRate: number;
+  pacedWrites: number;
+  burstWrites: number;
+  bursts: number;
+  /** Idle subscribed WebSockets for the memory figure. */
+  idleSockets: number;
+  /** PostgreSQL and Redis of the run (loopback). */
+  databaseUrl: string;
+  redisUrl: string;
+  redisPrefix: string;
+  /** Only the HTTP workloads whose name contains this (`--match`, while profiling). */
+  match?: string;
+  /** Where the service writes CPU profiles (`--profile`); none when unset. */
+  profileDir?: string;
+}
+
+/** The settings of a full run, or of `--quick`. */
+export function benchSettings(quick: boolean, env: NodeJS.ProcessEnv, engines?: Engine[]): BenchSettings {
+  return {
+    quick,
+    engines: engines ?? ['sqlite', 'postgres'],
+    connections: 50,
+    warmupSeconds: quick ? 0.5 : 2,
+    durationSeconds: quick ? 2 : 10,
+    documents: 100_000,
+    hubDescendants: 100_000,
+    treeLeaves: quick ? 100_000 : 1_000_000,
+    subtreeLeaves: 1_000,
+    boardEntries: quick ? 100_000 : 1_000_000,
+    users: 50,
+    fanoutSubscribers: 1_000,
+    pacedRate: 20,
+    pacedWrites: quick ? 40 : 200,
+    burstWrites: 200,
+    bursts: quick ? 1 : 3,
+    idleSockets: quick ? 2_000 : 10_000,
+    databaseUrl: env.CDS_BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test',
+    redisUrl: env.CDS_BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379',
+    redisPrefix: env.CDS_REDIS_PREFIX ?? 'cds',
+  };
+}

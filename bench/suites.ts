@@ -1,0 +1,201 @@
+/**
+ * The two halves of a run: the baselines (bare servers and Redis), and the service on one
+ * engine (set-up, start-up, memory, HTTP workloads, fan-out). Each adds rows and figures to the
+ * run's result and always stops what it started.
+ */
+import { runRedisBaselines, startBaselines } from './baselines.js';
+import { sleep } from './child.js';
+import { measureFanout, measureIdleSockets } from './fanout.js';
+import { runHttpLoad } from './http-load.js';
+import { baselineWorkloads, serviceWorkloads } from './http-workloads.js';
+import { type BenchResult, BOARD_READY, FANOUT_BURST, FANOUT_PACED, IDLE_SOCKETS, type Server } from './report.js';
+import { BOARD, clientHeaders, prepareDatabase, startService } from './service-process.js';
+import type { BenchSettings, Engine } from './settings.js';
+
+/** The parts of a run that can be left out while developing (`--only`). */
+export type Section = 'http' | 'fanout' | 'memory' | 'redis';
+
+/** What a suite needs. */
+export interface SuiteContext {
+  settings: BenchSettings;
+  sections: ReadonlySet<Section>;
+  result: BenchResult;
+  log: (line: string) => void;
+}
+
+const FANOUT_BASELINE = { [FANOUT_PACED]: FANOUT_PACED, [FANOUT_BURST]: FANOUT_BURST };
+
+async function fanoutRows(
+  context: SuiteContext,
+  server: Server,
+  target: { url: string; headers: Record<string, string> },
+): Promise<void> {
+  const { settings, result, log } = context;
+  log(
+    `  fan-out: ${settings.fanoutSubscribers} subscribers, ${settings.pacedRate} writes/s, bursts of ${settings.burstWrites}`,
+  );
+  const fanout = await measureFanout(target, settings);
+  for (const [workload, report] of [
+    [FANOUT_PACED, fanout.paced],
+    [FANOUT_BURST, fanout.burst],
+  ] as const) {
+    const lost = report.expected - report.delivered;
+    result.rows.push({
+      workload,
+      server,
+      rate: report.delivered / (report.elapsedMs / 1000),
+      unit: 'deliveries/s',
+      p50Ms: report.latencyP50Ms,
+      p99Ms: report.latencyP99Ms,
+      ...(server === 'baseline' ? {} : { baseline: FANOUT_BASELINE[workload] }),
+      ...(lost > 0 || report.closedEarly > 0
+        ? { failure: `${lost} of ${report.expected} not delivered, ${report.closedEarly} closed` }
+        : {}),
+    });
+    log(
+      `  ${workload}: ${Math.round(report.delivered / (report.elapsedMs / 1000))} deliveries/s, p50 ${report.latencyP50Ms.toFixed(2)} ms`,
+    );
+  }
+}
+
+async function idleRows(
+  context: SuiteContext,
+  server: Server,
+  target: { url: string; headers: Record<string, string> },
+  child: Parameters<typeof measureIdleSockets>[1],
+): Promise<void> {
+  const idle = await measureIdleSockets(target, child, context.settings);
+  context.result.figures.push({
+    name: IDLE_SOCKETS,
+    server,
+    value: idle.bytesPerSocket / 1024,
+    unit: 'KiB',
+    detail: `${idle.sockets.toLocaleString('en-US')} sockets: RSS ${(idle.rssBeforeBytes / 2 ** 20).toFixed(0)} → ${(idle.rssAfterBytes / 2 ** 20).toFixed(0)} MiB`,
+  });
+  context.log(`  idle sockets: ${(idle.bytesPerSocket / 1024).toFixed(1)} KiB each`);
+}
+
+/** Bare Fastify routes, bare ws, and Redis. */
+export async function runBaselineSuite(context: SuiteContext): Promise<void> {
+  const { settings, sections, result, log } = context;
+  log('baselines');
+  const bare = await startBaselines();
+  try {
+    if (sections.has('http')) {
+      for (const workload of baselineWorkloads) {
+        const load = await runHttpLoad({
+          ...settings,
+          ...workload,
+          baseUrl: bare.httpUrl,
+          headers: () => ({}),
+          serverCpuSeconds: () => bare.server.cpuSeconds(),
+        });
+        result.rows.push({
+          workload: workload.name,
+          server: 'baseline',
+          rate: load.requestsPerSecond,
+          unit: 'req/s',
+          p50Ms: load.p50Ms,
+          p99Ms: load.p99Ms,
+          serverCpuUs: load.serverCpuUs,
+          serverBusy: load.serverBusy,
+          ...(load.failure ? { failure: load.failure } : {}),
+        });
+        log(`  ${workload.name}: ${Math.round(load.requestsPerSecond)} req/s`);
+      }
+    }
+    const target = { url: bare.wsUrl, headers: {} };
+    if (sections.has('fanout')) await fanoutRows(context, 'baseline', target);
+    if (sections.has('memory')) await idleRows(context, 'baseline', target, bare.server);
+  } finally {
+    await bare.stop();
+  }
+  if (sections.has('redis')) {
+    for (const redis of await runRedisBaselines(settings, log)) {
+      result.rows.push({
+        workload: `redis ${redis.command}`,
+        server: 'redis',
+        rate: redis.requestsPerSecond,
+        unit: 'ops/s',
+        p50Ms: redis.p50Ms,
+        p99Ms: redis.p99Ms,
+      });
+    }
+  }
+}
+
+/** The service on one engine: prepared, started, measured, stopped, dropped. */
+export async function runServiceSuite(context: SuiteContext, engine: Engine): Promise<void> {
+  const { settings, sections, result, log } = context;
+  log(`service on ${engine}: loading data`);
+  const prepared = await prepareDatabase(engine, settings);
+  result.figures.push({
+    name: 'bulk load of the datasets (setup, not a target)',
+    server: engine,
+    value: prepared.loadSeconds,
+    unit: 's',
+  });
+  try {
+    const service = await startService(prepared, settings.profileDir);
+    try {
+      const headers = clientHeaders(prepared.project);
+      // The board's ranks load in the background after start; a page request waits for them.
+      const middle = Math.floor(settings.boardEntries / 2);
+      const probe = await fetch(`${service.baseUrl}/leaderboards/${BOARD}/users?limit=1&offset=${middle}`, { headers });
+      const page = (await probe.json()) as { users?: { rank: number }[] };
+      const warmMs = performance.now() - service.spawnedAt;
+      if (page.users?.[0]?.rank !== middle + 1) throw new Error(`board probe answered ${JSON.stringify(page)}`);
+      result.figures.push({
+        name: BOARD_READY,
+        server: engine,
+        value: warmMs,
+        unit: 'ms',
+        detail: `/readyz after ${(service.readyMs / 1000).toFixed(2)} s (includes tsx compiling the sources)`,
+      });
+      log(`  ready in ${service.readyMs.toFixed(0)} ms, board warm at ${warmMs.toFixed(0)} ms`);
+      await sleep(2_000);
+      result.figures.push({
+        name: `RSS with the ${settings.boardEntries.toLocaleString('en-US')}-entry board loaded`,
+        server: engine,
+        value: service.server.rss() / 2 ** 20,
+        unit: 'MiB',
+        detail: 'after start-up, before any other load',
+      });
+      const target = { url: service.wsUrl, headers };
+      if (sections.has('memory')) await idleRows(context, engine, target, service.server);
+      if (sections.has('http')) {
+        const workloads = serviceWorkloads(settings).filter((w) => !settings.match || w.name.includes(settings.match));
+        for (const workload of workloads) {
+          const load = await runHttpLoad({
+            ...settings,
+            ...workload,
+            baseUrl: service.baseUrl,
+            headers: (c) => clientHeaders(prepared.project, c),
+            serverCpuSeconds: () => service.server.cpuSeconds(),
+          });
+          result.rows.push({
+            workload: workload.name,
+            server: engine,
+            rate: load.requestsPerSecond,
+            unit: 'req/s',
+            p50Ms: load.p50Ms,
+            p99Ms: load.p99Ms,
+            serverCpuUs: load.serverCpuUs,
+            serverBusy: load.serverBusy,
+            baseline: workload.baseline,
+            ...(load.failure ? { failure: load.failure } : {}),
+          });
+          log(
+            `  ${workload.name}: ${Math.round(load.requestsPerSecond)} req/s${load.failure ? ` FAILED ${load.failure}` : ''}`,
+          );
+        }
+      }
+      if (sections.has('fanout')) await fanoutRows(context, engine, target);
+    } finally {
+      const code = await service.server.stop();
+      if (code !== 0) log(`  service exited with ${code}; log: ${service.server.logFile}`);
+    }
+  } finally {
+    await prepared.drop();
+  }
+}
