@@ -10,14 +10,18 @@ export function isJsonObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/** Why `hasUnstorableText` refused a value, for the 422 item. */
+export const UNSTORABLE_TEXT = 'Strings and keys may not contain the NUL character or unpaired surrogates';
+
 /**
  * True when a string or key anywhere in `value` holds text PostgreSQL cannot store: the NUL
  * character or a lone UTF-16 surrogate. Both engines refuse such values, so both accept the same data.
  */
-export function containsNul(value: JsonValue): boolean {
+export function hasUnstorableText(value: JsonValue): boolean {
   if (typeof value === 'string') return isUnstorable(value);
-  if (Array.isArray(value)) return value.some(containsNul);
-  if (isJsonObject(value)) return Object.entries(value).some(([key, item]) => isUnstorable(key) || containsNul(item));
+  if (Array.isArray(value)) return value.some(hasUnstorableText);
+  if (isJsonObject(value))
+    return Object.entries(value).some(([key, item]) => isUnstorable(key) || hasUnstorableText(item));
   return false;
 }
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { notFound, validationFailed } from '../errors.js';
-import { containsNul, type JsonObject } from '../json.js';
+import { hasUnstorableText, type JsonObject, UNSTORABLE_TEXT } from '../json.js';
 import {
   childDocumentPath,
   type PathLimits,
@@ -32,10 +32,8 @@ const DEFAULT_LIST_LIMIT = 20;
 
 /** Rejects data that one of the engines could not store, so both engines accept the same documents. */
 function storable(data: JsonObject): JsonObject {
-  if (containsNul(data)) {
-    throw validationFailed([
-      { loc: ['body', 'data'], msg: 'Strings may not contain the NUL character', type: 'value_error' },
-    ]);
+  if (hasUnstorableText(data)) {
+    throw validationFailed([{ loc: ['body', 'data'], msg: UNSTORABLE_TEXT, type: 'value_error' }]);
   }
   return data;
 }

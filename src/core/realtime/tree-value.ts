@@ -4,7 +4,7 @@
  * is the set of its leaves, and a value is assembled back from the leaves of its subtree.
  */
 import { badRequest, validationFailed } from '../errors.js';
-import { containsNul, isJsonObject, type JsonObject, type JsonValue } from '../json.js';
+import { hasUnstorableText, isJsonObject, type JsonObject, type JsonValue, UNSTORABLE_TEXT } from '../json.js';
 import { defaultPathLimits, type PathLimits } from '../paths.js';
 import type { TreeLeaf } from '../ports.js';
 import { checkPathLimits, invalidKeyReason, joinPath, relativeSegments } from './tree-path.js';
@@ -30,10 +30,8 @@ export function defineKey(target: JsonObject, key: string, value: JsonValue): vo
  * character, which PostgreSQL cannot store, is a 422 on both engines.
  */
 export function prepareValue(path: string, value: JsonValue, limits: PathLimits = defaultPathLimits): PreparedValue {
-  if (containsNul(value)) {
-    throw validationFailed([
-      { loc: ['body', 'value'], msg: 'Strings may not contain the NUL character', type: 'value_error' },
-    ]);
+  if (hasUnstorableText(value)) {
+    throw validationFailed([{ loc: ['body', 'value'], msg: UNSTORABLE_TEXT, type: 'value_error' }]);
   }
   const leaves: TreeLeaf[] = [];
   const stored = collect(path, value, leaves, limits);

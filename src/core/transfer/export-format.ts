@@ -6,7 +6,7 @@
 import Type, { type Static } from 'typebox';
 import { Compile } from 'typebox/compile';
 import { AppError } from '../errors.js';
-import { containsNul, isJsonObject, type JsonObject, type JsonValue } from '../json.js';
+import { hasUnstorableText, isJsonObject, type JsonObject, type JsonValue, UNSTORABLE_TEXT } from '../json.js';
 import { definitionProblem } from '../leaderboards/leaderboard-definition.js';
 import type { LeaderboardDefinition } from '../leaderboards/leaderboard-model.js';
 import { type PathLimits, parseDocumentPath } from '../paths.js';
@@ -165,12 +165,11 @@ export function parseProjectExport(input: unknown, limits: PathLimits): ProjectE
     if (normalized !== doc.path) throw badItem(`documents[${i}].path`, `must be normalized ('${normalized}')`);
     if (paths.has(doc.path)) throw badItem(`documents[${i}].path`, `duplicate path '${doc.path}'`);
     paths.add(doc.path);
-    if (containsNul(doc.data as JsonObject))
-      throw badItem(`documents[${i}].data`, 'strings may not contain the NUL character');
+    if (hasUnstorableText(doc.data as JsonObject)) throw badItem(`documents[${i}].data`, UNSTORABLE_TEXT);
   }
   if (file.realtime !== null && !isJsonObject(file.realtime)) throw badItem('realtime', 'must be an object or null');
-  if (file.realtime !== null && containsNul(file.realtime as JsonValue)) {
-    throw badItem('realtime', 'strings may not contain the NUL character');
+  if (file.realtime !== null && hasUnstorableText(file.realtime as JsonValue)) {
+    throw badItem('realtime', UNSTORABLE_TEXT);
   }
   const ids = new Set<number>();
   const names = new Set<string>();
