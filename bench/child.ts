@@ -82,10 +82,10 @@ export class ChildServer {
   }
 
   /** Polls `url` until it answers `status`; the time since spawn becomes `readyMs`. */
-  async waitFor(url: string, spawnedAt: number, timeoutMs = 120_000, status = 200): Promise<number> {
+  async waitFor(url: string, spawnedAt: number, timeoutMs = 60_000, status = 200): Promise<number> {
     const deadline = spawnedAt + timeoutMs;
     while (performance.now() < deadline) {
-      if (this.exitCode !== null) throw new Error(`server exited with ${this.exitCode}; see ${this.logFile}`);
+      if (this.exitCode !== null) throw new Error(`server exited with ${this.exitCode}:\n${this.logTail()}`);
       const answered = await fetch(url).then(
         (response) => response.status,
         () => 0,
@@ -96,7 +96,16 @@ export class ChildServer {
       }
       await sleep(POLL_MS);
     }
-    throw new Error(`${url} did not answer ${status} within ${timeoutMs} ms; see ${this.logFile}`);
+    throw new Error(`${url} did not answer ${status} within ${timeoutMs} ms:\n${this.logTail()}`);
+  }
+
+  /** The last lines of the server's output. */
+  logTail(lines = 20): string {
+    try {
+      return readFileSync(this.logFile, 'utf8').trimEnd().split('\n').slice(-lines).join('\n');
+    } catch {
+      return '(no output)';
+    }
   }
 
   /** Resident set size in bytes (Linux /proc); NaN where unavailable. */

@@ -45,6 +45,8 @@ export interface BenchResult {
   settings: BenchSettings;
   rows: Row[];
   figures: Figure[];
+  /** Suites that failed, with the reason; their rows are missing. */
+  failures: string[];
 }
 
 /** A target of the issue, checked against a result. */
@@ -166,6 +168,7 @@ export function markdown(result: BenchResult): string {
       `| ${figure.name} | ${figure.server} | ${fmt(figure.value, figure.unit === 'KiB' || figure.unit === 's' ? 1 : 0)} ${figure.unit} | ${figure.detail ?? ''} |`,
     );
   }
+  for (const failure of result.failures) lines.push('', `**Failed:** ${failure}`);
   lines.push('', '| target | server | figure | met |', '|---|---|---|---|');
   for (const check of checkTargets(result)) {
     const met = check.met === null ? 'n/a' : check.met ? 'met' : '**missed**';

@@ -68,6 +68,7 @@ const result: BenchResult = {
   settings,
   rows: [],
   figures: [],
+  failures: [],
 };
 // Sampled through the run: other engineers' test runs share the two cores.
 let samples = 0;
@@ -80,14 +81,26 @@ const sampler = setInterval(() => {
 }, 5_000);
 const loadAtStart = loadavg()[0] ?? 0;
 const context: SuiteContext = { settings, sections, result, log };
+/** Runs a suite; a failure is reported with the results instead of ending the run. */
+async function attempt(name: string, suite: () => Promise<void>): Promise<void> {
+  try {
+    await suite();
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    log(`[failed] ${name}: ${reason}`);
+    result.failures.push(`${name}: ${reason.split('\n')[0]}`);
+  }
+}
+
 try {
-  await runBaselineSuite(context);
+  await attempt('baselines', () => runBaselineSuite(context));
   for (const engine of settings.engines) {
     if (engine === 'postgres' && !(await postgresReachable(settings.databaseUrl))) {
       log(`[skip] PostgreSQL: not reachable at ${settings.databaseUrl}`);
+      result.failures.push(`PostgreSQL not reachable at ${settings.databaseUrl}`);
       continue;
     }
-    await runServiceSuite(context, engine);
+    await attempt(`service on ${engine}`, () => runServiceSuite(context, engine));
   }
 } finally {
   clearInterval(sampler);

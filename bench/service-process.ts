@@ -64,9 +64,8 @@ export async function prepareDatabase(engine: Engine, settings: BenchSettings): 
   if (engine === 'postgres') {
     storage = await PostgresStorage.open({ connectionString: settings.databaseUrl, schema });
     // The service takes no schema option: the search path rides in the URL (libpq's `options`).
-    const url = new URL(settings.databaseUrl);
-    url.searchParams.set('options', `-c search_path=${schema}`);
-    env.DATABASE_URL = url.toString();
+    const separator = settings.databaseUrl.includes('?') ? '&' : '?';
+    env.DATABASE_URL = `${settings.databaseUrl}${separator}options=${encodeURIComponent(`-c search_path=${schema}`)}`;
   } else {
     storage = SqliteStorage.open(join(dataDir, 'cds.sqlite'));
   }

@@ -83,6 +83,14 @@ ORDER BY ${orderBy} LIMIT ${params.add(options.limit ?? null)} OFFSET ${params.a
   return { sql, params: params.values };
 }
 
+/**
+ * A fixed statement as a named prepared statement: PostgreSQL parses and plans it once per
+ * connection instead of on every call (2–3× less work for a point lookup or the skip scan).
+ */
+function prepared(name: string, text: string, values: unknown[]): pg.QueryConfig {
+  return { name: `cds_documents_${name}`, text, values };
+}
+
 const NUL_ISSUE = { loc: ['body', 'data'], msg: 'Strings may not contain the NUL character', type: 'value_error' };
 
 /** Turns PostgreSQL's refusal of `\u0000` in jsonb (22P05) into the §0 validation failure. */
@@ -101,42 +109,47 @@ export class PostgresDocumentStore implements DocumentStore {
     data: JsonObject,
   ): Promise<DocumentRecord & { created: boolean }> {
     const { rows } = await this.pool
-      .query<DocumentRecord & { created: boolean }>(postgresDocumentSql.upsert, [
-        ...columns(projectId, path),
-        randomUUID(),
-        JSON.stringify(data),
-      ])
+      .query<DocumentRecord & { created: boolean }>(
+        prepared('upsert', postgresDocumentSql.upsert, [
+          ...columns(projectId, path),
+          randomUUID(),
+          JSON.stringify(data),
+        ]),
+      )
       .catch(rejectNul);
     return one(rows);
   }
 
   async insert(projectId: number, path: DocumentPath, id: string, data: JsonObject): Promise<DocumentRecord> {
     const { rows } = await this.pool
-      .query<DocumentRecord>(postgresDocumentSql.insert, [...columns(projectId, path), id, JSON.stringify(data)])
+      .query<DocumentRecord>(
+        prepared('insert', postgresDocumentSql.insert, [...columns(projectId, path), id, JSON.stringify(data)]),
+      )
       .catch(rejectNul);
     return one(rows);
   }
 
   async get(projectId: number, path: string): Promise<DocumentRecord | null> {
-    const { rows } = await this.pool.query<DocumentRecord>(postgresDocumentSql.get, [projectId, path]);
+    const { rows } = await this.pool.query<DocumentRecord>(prepared('get', postgresDocumentSql.get, [projectId, path]));
     return rows[0] ?? null;
   }
 
   async childCollections(projectId: number, path: string): Promise<string[]> {
     const { sql, params } = childCollectionsQuery(projectId, path);
-    const { rows } = await this.pool.query<{ name: string }>(sql, params);
+    const name = path === '' ? 'root_collections' : 'child_collections';
+    const { rows } = await this.pool.query<{ name: string }>(prepared(name, sql, params));
     return rows.map((row) => row.name);
   }
 
   async merge(projectId: number, path: string, patch: JsonObject): Promise<DocumentRecord | null> {
     const { rows } = await this.pool
-      .query<DocumentRecord>(postgresDocumentSql.merge, [projectId, path, JSON.stringify(patch)])
+      .query<DocumentRecord>(prepared('merge', postgresDocumentSql.merge, [projectId, path, JSON.stringify(patch)]))
       .catch(rejectNul);
     return rows[0] ?? null;
   }
 
   async delete(projectId: number, path: string): Promise<boolean> {
-    const { rowCount } = await this.pool.query(postgresDocumentSql.delete, [projectId, path]);
+    const { rowCount } = await this.pool.query(prepared('delete', postgresDocumentSql.delete, [projectId, path]));
     return (rowCount ?? 0) > 0;
   }
 
@@ -145,8 +158,8 @@ export class PostgresDocumentStore implements DocumentStore {
     const offset = options.offset ?? 0;
     const { rows } =
       offset > 0
-        ? await this.pool.query<DocumentRecord>(postgresPagingSql.listPage, [...params, offset])
-        : await this.pool.query<DocumentRecord>(postgresDocumentSql.list, params);
+        ? await this.pool.query<DocumentRecord>(prepared('list_page', postgresPagingSql.listPage, [...params, offset]))
+        : await this.pool.query<DocumentRecord>(prepared('list', postgresDocumentSql.list, params));
     return rows;
   }
 

@@ -157,7 +157,12 @@ export class PostgresLeaderboardStore implements LeaderboardStore {
   }
 
   get(projectId: number, slug: string): Promise<Leaderboard | null> {
-    return this.one(`${SELECT_BOARD} WHERE b.project_id = $1 AND b.slug = $2`, [projectId, slug]);
+    // Named: every leaderboard request reads its board, and PostgreSQL then plans this join once per connection.
+    return this.one(
+      `${SELECT_BOARD} WHERE b.project_id = $1 AND b.slug = $2`,
+      [projectId, slug],
+      'cds_leaderboard_get',
+    );
   }
 
   async listAll(): Promise<Leaderboard[]> {
@@ -179,12 +184,13 @@ export class PostgresLeaderboardStore implements LeaderboardStore {
       league: string | null;
       updated_at: Millis | null;
       assigned: string | null;
-    }>(
-      `SELECT e.stat_value, e.league, e.updated_at,
+    }>({
+      name: 'cds_leaderboard_standing',
+      text: `SELECT e.stat_value, e.league, e.updated_at,
          (SELECT a.league FROM leaderboard_assignments a WHERE a.leaderboard_id = $1 AND a.user_id = $2) AS assigned
        FROM (SELECT 1) one LEFT JOIN leaderboard_entries e ON e.leaderboard_id = $1 AND e.user_id = $2`,
-      [boardId, userId],
-    );
+      values: [boardId, userId],
+    });
     const row = rows[0];
     const entry =
       row && row.stat_value !== null && row.league !== null && row.updated_at !== null
@@ -359,8 +365,8 @@ export class PostgresLeaderboardStore implements LeaderboardStore {
     return rows[0] ? toHistory(rows[0]) : null;
   }
 
-  private async one(sql: string, params: unknown[]): Promise<Leaderboard | null> {
-    const { rows } = await this.pool.query<BoardRow>(sql, params);
+  private async one(sql: string, params: unknown[], name?: string): Promise<Leaderboard | null> {
+    const { rows } = await this.pool.query<BoardRow>({ text: sql, values: params, ...(name ? { name } : {}) });
     return rows[0] ? toBoard(rows[0]) : null;
   }
 }
