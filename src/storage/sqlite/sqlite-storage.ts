@@ -47,6 +47,8 @@ export class SqliteStorage implements Storage {
     db.pragma('synchronous = NORMAL');
     db.pragma('foreign_keys = ON');
     db.pragma('busy_timeout = 5000');
+    // Reads at 1,000,000 rows (npm run bench): a 64 MiB page cache instead of the default 2 MiB, and
+    // pages beyond it read through a memory map instead of one read() system call each.
     db.pragma('mmap_size = 268435456');
     db.pragma('cache_size = -65536');
     // SQLite's lower() folds ASCII only; the §2 `i*` lookups fold all of Unicode, as JavaScript does.
