@@ -5,6 +5,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { InProcessBus } from './bus/in-process-bus.js';
+import { RedisBus } from './bus/redis-bus.js';
 import type { Config } from './config.js';
 import { AdminService } from './core/admin/admin-service.js';
 import { ProjectAdminService } from './core/admin/project-admin-service.js';
@@ -63,13 +64,45 @@ export interface App {
 
 /** Opens the engine the configuration names: PostgreSQL when DATABASE_URL is set, else SQLite. */
 export async function openStorage(config: Config): Promise<Storage> {
-  if (config.databaseUrl) return PostgresStorage.open({ connectionString: config.databaseUrl });
+  if (config.databaseUrl) {
+    return PostgresStorage.open({
+      connectionString: config.databaseUrl,
+      ...(config.databaseSchema ? { schema: config.databaseSchema } : {}),
+    });
+  }
   mkdirSync(config.dataDir, { recursive: true });
   return SqliteStorage.open(join(config.dataDir, 'cds.sqlite'));
 }
 
+/** Where background failures (bus outages, lost broadcasts) are reported; `error` null for good news. */
+export type BackgroundLog = (error: unknown, message: string) => void;
+
+/**
+ * Opens the bus the configuration names: Redis pub/sub when REDIS_URL is set (several instances
+ * serve together), else the in-process bus (one instance).
+ */
+export async function openBus(config: Config, log: BackgroundLog = () => undefined): Promise<Bus> {
+  if (!config.redisUrl) return new InProcessBus();
+  return RedisBus.open({
+    url: config.redisUrl,
+    prefix: config.redisPrefix,
+    onError: (error) => log(error, 'Redis unreachable: broadcasts pause until it is back'),
+    onRecovered: () => log(null, 'Redis reachable again: subscribers catch up from the database'),
+  });
+}
+
+/** What `createServices` may be given besides the configuration and storage. */
+export interface ServiceOptions {
+  clock?: Clock;
+  /** Default: the in-process bus. */
+  bus?: Bus;
+  log?: BackgroundLog;
+}
+
 /** Wires the services over `storage`. */
-export function createServices(config: Config, storage: Storage, clock: Clock = systemClock): Services {
+export function createServices(config: Config, storage: Storage, options: ServiceOptions = {}): Services {
+  const clock = options.clock ?? systemClock;
+  const log = options.log ?? (() => undefined);
   const jwtSecret = loadJwtSecret(config);
   const auth = new AuthService({
     accounts: storage.accounts,
@@ -77,7 +110,7 @@ export function createServices(config: Config, storage: Storage, clock: Clock = 
     accessTokenTtlSeconds: config.accessTokenTtlSeconds,
     refreshTokenTtlSeconds: config.refreshTokenTtlSeconds,
   });
-  const bus = new InProcessBus();
+  const bus = options.bus ?? new InProcessBus();
   const accounts = new AccountService(storage.accounts, auth);
   const leaderboards = createLeaderboards({
     store: storage.leaderboards,
@@ -85,10 +118,15 @@ export function createServices(config: Config, storage: Storage, clock: Clock = 
     clock,
     leaseMs: config.leaderboards.resetLeaseMs,
     admin: storage.leaderboardAdmin,
+    // Only other instances need telling: with the in-process bus this process is the only one.
+    ...(bus instanceof InProcessBus
+      ? {}
+      : { peers: bus, onSyncError: (error: unknown) => log(error, 'following a rank move failed') }),
   });
   const tree = new TreeService(storage.tree, bus, {
     pathLimits: config.pathLimits,
     retention: { maxWrites: config.realtime.logMaxWrites, maxAgeMs: config.realtime.logMaxAgeSeconds * 1000 },
+    onPublishError: publishFailures(log),
   });
   return {
     storage,
@@ -127,16 +165,25 @@ export async function buildApp(
   options: { storage?: Storage; logger?: HttpOptions['logger']; clock?: Clock } = {},
 ): Promise<App> {
   const storage = options.storage ?? (await openStorage(config));
-  const services = createServices(config, storage, options.clock);
-  const metrics = new Metrics();
   const http = await createHttpApp({
     bodyLimit: config.bodyLimit,
     logLevel: config.logLevel,
     logger: options.logger,
     rateLimits: config.rateLimits,
   });
+  const log: BackgroundLog = (err, message) => (err ? http.log.warn({ err }, message) : http.log.info(message));
+  let bus: Bus;
+  try {
+    bus = await openBus(config, log);
+  } catch (error) {
+    await http.close();
+    if (!options.storage) await storage.close();
+    throw error;
+  }
+  const services = createServices(config, storage, { bus, log, ...(options.clock ? { clock: options.clock } : {}) });
+  const metrics = new Metrics();
   metricsRoutes(http, metrics);
-  healthRoutes(http, { storage });
+  healthRoutes(http, { storage, bus });
   authRoutes(http, { auth: services.auth });
   documentRoutes(http, { auth: services.auth, documents: services.documents });
   realtimeRoutes(http, { auth: services.auth, tree: services.tree });
@@ -164,6 +211,8 @@ export async function buildApp(
   );
   await realtime.register(http, services.auth);
   await http.ready();
+  // Before the warm-up: a move another instance makes while a bucket loads is then replayed into it.
+  await services.leaderboards.listen();
   // Ranks load in the background; a request for a league still loading waits for that league only.
   services.leaderboards.start(config.leaderboards.resetCheckMs, (err) =>
     http.log.error({ err }, 'leaderboard reset failed'),
@@ -181,5 +230,16 @@ export async function buildApp(
       await services.bus.close();
       await storage.close();
     },
+  };
+}
+
+/** Reports failed publishes at most every 10 s (during a Redis outage every write's publish fails). */
+function publishFailures(log: BackgroundLog): (error: unknown) => void {
+  let last = 0;
+  return (error) => {
+    const now = Date.now();
+    if (now - last < 10_000) return;
+    last = now;
+    log(error, 'publishing a commit failed; subscribers catch up from the change log');
   };
 }

@@ -7,6 +7,7 @@ const EnvSchema = Type.Object({
   HOST: Type.String({ default: '127.0.0.1' }),
   CDS_DATA_DIR: Type.String({ default: './data' }),
   DATABASE_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://' })),
+  CDS_DATABASE_SCHEMA: Type.Optional(Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_]{0,62}$' })),
   REDIS_URL: Type.Optional(Type.String({ pattern: '^rediss?://' })),
   CDS_JWT_SECRET: Type.Optional(Type.String({ minLength: 32 })),
   CDS_REDIS_PREFIX: Type.String({ default: 'cds' }),
@@ -37,6 +38,8 @@ export interface Config {
   host: string;
   dataDir: string;
   databaseUrl: string | undefined;
+  /** PostgreSQL schema to create (when missing) and use instead of the connection's default. */
+  databaseSchema: string | undefined;
   redisUrl: string | undefined;
   /** Undefined means: generate one and keep it in the data directory. */
   jwtSecret: string | undefined;
@@ -80,6 +83,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     host: e.HOST,
     dataDir: e.CDS_DATA_DIR,
     databaseUrl: e.DATABASE_URL,
+    databaseSchema: e.CDS_DATABASE_SCHEMA,
     redisUrl: e.REDIS_URL,
     jwtSecret: e.CDS_JWT_SECRET,
     redisPrefix: e.CDS_REDIS_PREFIX,

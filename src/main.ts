@@ -6,6 +6,9 @@ async function main(): Promise<void> {
   const config = loadConfig(process.env);
   const app = await buildApp(config);
   const log = app.http.log;
+  if (config.redisUrl && !config.jwtSecret) {
+    log.warn("REDIS_URL is set without CDS_JWT_SECRET: instances that do not share one key refuse each other's tokens");
+  }
 
   const first = await app.services.accounts.bootstrapIfEmpty();
   if (first) {

@@ -27,7 +27,8 @@ export class InProcessBus implements Bus {
     });
   }
 
-  async subscribe(channel: string, listener: Listener): Promise<() => Promise<void>> {
+  /** Never loses a message, so `onLoss` is never called. */
+  async subscribe(channel: string, listener: Listener, _onLoss?: () => void): Promise<() => Promise<void>> {
     if (this.closed) throw new Error('Bus is closed');
     // A wrapper per call, so the same function subscribed twice is also removed once per call.
     const entry: Listener = (message) => listener(message);
@@ -43,6 +44,10 @@ export class InProcessBus implements Bus {
       current.delete(entry);
       if (current.size === 0) this.channels.delete(channel);
     };
+  }
+
+  async ping(): Promise<void> {
+    if (this.closed) throw new Error('Bus is closed');
   }
 
   async close(): Promise<void> {

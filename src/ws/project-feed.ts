@@ -114,8 +114,11 @@ export class ProjectFeed {
 
   private async start(): Promise<void> {
     // Listen before reading the version: a commit made in between is then seen by both.
-    this.stopListening ??= await this.bus.subscribe(commitChannel(this.projectId), (message) =>
-      this.onMessage(message),
+    // After a bus outage, commits published meanwhile are read from the log at once, not at the next reconcile.
+    this.stopListening ??= await this.bus.subscribe(
+      commitChannel(this.projectId),
+      (message) => this.onMessage(message),
+      () => void this.reconcile(),
     );
     const version = await this.tree.currentVersion(this.projectId);
     if (this.closed) {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../clock.js';
 import { AppError, badRequest, notFound, validationFailed } from '../errors.js';
-import type { AccountStore, LeaderboardAdminStore, LeaderboardStore } from '../ports.js';
+import type { AccountStore, Bus, LeaderboardAdminStore, LeaderboardStore } from '../ports.js';
 import { KeyedMutex } from './keyed-mutex.js';
 import { LeaderboardAdmin } from './leaderboard-admin.js';
 import { checkDefinition } from './leaderboard-definition.js';
@@ -31,6 +31,7 @@ import { MemoryRankCache } from './memory-rank-cache.js';
 import { isoTime, periodContaining } from './period-schedule.js';
 import type { RankCache } from './rank-cache.js';
 import { isUnranked, scoreOf, statOf } from './rank-order.js';
+import { RankSync } from './rank-sync.js';
 import { applySubmission } from './submission.js';
 
 /** The bundle's section names, in the order of the §5 messages. */
@@ -73,6 +74,10 @@ export interface LeaderboardServiceDeps {
   resetWaitMs?: number;
   /** The admin API's board edits (§6); the admin methods throw without it. */
   admin?: LeaderboardAdminStore;
+  /** Serializes the writes of one (board, user); shared with `sync`, which must not interleave with them. */
+  writes?: KeyedMutex;
+  /** Keeps the rank caches of several instances coherent (absent with one instance). */
+  sync?: RankSync;
 }
 
 const DEFAULT_ENTRIES_LIMIT = 50;
@@ -99,11 +104,18 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Leaderboards (§5): reads with ranks from the rank cache, submissions, and archived periods. */
 export class LeaderboardService {
-  private readonly writes = new KeyedMutex();
+  private readonly writes: KeyedMutex;
   private stopped = false;
   private administration: LeaderboardAdmin | null = null;
 
-  constructor(private readonly deps: LeaderboardServiceDeps) {}
+  constructor(private readonly deps: LeaderboardServiceDeps) {
+    this.writes = deps.writes ?? new KeyedMutex();
+  }
+
+  /** Starts following the other instances' rank moves (before `warm`, so no move falls between). */
+  async listen(): Promise<void> {
+    await this.deps.sync?.listen();
+  }
 
   /** Loads the ranks of every board's current period from the database (at start; requests meanwhile wait for their bucket). */
   async warm(): Promise<void> {
@@ -117,10 +129,11 @@ export class LeaderboardService {
     this.deps.resets.start(intervalMs, onError);
   }
 
-  /** Stops the schedule and any warm-up in progress. */
+  /** Stops the schedule, any warm-up in progress, and following other instances. */
   async stop(): Promise<void> {
     this.stopped = true;
     await this.deps.resets.stop();
+    await this.deps.sync?.close();
   }
 
   /** Resets every board whose period has ended (what the schedule runs); returns how many this instance reset. */
@@ -383,24 +396,42 @@ export interface LeaderboardsOptions {
   leaseMs?: number;
   /** The admin API's board edits (§6). */
   admin?: LeaderboardAdminStore;
+  /** The bus shared with other instances: rank moves are announced and followed on it (see `RankSync`). */
+  peers?: Bus;
+  /** Told when following another instance's move fails. */
+  onSyncError?: (error: unknown) => void;
 }
 
 /** Builds the leaderboard service with its rank cache and reset runner. */
 export function createLeaderboards(options: LeaderboardsOptions): LeaderboardService {
   const cache = options.cache ?? new MemoryRankCache();
+  const owner = options.owner ?? `cds-${randomUUID()}`;
   const resets = new LeaderboardResets({
     store: options.store,
     cache,
     clock: options.clock,
-    owner: options.owner ?? `cds-${randomUUID()}`,
+    owner,
     leaseMs: options.leaseMs ?? 5 * 60_000,
   });
+  const writes = new KeyedMutex();
+  const sync = options.peers
+    ? new RankSync({
+        bus: options.peers,
+        store: options.store,
+        cache,
+        writes,
+        origin: owner,
+        onError: options.onSyncError ?? (() => undefined),
+      })
+    : undefined;
   return new LeaderboardService({
     store: options.store,
     profiles: options.profiles,
-    ranks: new LeagueRanks(options.store, cache),
+    ranks: new LeagueRanks(options.store, cache, sync),
     resets,
     clock: options.clock,
+    writes,
+    ...(sync ? { sync } : {}),
     ...(options.admin ? { admin: options.admin } : {}),
   });
 }

@@ -1,10 +1,21 @@
 import type { LeaderboardStore } from '../ports.js';
-import type { Leaderboard, LeaderboardEntry } from './leaderboard-model.js';
-import type { RankBucket, RankCache } from './rank-cache.js';
+import type { Leaderboard, LeaderboardEntry, SortOrder } from './leaderboard-model.js';
+import type { RankBucket, RankCache, RankPeers, RankPlacement } from './rank-cache.js';
 import { FIRST_UNRANKED, keyOfEntry, type RankKey, unrankedKey } from './rank-order.js';
 
 /** Which users a listing shows: those with a stat, or (AT_RESET) every assigned user. */
 export type ListingSource = 'ranked' | 'assigned';
+
+/** Where a user stands: by their entry, else (AT_RESET) unranked in their assigned league, else nowhere. */
+export function placementOf(
+  sort: SortOrder,
+  userId: number,
+  entry: LeaderboardEntry | null,
+  assigned: string | null,
+): RankPlacement | null {
+  if (entry) return { league: entry.league, key: keyOfEntry(sort, entry) };
+  return assigned ? { league: assigned, key: unrankedKey(userId) } : null;
+}
 
 /**
  * Ranks of a board's leagues, through the rank cache: each bucket is loaded from the store on
@@ -14,6 +25,8 @@ export class LeagueRanks {
   constructor(
     private readonly store: LeaderboardStore,
     private readonly cache: RankCache,
+    /** Other instances to tell of every move (several instances); none with one. */
+    private readonly peers?: RankPeers,
   ) {}
 
   /** The bucket of a league of the board in its current period. */
@@ -46,24 +59,24 @@ export class LeagueRanks {
     return this.cache.slice(bucket, offset, Math.max(0, Math.min(limit, total - offset)));
   }
 
-  /** Moves a user in the cache after a committed write: out of their old place (if any), into the new one. */
+  /**
+   * Moves a user in the cache after a committed write: out of their old place (if any), into the
+   * new one; then tells the peers. Called under the submissions' lock of that board and user.
+   */
   async moved(
     board: Leaderboard,
     before: { entry: LeaderboardEntry | null; assigned: string | null },
     after: LeaderboardEntry,
   ) {
-    const old = before.entry
-      ? { league: before.entry.league, key: keyOfEntry(board.sort, before.entry) }
-      : before.assigned
-        ? { league: before.assigned, key: unrankedKey(after.userId) }
-        : null;
+    const old = placementOf(board.sort, after.userId, before.entry, before.assigned);
     const key = keyOfEntry(board.sort, after);
     if (old && old.league === after.league) {
       await this.cache.apply(this.bucket(board, after.league), { remove: old.key, insert: key });
-      return;
+    } else {
+      if (old) await this.cache.apply(this.bucket(board, old.league), { remove: old.key });
+      await this.cache.apply(this.bucket(board, after.league), { insert: key });
     }
-    if (old) await this.cache.apply(this.bucket(board, old.league), { remove: old.key });
-    await this.cache.apply(this.bucket(board, after.league), { insert: key });
+    await this.peers?.announce(board, after.userId, old);
   }
 
   /** Loads every league of every board (warm-up at start). */

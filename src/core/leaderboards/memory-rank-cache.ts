@@ -83,6 +83,13 @@ export class MemoryRankCache implements RankCache {
     else held.pending.push(change);
   }
 
+  async holds(boardId: number, revision: number, periodStart: number): Promise<boolean> {
+    for (const held of this.buckets.values()) {
+      if (held.boardId === boardId && held.revision === revision && held.periodStart === periodStart) return true;
+    }
+    return false;
+  }
+
   async retain(boardId: number, revision: number, periodStart: number): Promise<void> {
     this.drop(boardId, revision, periodStart);
   }

@@ -1,9 +1,10 @@
 /**
  * Where ranks come from. The database holds every entry; a rank cache holds, per bucket (one
  * league of one board in one period), the keys of its listing in rank order so that a rank
- * and a page at any offset cost O(log n). `MemoryRankCache` keeps them in this process; a
- * later implementation may keep instances coherent over the bus or use Redis sorted sets.
+ * and a page at any offset cost O(log n). `MemoryRankCache` keeps them in this process;
+ * `RankSync` keeps the caches of several instances coherent over the bus.
  */
+import type { SortOrder } from './leaderboard-model.js';
 import type { RankKey } from './rank-order.js';
 
 /** One league of one board in one period (and one revision of the board's definition). */
@@ -35,8 +36,30 @@ export interface RankCache {
   size(bucket: RankBucket): Promise<number>;
   /** Applies a change that the database has committed; a bucket not held ignores it (it loads the change later). */
   apply(bucket: RankBucket, change: RankChange): Promise<void>;
+  /** Whether any bucket of the board in this revision and period is held (loaded or loading). */
+  holds(boardId: number, revision: number, periodStart: number): Promise<boolean>;
   /** Forgets every bucket of the board that is not of this revision and period. */
   retain(boardId: number, revision: number, periodStart: number): Promise<void>;
   /** Forgets everything. */
   clear(): Promise<void>;
+}
+
+/** Where a user stands in a board's ranks: a league and the user's key in it. */
+export interface RankPlacement {
+  league: string;
+  key: RankKey;
+}
+
+/** The other instances serving the same database, told of each move this one commits. */
+export interface RankPeers {
+  /** Announces that the user moved (from `before`) on the board; never throws. */
+  announce(board: RankedBoard, userId: number, before: RankPlacement | null): Promise<void>;
+}
+
+/** What identifies a board's current buckets, and the order its keys follow. */
+export interface RankedBoard {
+  id: number;
+  revision: number;
+  period: { start: number };
+  sort: SortOrder;
 }

@@ -11,6 +11,7 @@ import type {
 } from '../../core/ports.js';
 import { PostgresAccountStore } from './account-store.js';
 import { PostgresAdminStore } from './admin-store.js';
+import { guardConnectionErrors } from './connection-errors.js';
 import { PostgresDocumentStore } from './document-store.js';
 import { PostgresLeaderboardAdminStore } from './leaderboard-admin-store.js';
 import { PostgresLeaderboardStore } from './leaderboard-store.js';
@@ -41,29 +42,37 @@ export class PostgresStorage implements Storage {
   readonly leaderboardAdmin: LeaderboardAdminStore;
 
   private constructor(readonly pool: pg.Pool) {
-    this.documents = new PostgresDocumentStore(pool);
-    this.accounts = new PostgresAccountStore(pool);
-    this.tree = new PostgresTreeStore(pool);
-    this.leaderboards = new PostgresLeaderboardStore(pool);
-    this.transfer = new PostgresTransferStore(pool);
-    this.admins = new PostgresAdminStore(pool);
-    this.leaderboardAdmin = new PostgresLeaderboardAdminStore(pool);
+    // While PostgreSQL is unreachable every store answers 503 `Database unavailable`, and the
+    // pool reconnects on the next checkout once it is back: no restart needed.
+    this.documents = guardConnectionErrors(new PostgresDocumentStore(pool));
+    this.accounts = guardConnectionErrors(new PostgresAccountStore(pool));
+    this.tree = guardConnectionErrors(new PostgresTreeStore(pool));
+    this.leaderboards = guardConnectionErrors(new PostgresLeaderboardStore(pool));
+    this.transfer = guardConnectionErrors(new PostgresTransferStore(pool));
+    this.admins = guardConnectionErrors(new PostgresAdminStore(pool));
+    this.leaderboardAdmin = guardConnectionErrors(new PostgresLeaderboardAdminStore(pool));
   }
 
-  /** Connects, creates the schema when asked for one, and migrates under an advisory lock. */
+  /** Connects, creates the schema when asked for one, and migrates, both under an advisory lock. */
   static async open(options: PostgresOptions): Promise<PostgresStorage> {
     const schema = options.schema;
     const pool = new pg.Pool({
       connectionString: options.connectionString,
       max: options.poolSize ?? 10,
+      // An unreachable host fails a checkout after this instead of holding the request forever.
+      connectionTimeoutMillis: 5_000,
       ...(schema ? { options: `-c search_path=${quoteIdent(schema)}` } : {}),
     });
     pool.on('error', () => {
       // An idle client lost its connection; the pool replaces it on the next checkout.
     });
+    pool.on('connect', (client) => {
+      // A checked-out client whose server goes away emits 'error' besides failing its query;
+      // unheard, that event would end the process. The pool discards the client on release.
+      client.on('error', () => undefined);
+    });
     try {
-      if (schema) await pool.query(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(schema)}`);
-      await migrate(pool);
+      await migrate(pool, schema);
     } catch (error) {
       await pool.end();
       throw error;
@@ -85,10 +94,12 @@ export function quoteIdent(name: string): string {
   return `"${name.replaceAll('"', '""')}"`;
 }
 
-async function migrate(pool: pg.Pool): Promise<void> {
+async function migrate(pool: pg.Pool, schema: string | undefined): Promise<void> {
   const client = await pool.connect();
   try {
     await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_ID]);
+    // Under the lock too: instances starting at once would race on CREATE SCHEMA IF NOT EXISTS.
+    if (schema) await client.query(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(schema)}`);
     await client.query(
       'CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())',
     );
