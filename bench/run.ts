@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --quick] [-- --engines sqlite,postgres] [-- --only http,fanout,memory,redis] [-- --profile] [-- --match <text>]`:
+ * `npm run bench [-- --quick] [-- --engines sqlite,postgres] [-- --only http,fanout,memory,redis,scale-out] [-- --profile] [-- --match <text>]`:
  * every workload against the service on each engine and, in the same run, against the bare
  * baselines; prints the Markdown of BENCHMARKS.md (progress goes to stderr) and writes the
  * result to bench/results/bench[-quick].json. Loopback only; every loop is bounded in count and time.
@@ -9,10 +9,13 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import pg from 'pg';
 import { type BenchResult, checkTargets, markdown } from './report.js';
+import { runScaleOutBench, type ScaleOutResult, scaleOutMarkdown, scaleOutOptions } from './scale-out.js';
 import { benchSettings, type Engine } from './settings.js';
 import { runBaselineSuite, runServiceSuite, type Section, type SuiteContext } from './suites.js';
 
 const SECTIONS: Section[] = ['http', 'fanout', 'memory', 'redis'];
+// Run after the engines' suites: two instances on PostgreSQL and Redis (bench/scale-out.ts).
+const SCALE_OUT = 'scale-out';
 
 function argument(name: string): string | undefined {
   const at = process.argv.indexOf(name);
@@ -55,7 +58,9 @@ if (process.argv.includes('--profile')) {
   // One .cpuprofile per service process, written when it exits (open it in Chrome DevTools).
   settings.profileDir = new URL('./results/profiles/', import.meta.url).pathname;
 }
-const sections = new Set(listArgument('--only', SECTIONS) ?? SECTIONS);
+const only = listArgument('--only', [...SECTIONS, SCALE_OUT]);
+const sections = new Set(SECTIONS.filter((section) => !only || only.includes(section)));
+let scaleOut: ScaleOutResult | null = null;
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
 const started = performance.now();
@@ -102,6 +107,12 @@ try {
     }
     await attempt(`service on ${engine}`, () => runServiceSuite(context, engine));
   }
+  if (!only || only.includes(SCALE_OUT)) {
+    log('scale-out: one and two instances on PostgreSQL and Redis');
+    await attempt(SCALE_OUT, async () => {
+      scaleOut = await runScaleOutBench(scaleOutOptions(quick, log));
+    });
+  }
 } finally {
   clearInterval(sampler);
 }
@@ -113,6 +124,7 @@ result.load =
 
 mkdirSync(new URL('./results/', import.meta.url), { recursive: true });
 const file = new URL(`./results/bench${quick ? '-quick' : ''}.json`, import.meta.url);
-writeFileSync(file, `${JSON.stringify({ ...result, targets: checkTargets(result) }, null, 2)}\n`);
+writeFileSync(file, `${JSON.stringify({ ...result, targets: checkTargets(result), scaleOut }, null, 2)}\n`);
 process.stdout.write(`${markdown(result)}\n`);
+if (scaleOut) process.stdout.write(`\n### Scale-out\n\n${scaleOutMarkdown(scaleOut)}\n`);
 log(`done in ${result.seconds.toFixed(0)} s; results in ${file.pathname}`);
