@@ -160,6 +160,11 @@ export class RealtimeGateway {
         try {
           await auth.requirePermission(session.projectId, session.userId, PERMISSION);
         } catch (error) {
+          // An outage says nothing about the user: keep every socket, and try again next time.
+          if (error instanceof AppError && error.code === 'unavailable') {
+            this.log.warn({ err: error.cause ?? error }, 'realtime permission check postponed: database unavailable');
+            return;
+          }
           if (error instanceof AppError) session.close(1008, error.message);
           else this.log.warn({ err: error }, 'realtime permission check failed');
         }

@@ -6,6 +6,7 @@
  * everything recovers without a restart once it is back.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
 import {
   adminHeaders,
   type ClusterProject,
@@ -135,7 +136,7 @@ describe.skipIf(postgresMissing)('PostgreSQL stopped under a running instance', 
     await database?.destroy();
   });
 
-  it('answers 503 "Database unavailable" on data routes, reports it in /readyz, and recovers without a restart', async () => {
+  it('answers 503 "Database unavailable" on data routes, keeps sockets open, reports it in /readyz, recovers without a restart', async () => {
     const [server] = servers as [ServerProcess];
     const project = firstStart(servers);
     const player = await signUp(server.baseUrl, project, 'pg_outage');
@@ -145,6 +146,7 @@ describe.skipIf(postgresMissing)('PostgreSQL stopped under a running instance', 
     await socket.request({ action: 'subscribe', path: 'live', id: 1 });
 
     await database?.stop();
+    const stoppedAt = Date.now();
     const unavailable = { status: 503, body: { detail: 'Database unavailable' } };
     expect(await call('GET', doc, player.headers)).toEqual(unavailable);
     expect(await call('PUT', doc, player.headers, { data: { v: 2 } })).toEqual(unavailable);
@@ -167,6 +169,10 @@ describe.skipIf(postgresMissing)('PostgreSQL stopped under a running instance', 
       body: { status: 'unavailable', checks: { database: 'unavailable', bus: 'ok' } },
     });
     expect((await call('GET', `${server.baseUrl}/healthz`, {})).status).toBe(200);
+    // Past the permission re-check of open sockets (5 s) and its cache (5 s): an outage is no
+    // reason to disconnect anyone.
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, stoppedAt + 11_000 - Date.now())));
+    expect(socket.ws.readyState).toBe(WebSocket.OPEN);
 
     await database?.start();
     await readyzShows(server, { database: 'ok', bus: 'ok' });
