@@ -34,7 +34,6 @@ export interface IdleMemoryResult {
 
 const CLIENTS_URL = new URL('./fanout-clients.ts', import.meta.url).href;
 const FANOUT_PATH = 'fanout/room';
-const SETTLE_MS = 2_000;
 
 /** A worker thread of WebSocket clients, answering one command at a time. */
 class ClientWorker {
@@ -130,11 +129,11 @@ export async function measureIdleSockets(
 ): Promise<IdleMemoryResult> {
   const clients = new ClientWorker();
   try {
-    await sleep(SETTLE_MS);
+    await sleep(settings.settleMs);
     const rssBeforeBytes = server.rss();
     const sockets = settings.idleSockets;
     await clients.send({ type: 'connect', url: target.url, headers: target.headers, count: sockets, path: null });
-    await sleep(SETTLE_MS);
+    await sleep(settings.settleMs);
     const rssAfterBytes = server.rss();
     await clients.send({ type: 'close' });
     return { sockets, rssBeforeBytes, rssAfterBytes, bytesPerSocket: (rssAfterBytes - rssBeforeBytes) / sockets };

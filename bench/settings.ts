@@ -16,6 +16,8 @@ export interface BenchSettings {
   warmupSeconds: number;
   /** Length of each measured HTTP run. */
   durationSeconds: number;
+  /** Pause before a memory reading, so that start-up or connection work has settled. */
+  settleMs: number;
   /** Documents in the collection that GET, list and query read. */
   documents: number;
   /** Descendants of the document whose `collections` are computed. */
@@ -51,8 +53,9 @@ export function benchSettings(quick: boolean, env: NodeJS.ProcessEnv, engines?: 
     quick,
     engines: engines ?? ['sqlite', 'postgres'],
     connections: 50,
-    warmupSeconds: quick ? 0.5 : 2,
-    durationSeconds: quick ? 2 : 10,
+    warmupSeconds: quick ? 0.3 : 2,
+    durationSeconds: quick ? 1.5 : 10,
+    settleMs: quick ? 1_000 : 2_000,
     documents: 100_000,
     hubDescendants: 100_000,
     treeLeaves: quick ? 100_000 : 1_000_000,

@@ -153,7 +153,7 @@ export async function runServiceSuite(context: SuiteContext, engine: Engine): Pr
         detail: `/readyz after ${(service.readyMs / 1000).toFixed(2)} s (includes tsx compiling the sources)`,
       });
       log(`  ready in ${service.readyMs.toFixed(0)} ms, board warm at ${warmMs.toFixed(0)} ms`);
-      await sleep(2_000);
+      await sleep(settings.settleMs);
       result.figures.push({
         name: `RSS with the ${settings.boardEntries.toLocaleString('en-US')}-entry board loaded`,
         server: engine,
