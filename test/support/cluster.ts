@@ -79,7 +79,7 @@ export function printed(output: string, name: string): string | null {
   return new RegExp(`${name}:\\s+(\\S+)`).exec(output)?.[1] ?? null;
 }
 
-/** A project's client headers plus helpers to sign players up. */
+/** The first-start credentials of a cluster: organisation, project, client and owner admin. */
 export interface ClusterProject {
   orgId: number;
   projectId: number;

@@ -10,6 +10,7 @@ import { delimiter, join } from 'node:path';
 import { Redis } from 'ioredis';
 import { REQUIRE_SERVICES } from './engines.js';
 
+/** The shared Redis of multi-instance suites. */
 export const TEST_REDIS_URL = process.env.CDS_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 /** Where the PostgreSQL server binaries are (`initdb`, `pg_ctl`). */
