@@ -177,42 +177,46 @@ describe.skipIf(unavailable)('two instances on one PostgreSQL and one Redis (rea
     await schema.drop();
   });
 
-  it('keeps 50 subscribers on both instances equal to the stored tree through 10,000 writes of two writers', async () => {
-    const [a, b] = servers as [ServerProcess, ServerProcess];
-    const players = await Promise.all([0, 1].map((i) => signUp(servers[i]?.baseUrl ?? '', project, `sub_${i}`)));
-    const subscribers = await Promise.all(
-      Array.from({ length: SUBSCRIBERS }, (_, i) =>
-        StormSubscriber.open(wsUrl(i % 2 === 0 ? a : b), players[i % 2]?.headers ?? {}, 'storm'),
-      ),
-    );
-    storm.push(...subscribers);
-    expect(subscribers.every((subscriber) => subscriber.lastVersion === 0)).toBe(true);
+  it(
+    'keeps 50 subscribers on both instances equal to the stored tree through 10,000 writes of two writers',
+    async () => {
+      const [a, b] = servers as [ServerProcess, ServerProcess];
+      const players = await Promise.all([0, 1].map((i) => signUp(servers[i]?.baseUrl ?? '', project, `sub_${i}`)));
+      const subscribers = await Promise.all(
+        Array.from({ length: SUBSCRIBERS }, (_, i) =>
+          StormSubscriber.open(wsUrl(i % 2 === 0 ? a : b), players[i % 2]?.headers ?? {}, 'storm'),
+        ),
+      );
+      storm.push(...subscribers);
+      expect(subscribers.every((subscriber) => subscriber.lastVersion === 0)).toBe(true);
 
-    const started = performance.now();
-    await Promise.all([restWriter(a.baseUrl, writerA.headers), socketWriter(wsUrl(b), writerB.headers)]);
-    const writesMs = performance.now() - started;
-    const last = 2 * WRITES_PER_WRITER;
-    await until(() => subscribers.every((subscriber) => subscriber.lastVersion === last), 30_000);
-    console.log(
-      `scale-out storm: ${last} writes in ${(writesMs / 1000).toFixed(1)} s (${Math.round(last / (writesMs / 1000))}/s), all ${SUBSCRIBERS} subscribers caught up ${((performance.now() - started - writesMs) / 1000).toFixed(2)} s later`,
-    );
+      const started = performance.now();
+      await Promise.all([restWriter(a.baseUrl, writerA.headers), socketWriter(wsUrl(b), writerB.headers)]);
+      const writesMs = performance.now() - started;
+      const last = 2 * WRITES_PER_WRITER;
+      await until(() => subscribers.every((subscriber) => subscriber.lastVersion === last), 30_000);
+      console.log(
+        `scale-out storm: ${last} writes in ${(writesMs / 1000).toFixed(1)} s (${Math.round(last / (writesMs / 1000))}/s), all ${SUBSCRIBERS} subscribers caught up ${((performance.now() - started - writesMs) / 1000).toFixed(2)} s later`,
+      );
 
-    const stored = await call('GET', `${b.baseUrl}/realtime/db/storm`, writerB.headers);
-    expect(stored.status).toBe(200);
-    const storedValue = (stored.body as { value: unknown }).value;
-    expect(await call('GET', `${a.baseUrl}/realtime/db/storm`, writerA.headers)).toEqual(stored);
-    // Each commit sends one update per written path: a set or delete one, a PATCH two.
-    const patches = 2 * Math.floor((WRITES_PER_WRITER + 1) / 10);
-    const reference = subscribers[0] as StormSubscriber;
-    expect(reference.updates).toBe(last + patches);
-    for (const subscriber of subscribers) {
-      expect(subscriber.copy).toEqual({ storm: storedValue });
-      expect(subscriber.outOfOrder).toEqual([]);
-      // The same messages in the same order on every subscriber, whichever instance it is on.
-      expect(subscriber.updates).toBe(reference.updates);
-      expect(subscriber.sequence()).toBe(reference.sequence());
-    }
-  }, STORM_TIMEOUT_MS);
+      const stored = await call('GET', `${b.baseUrl}/realtime/db/storm`, writerB.headers);
+      expect(stored.status).toBe(200);
+      const storedValue = (stored.body as { value: unknown }).value;
+      expect(await call('GET', `${a.baseUrl}/realtime/db/storm`, writerA.headers)).toEqual(stored);
+      // Each commit sends one update per written path: a set or delete one, a PATCH two.
+      const patches = 2 * Math.floor((WRITES_PER_WRITER + 1) / 10);
+      const reference = subscribers[0] as StormSubscriber;
+      expect(reference.updates).toBe(last + patches);
+      for (const subscriber of subscribers) {
+        expect(subscriber.copy).toEqual({ storm: storedValue });
+        expect(subscriber.outOfOrder).toEqual([]);
+        // The same messages in the same order on every subscriber, whichever instance it is on.
+        expect(subscriber.updates).toBe(reference.updates);
+        expect(subscriber.sequence()).toBe(reference.sequence());
+      }
+    },
+    STORM_TIMEOUT_MS,
+  );
 
   it('delivers a write on one instance to a subscriber on the other (latency printed, not asserted)', async () => {
     const [a, b] = servers as [ServerProcess, ServerProcess];
