@@ -63,9 +63,8 @@ export async function prepareDatabase(engine: Engine, settings: BenchSettings): 
   let storage: Storage;
   if (engine === 'postgres') {
     storage = await PostgresStorage.open({ connectionString: settings.databaseUrl, schema });
-    // The service takes no schema option: the search path rides in the URL (libpq's `options`).
-    const separator = settings.databaseUrl.includes('?') ? '&' : '?';
-    env.DATABASE_URL = `${settings.databaseUrl}${separator}options=${encodeURIComponent(`-c search_path=${schema}`)}`;
+    env.DATABASE_URL = settings.databaseUrl;
+    env.CDS_DATABASE_SCHEMA = schema;
   } else {
     storage = SqliteStorage.open(join(dataDir, 'cds.sqlite'));
   }
