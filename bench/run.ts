@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --quick] [-- --engines sqlite,postgres] [-- --only http,fanout,memory,redis,scale-out] [-- --profile] [-- --match <text>]`:
+ * `npm run bench [-- --quick] [-- --engines sqlite,postgres] [-- --only http,fanout,memory,redis,scale-out,fanout-mixed] [-- --profile] [-- --match <text>]`:
  * every workload against the service on each engine and, in the same run, against the bare
  * baselines; prints the Markdown of BENCHMARKS.md (progress goes to stderr) and writes the
  * result to bench/results/bench[-quick].json. Loopback only; every loop is bounded in count and time.
@@ -8,6 +8,7 @@ import { execFile } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import pg from 'pg';
+import { type FanoutBenchResult, mixedFanoutMarkdown, runMixedFanoutBench } from './fanout-mixed.js';
 import { type BenchResult, checkTargets, markdown } from './report.js';
 import { runScaleOutBench, type ScaleOutResult, scaleOutMarkdown, scaleOutOptions } from './scale-out.js';
 import { benchSettings, type Engine } from './settings.js';
@@ -16,6 +17,9 @@ import { runBaselineSuite, runServiceSuite, type Section, type SuiteContext } fr
 const SECTIONS: Section[] = ['http', 'fanout', 'memory', 'redis'];
 // Run after the engines' suites: two instances on PostgreSQL and Redis (bench/scale-out.ts).
 const SCALE_OUT = 'scale-out';
+// The realtime issue's shape: 1,000 subscribers on one path + 100 on distinct paths, one writer
+// as fast as it can (bench/fanout-mixed.ts), next to the bare ws server.
+const FANOUT_MIXED = 'fanout-mixed';
 
 function argument(name: string): string | undefined {
   const at = process.argv.indexOf(name);
@@ -58,9 +62,10 @@ if (process.argv.includes('--profile')) {
   // One .cpuprofile per service process, written when it exits (open it in Chrome DevTools).
   settings.profileDir = new URL('./results/profiles/', import.meta.url).pathname;
 }
-const only = listArgument('--only', [...SECTIONS, SCALE_OUT]);
+const only = listArgument('--only', [...SECTIONS, SCALE_OUT, FANOUT_MIXED]);
 const sections = new Set(SECTIONS.filter((section) => !only || only.includes(section)));
 let scaleOut: ScaleOutResult | null = null;
+let fanoutMixed: FanoutBenchResult | null = null;
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
 const started = performance.now();
@@ -113,6 +118,12 @@ try {
       scaleOut = await runScaleOutBench(scaleOutOptions(quick, log));
     });
   }
+  if (!only || only.includes(FANOUT_MIXED)) {
+    log('fan-out, mixed: subscribers on one path and on distinct paths, one writer as fast as it can');
+    await attempt(FANOUT_MIXED, async () => {
+      fanoutMixed = await runMixedFanoutBench({ quick, engines: settings.engines, log });
+    });
+  }
 } finally {
   clearInterval(sampler);
 }
@@ -124,7 +135,11 @@ result.load =
 
 mkdirSync(new URL('./results/', import.meta.url), { recursive: true });
 const file = new URL(`./results/bench${quick ? '-quick' : ''}.json`, import.meta.url);
-writeFileSync(file, `${JSON.stringify({ ...result, targets: checkTargets(result), scaleOut }, null, 2)}\n`);
+writeFileSync(
+  file,
+  `${JSON.stringify({ ...result, targets: checkTargets(result), scaleOut, fanoutMixed }, null, 2)}\n`,
+);
 process.stdout.write(`${markdown(result)}\n`);
 if (scaleOut) process.stdout.write(`\n### Scale-out\n\n${scaleOutMarkdown(scaleOut)}\n`);
+if (fanoutMixed) process.stdout.write(`\n### Fan-out, mixed\n\n${mixedFanoutMarkdown(fanoutMixed)}\n`);
 log(`done in ${result.seconds.toFixed(0)} s; results in ${file.pathname}`);

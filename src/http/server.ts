@@ -53,13 +53,12 @@ export async function createHttpApp(options: HttpOptions): Promise<HttpApp> {
     // at half speed), so requests are logged only at debug and trace; errors are logged at any level.
     logController: new LogController({ disableRequestLogging: level !== 'debug' && level !== 'trace' }),
     bodyLimit: options.bodyLimit,
-    maxParamLength: 16_384,
     requestIdHeader: false,
     genReqId: (request) => {
       const given = request.headers['x-request-id'];
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
     },
-    routerOptions: { ignoreTrailingSlash: true },
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 16_384 },
     return503OnClosing: true,
   }).withTypeProvider<TypeBoxTypeProvider>();
 

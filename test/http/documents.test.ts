@@ -45,6 +45,18 @@ for (const engine of engines) {
       expect((await call('GET', '/documents/docs/norm/n1')).json().data).toEqual({ x: 1 });
     });
 
+    it('accepts a path of exactly 1024 characters and 64 segments, and refuses one more', async () => {
+      expect((await call('PUT', `/documents/docs/c/${'a'.repeat(1022)}`, { data: {} })).statusCode).toBe(200);
+      const tooLong = await call('PUT', `/documents/docs/c/${'a'.repeat(1023)}`, { data: {} });
+      expect(tooLong.statusCode).toBe(400);
+      expect(tooLong.json()).toEqual({ detail: 'Path too long' });
+      const segments = Array.from({ length: 64 }, (_, i) => `s${i}`).join('/');
+      expect((await call('PUT', `/documents/docs/${segments}`, { data: {} })).statusCode).toBe(200);
+      expect((await call('PUT', `/documents/docs/${segments}/x/y`, { data: {} })).json()).toEqual({
+        detail: 'Path too long',
+      });
+    });
+
     it('decodes URL-encoded segments once', async () => {
       const res = await call('PUT', '/documents/docs/enc/a%20b%2525', { data: {} });
       expect(res.json().path).toBe('enc/a b%25');
