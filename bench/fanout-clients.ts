@@ -5,7 +5,8 @@
  * samples write→delivery latency from the send time each written value carries.
  */
 import { parentPort } from 'node:worker_threads';
-import WebSocket from 'ws';
+import type WebSocket from 'ws';
+import { openSocket, withTimeout as timeout } from './socket-helpers.js';
 
 /** Commands from the main thread. */
 export type ClientCommand =
@@ -43,6 +44,8 @@ export type ClientAnswer =
 const SAMPLES = 2_000_000;
 const CONNECT_BATCH = 100;
 const STEP_TIMEOUT_MS = 120_000;
+
+const withTimeout = <T>(promise: Promise<T>, what: string, ms = STEP_TIMEOUT_MS) => timeout(promise, what, ms);
 const DELIVERY_GRACE_MS = 15_000;
 
 const now = () => performance.timeOrigin + performance.now();
@@ -54,26 +57,6 @@ let closedEarly = 0;
 let subscribers: WebSocket[] = [];
 let writer: WebSocket | null = null;
 let connection: Extract<ClientCommand, { type: 'connect' }> | null = null;
-
-function withTimeout<T>(promise: Promise<T>, what: string, ms = STEP_TIMEOUT_MS): Promise<T> {
-  return Promise.race([
-    promise,
-    new Promise<T>((_, reject) => setTimeout(() => reject(new Error(`${what} timed out`)), ms).unref()),
-  ]);
-}
-
-/** Opens a socket and, when given a first message, waits for the answer to it. */
-function openSocket(url: string, headers: Record<string, string>, first: object | null): Promise<WebSocket> {
-  return new Promise((resolve, reject) => {
-    const ws = new WebSocket(url, { headers, perMessageDeflate: false });
-    ws.once('error', reject);
-    ws.once('open', () => {
-      if (!first) return resolve(ws);
-      ws.once('message', () => resolve(ws));
-      ws.send(JSON.stringify(first));
-    });
-  });
-}
 
 /** Counts an update; its value carries the writer's send time `t`, read without parsing the whole message. */
 function onUpdate(data: WebSocket.RawData): void {

@@ -4,7 +4,8 @@
  * keeping a window of writes in flight. Counts deliveries and samples write→delivery latency.
  */
 import { parentPort } from 'node:worker_threads';
-import WebSocket from 'ws';
+import type WebSocket from 'ws';
+import { openSocket, withTimeout as timeout } from './socket-helpers.js';
 
 /** Commands from the main thread. */
 export type ClientCommand =
@@ -32,6 +33,8 @@ const SAMPLES = 1_000_000;
 const CONNECT_BATCH = 50;
 const STEP_TIMEOUT_MS = 60_000;
 
+const withTimeout = <T>(promise: Promise<T>, what: string) => timeout(promise, what, STEP_TIMEOUT_MS);
+
 const now = () => performance.timeOrigin + performance.now();
 const latencies = new Float64Array(SAMPLES);
 let sampled = 0;
@@ -42,26 +45,6 @@ let writer: WebSocket | null = null;
 
 function reply(message: unknown): void {
   parentPort?.postMessage(message);
-}
-
-function withTimeout<T>(promise: Promise<T>, what: string): Promise<T> {
-  return Promise.race([
-    promise,
-    new Promise<T>((_, reject) => setTimeout(() => reject(new Error(`${what} timed out`)), STEP_TIMEOUT_MS).unref()),
-  ]);
-}
-
-/** Opens a socket and waits for the answer to its first message. */
-function openSocket(url: string, headers: Record<string, string>, first: object | null): Promise<WebSocket> {
-  return new Promise((resolve, reject) => {
-    const ws = new WebSocket(url, { headers, perMessageDeflate: false });
-    ws.once('error', reject);
-    ws.once('open', () => {
-      if (!first) return resolve(ws);
-      ws.once('message', () => resolve(ws));
-      ws.send(JSON.stringify(first));
-    });
-  });
 }
 
 /** Counts an update; its value carries the writer's send time `t`, read without parsing the whole message. */
