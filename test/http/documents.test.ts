@@ -22,6 +22,7 @@ for (const engine of engines) {
     it('PUT inserts then updates, keeping the server-chosen UUID', async () => {
       const first = await call('PUT', '/documents/docs/users/u1', { data: { name: 'Ann', level: 1 } });
       expect(first.statusCode).toBe(200);
+      expect(first.headers['content-type']).toMatch(/^application\/json/);
       const created = first.json();
       expect(created).toMatchObject({ path: 'users/u1', data: { name: 'Ann', level: 1 }, created: true });
       expect(created.id).toMatch(/^[0-9a-f-]{36}$/);
