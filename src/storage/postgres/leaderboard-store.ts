@@ -78,6 +78,34 @@ const toHistory = (row: HistoryRow): ArchivedStanding => ({
   reward: row.reward,
 });
 
+/** Inserts a new board with its leagues and rewards; null when the slug is taken. Shared with the import. */
+export async function insertBoard(
+  db: Queryable,
+  projectId: number,
+  def: LeaderboardDefinition,
+  period: Period,
+): Promise<number | null> {
+  const inserted = await db.query<{ id: number }>(
+    `INSERT INTO leaderboards (project_id, slug, name, description, type, sort, operator, reset, period_start, period_end)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT (project_id, slug) DO NOTHING RETURNING id`,
+    [
+      projectId,
+      def.slug,
+      def.name,
+      def.description,
+      def.type,
+      def.sort,
+      def.operator,
+      def.reset,
+      period.start,
+      period.end,
+    ],
+  );
+  const id = inserted.rows[0]?.id ?? null;
+  if (id !== null) await writeDefinitionParts(db, id, def);
+  return id;
+}
+
 /** Writes a board's leagues and rewards (after deleting any it had); shared with the import. */
 export async function writeDefinitionParts(db: Queryable, boardId: number, def: LeaderboardDefinition): Promise<void> {
   await db.query('DELETE FROM leaderboard_leagues WHERE leaderboard_id = $1', [boardId]);
@@ -132,26 +160,9 @@ export class PostgresLeaderboardStore implements LeaderboardStore {
 
   async create(projectId: number, def: LeaderboardDefinition, period: Period): Promise<Leaderboard> {
     const id = await inTransaction(this.pool, async (client) => {
-      const inserted = await client.query<{ id: number }>(
-        `INSERT INTO leaderboards (project_id, slug, name, description, type, sort, operator, reset, period_start, period_end)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT (project_id, slug) DO NOTHING RETURNING id`,
-        [
-          projectId,
-          def.slug,
-          def.name,
-          def.description,
-          def.type,
-          def.sort,
-          def.operator,
-          def.reset,
-          period.start,
-          period.end,
-        ],
-      );
-      const row = inserted.rows[0];
-      if (!row) throw conflict(`Leaderboard '${def.slug}' already exists`);
-      await writeDefinitionParts(client, row.id, def);
-      return row.id;
+      const id = await insertBoard(client, projectId, def, period);
+      if (id === null) throw conflict(`Leaderboard '${def.slug}' already exists`);
+      return id;
     });
     return this.one(`${SELECT_BOARD} WHERE b.id = $1`, [id]) as Promise<Leaderboard>;
   }

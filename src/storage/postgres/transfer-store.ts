@@ -13,7 +13,7 @@ import {
   type ExportLeaderboard,
   type ProjectExport,
 } from '../../core/transfer/export-format.js';
-import { inTransaction, type Queryable, writeDefinitionParts } from './leaderboard-store.js';
+import { insertBoard, inTransaction, type Queryable, writeDefinitionParts } from './leaderboard-store.js';
 import { writeTreeSets } from './tree-store.js';
 
 interface BoardRow {
@@ -205,26 +205,10 @@ async function importBoard(
     );
     await client.query('DELETE FROM leaderboard_entries WHERE leaderboard_id = $1', [boardId]);
     await client.query('DELETE FROM leaderboard_assignments WHERE leaderboard_id = $1', [boardId]);
+    await writeDefinitionParts(client, boardId, def);
   } else {
-    const inserted = await client.query<{ id: number }>(
-      `INSERT INTO leaderboards (project_id, slug, name, description, type, sort, operator, reset, period_start, period_end)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING id`,
-      [
-        projectId,
-        def.slug,
-        def.name,
-        def.description,
-        def.type,
-        def.sort,
-        def.operator,
-        def.reset,
-        period.start,
-        period.end,
-      ],
-    );
-    boardId = (inserted.rows[0] as { id: number }).id;
+    boardId = (await insertBoard(client, projectId, def, period)) as number;
   }
-  await writeDefinitionParts(client, boardId, def);
   board.entries.forEach((e, i) => {
     if (!known.has(e.user_id)) throw badItem(`${at}.entries[${i}].user_id`, `user ${e.user_id} does not exist`);
   });

@@ -76,6 +76,37 @@ const toHistory = (row: HistoryRow): ArchivedStanding => ({
   reward: row.reward === null ? null : (JSON.parse(row.reward) as JsonValue),
 });
 
+/** Inserts a new board with its leagues and rewards; shared with the import. */
+export function insertBoard(
+  db: Database.Database,
+  projectId: number,
+  def: LeaderboardDefinition,
+  period: Period,
+  now: number,
+): number {
+  const result = db
+    .prepare(
+      `INSERT INTO leaderboards (project_id, slug, name, description, type, sort, operator, reset, period_start, period_end, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    )
+    .run(
+      projectId,
+      def.slug,
+      def.name,
+      def.description,
+      def.type,
+      def.sort,
+      def.operator,
+      def.reset,
+      period.start,
+      period.end,
+      now,
+    );
+  const boardId = Number(result.lastInsertRowid);
+  writeDefinitionParts(db, boardId, def);
+  return boardId;
+}
+
 /** Writes a board's leagues and rewards (after deleting any it had); shared with the import. */
 export function writeDefinitionParts(db: Database.Database, boardId: number, def: LeaderboardDefinition): void {
   db.prepare('DELETE FROM leaderboard_leagues WHERE leaderboard_id = ?').run(boardId);
@@ -125,26 +156,7 @@ export class SqliteLeaderboardStore implements LeaderboardStore {
           .prepare('SELECT 1 FROM leaderboards WHERE project_id = ? AND slug = ?')
           .get(projectId, def.slug);
         if (taken) throw conflict(`Leaderboard '${def.slug}' already exists`);
-        const result = this.db
-          .prepare(
-            `INSERT INTO leaderboards (project_id, slug, name, description, type, sort, operator, reset, period_start, period_end, created_at)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-          )
-          .run(
-            projectId,
-            def.slug,
-            def.name,
-            def.description,
-            def.type,
-            def.sort,
-            def.operator,
-            def.reset,
-            period.start,
-            period.end,
-            Date.now(),
-          );
-        const boardId = Number(result.lastInsertRowid);
-        writeDefinitionParts(this.database, boardId, def);
+        const boardId = insertBoard(this.database, projectId, def, period, Date.now());
         return boardId;
       })
       .immediate();

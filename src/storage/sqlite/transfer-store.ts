@@ -13,7 +13,7 @@ import {
   type ExportLeaderboard,
   type ProjectExport,
 } from '../../core/transfer/export-format.js';
-import { writeDefinitionParts } from './leaderboard-store.js';
+import { insertBoard, writeDefinitionParts } from './leaderboard-store.js';
 import type { SqliteTreeStore } from './tree-store.js';
 
 interface BoardRow {
@@ -205,29 +205,10 @@ export class SqliteTransferStore implements TransferStore {
         .run(def.name, def.description, def.type, def.sort, def.operator, def.reset, period.start, period.end, boardId);
       this.db.prepare('DELETE FROM leaderboard_entries WHERE leaderboard_id = ?').run(boardId);
       this.db.prepare('DELETE FROM leaderboard_assignments WHERE leaderboard_id = ?').run(boardId);
+      writeDefinitionParts(this.db, boardId, def);
     } else {
-      boardId = Number(
-        this.db
-          .prepare(
-            `INSERT INTO leaderboards (project_id, slug, name, description, type, sort, operator, reset, period_start, period_end, created_at)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-          )
-          .run(
-            projectId,
-            def.slug,
-            def.name,
-            def.description,
-            def.type,
-            def.sort,
-            def.operator,
-            def.reset,
-            period.start,
-            period.end,
-            now,
-          ).lastInsertRowid,
-      );
+      boardId = insertBoard(this.db, projectId, def, period, now);
     }
-    writeDefinitionParts(this.db, boardId, def);
     const entry = this.db.prepare(
       'INSERT INTO leaderboard_entries (leaderboard_id, user_id, league, stat_value, score, updated_at) VALUES (?, ?, ?, ?, ?, ?)',
     );
