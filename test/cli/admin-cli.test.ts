@@ -1,33 +1,17 @@
 /** `cds admin create` (§6, §7) as a real child process against a temporary SQLite data directory. */
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
-
-const ROOT = join(import.meta.dirname, '..', '..');
-const BIN = join(ROOT, 'bin', 'cds.js');
-
-interface RunResult {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
+import { cdsRunner } from '../support/cli.js';
 
 describe('cds admin create (SQLite)', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'cds-admin-cli-'));
-  const env = { ...process.env, CDS_DATA_DIR: dataDir, DATABASE_URL: '', CDS_JWT_SECRET: '', CDS_LOG_LEVEL: 'silent' };
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
-  const cds = (...args: string[]) =>
-    new Promise<RunResult>((resolve) => {
-      execFile(process.execPath, [BIN, ...args], { cwd: ROOT, env }, (error, stdout, stderr) => {
-        const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
-        resolve({ code, stdout, stderr });
-      });
-    });
+  const cds = cdsRunner(dataDir);
   let orgId = 0;
 
   it('creates an admin and prints exactly {id, org_id, email, role} with --json', async () => {

@@ -1,35 +1,19 @@
 /** The `cds` CLI (§7) as a real child process against a temporary SQLite data directory. */
-import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createServices, openStorage } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
+import { cdsRunner } from '../support/cli.js';
 
-const ROOT = join(import.meta.dirname, '..', '..');
-const BIN = join(ROOT, 'bin', 'cds.js');
 const PASSWORD = 'cli-password-1';
-
-interface RunResult {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
 
 describe('cds CLI (SQLite)', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'cds-cli-'));
-  // Only this test's settings: no DATABASE_URL or JWT secret leaking in from the environment.
-  const env = { ...process.env, CDS_DATA_DIR: dataDir, DATABASE_URL: '', CDS_JWT_SECRET: '', CDS_LOG_LEVEL: 'silent' };
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
-  const cds = (...args: string[]) =>
-    new Promise<RunResult>((resolve) => {
-      execFile(process.execPath, [BIN, ...args], { cwd: ROOT, env }, (error, stdout, stderr) => {
-        const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
-        resolve({ code, stdout, stderr });
-      });
-    });
+  const cds = cdsRunner(dataDir);
   const json = async (...args: string[]) => {
     const result = await cds(...args, '--json');
     expect(result.stderr).toBe('');
