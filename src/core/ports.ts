@@ -24,6 +24,13 @@ export interface DocumentRecord {
   data: JsonObject;
 }
 
+/**
+ * A document's `{id, path, data}` as JSON text, built by the store from the stored JSON: lists
+ * and queries hand it to the response as it is, since parsing 100 documents and serializing them
+ * again would cost more than reading them.
+ */
+export type DocumentJson = string & { readonly documentJson: unique symbol };
+
 /** Which direct children of a collection to list, in path order. */
 export interface ListDocumentsOptions {
   parent: string;
@@ -67,9 +74,9 @@ export interface DocumentStore {
   /** Deletes only that document; false when it did not exist. */
   delete(projectId: number, path: string): Promise<boolean>;
   /** Direct children of a collection, by path ascending. */
-  list(projectId: number, options: ListDocumentsOptions): Promise<DocumentRecord[]>;
+  list(projectId: number, options: ListDocumentsOptions): Promise<DocumentJson[]>;
   /** Documents of a collection matching every clause, by `orderBy` then path. */
-  query(projectId: number, options: QueryDocumentsOptions): Promise<DocumentRecord[]>;
+  query(projectId: number, options: QueryDocumentsOptions): Promise<DocumentJson[]>;
   /** A page of `childCollections(path)` (sorted names) and their count; costs what `childCollections` costs. */
   collectionNames(projectId: number, path: string, offset: number, limit: number): Promise<NamePage>;
   /** How many direct children the collection has (what `list` pages through), counted on the parent index. */

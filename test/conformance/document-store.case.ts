@@ -3,16 +3,17 @@
  * test/storage/document-store.test.ts. Each test writes into its own fresh project ids.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { parseDocumentJson } from '../../src/core/documents/document-service.js';
 import { AppError } from '../../src/core/errors.js';
 import type { JsonObject } from '../../src/core/json.js';
 import { parseDocumentPath } from '../../src/core/paths.js';
-import type { DocumentRecord, DocumentStore, QueryDocumentsOptions, Storage } from '../../src/core/ports.js';
+import type { DocumentJson, DocumentStore, QueryDocumentsOptions, Storage } from '../../src/core/ports.js';
 import { parseOrderBy, parseWhere } from '../../src/core/where.js';
 import type { EngineFixture } from '../support/engines.js';
 import { compareCodePoints } from '../support/reference-where.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-const pathsOf = (records: DocumentRecord[]) => records.map((record) => record.path);
+const pathsOf = (documents: DocumentJson[]) => documents.map((json) => parseDocumentJson(json).path);
 const byCodePoints = (paths: string[]) => [...paths].sort(compareCodePoints);
 
 /** Registers the document store suite for one engine. */
@@ -156,6 +157,21 @@ export function documentStoreCases(engine: EngineFixture): void {
         );
         const after = await store.list(project, { parent: 'g/1', collection: 'c', startAfter: 'g/1/c/a', limit: 4 });
         expect(pathsOf(after)).toEqual(expected.slice(expected.indexOf('g/1/c/a') + 1).slice(0, 4));
+      });
+
+      it('answers each document as the JSON text of exactly its {id, path, data}, in list and query', async () => {
+        const data: JsonObject = {
+          text: 'quote " backslash \\ tab \t é 😀 \u2028',
+          nested: { list: [1, 2.5, -3e-7, true, null, { deep: 'x' }], empty: {} },
+          big: 2 ** 53 + 2,
+        };
+        const stored = await put('g/1/c/"q\\', data);
+        const expected = { id: stored.id, path: 'g/1/c/"q\\', data };
+        const listed = await store.list(project, { parent: 'g/1', collection: 'c', startAfter: 'g/1/c/!', limit: 1 });
+        const queried = await store.query(project, { collection: 'c', where: parseWhere(['big__gt:1']) });
+        expect(listed.map(parseDocumentJson)).toEqual([expected]);
+        expect(queried.map(parseDocumentJson)).toEqual([expected]);
+        expect(Object.keys(parseDocumentJson(listed[0] as DocumentJson))).toEqual(['id', 'path', 'data']);
       });
 
       it('lists root collections with an empty parent', async () => {

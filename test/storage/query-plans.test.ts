@@ -106,13 +106,16 @@ describe.skipIf(sqliteEngine.unavailable)('query plans on sqlite', () => {
     if (storage) await sqliteEngine.destroy(storage);
   });
 
-  it('get seeks the primary key', () => {
-    expectSeeks(plan(sqliteDocumentSql.get, { project: PROJECT, path: 'c7/d7' }), 'PRIMARY KEY');
+  it('get seeks documents_by_path', () => {
+    expectSeeks(plan(sqliteDocumentSql.get, { project: PROJECT, path: 'c7/d7' }), 'documents_by_path');
   });
 
-  it('childCollections seeks the primary key once per name', async () => {
-    expectSeeks(plan(sqliteDocumentSql.firstBelow, { project: PROJECT, from: 'c1/d1/', to: 'c1/d10' }), 'PRIMARY KEY');
-    expectSeeks(plan(sqliteDocumentSql.firstFrom, { project: PROJECT, from: 'c1' }), 'PRIMARY KEY');
+  it('childCollections seeks documents_by_path once per name', async () => {
+    expectSeeks(
+      plan(sqliteDocumentSql.firstBelow, { project: PROJECT, from: 'c1/d1/', to: 'c1/d10' }),
+      'documents_by_path',
+    );
+    expectSeeks(plan(sqliteDocumentSql.firstFrom, { project: PROJECT, from: 'c1' }), 'documents_by_path');
     expect(await storage.documents.childCollections(PROJECT, 'c1/d1')).toEqual(C1_D1_COLLECTIONS);
   });
 

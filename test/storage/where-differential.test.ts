@@ -4,6 +4,7 @@
  * evaluator; the sequences of paths must be identical. Reproduce a failure with CDS_DIFF_SEED.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseDocumentJson } from '../../src/core/documents/document-service.js';
 import type { JsonObject, JsonValue } from '../../src/core/json.js';
 import { parseDocumentPath } from '../../src/core/paths.js';
 import type { QueryDocumentsOptions, Storage } from '../../src/core/ports.js';
@@ -234,7 +235,7 @@ for (const engine of engines) {
       const got: string[][] = [];
       const mismatches: string[] = [];
       for (const [i, c] of cases.entries()) {
-        const paths = (await storage.documents.query(PROJECT, c.options)).map((doc) => doc.path);
+        const paths = (await storage.documents.query(PROJECT, c.options)).map((doc) => parseDocumentJson(doc).path);
         got.push(paths);
         const want = expected[i] ?? [];
         if (JSON.stringify(paths) !== JSON.stringify(want)) {

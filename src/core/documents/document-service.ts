@@ -8,7 +8,7 @@ import {
   parseDocumentPath,
   parseParentPath,
 } from '../paths.js';
-import type { DocumentRecord, DocumentStore } from '../ports.js';
+import type { DocumentJson, DocumentRecord, DocumentStore } from '../ports.js';
 import { parseOrderBy, parseWhere } from '../where.js';
 
 /** What the list endpoint takes beyond the collection. */
@@ -38,6 +38,11 @@ function storable(data: JsonObject): JsonObject {
   return data;
 }
 const DOCUMENT_NOT_FOUND = 'Document not found';
+
+/** The record a store's `DocumentJson` holds. */
+export function parseDocumentJson(json: DocumentJson): DocumentRecord {
+  return JSON.parse(json) as DocumentRecord;
+}
 
 /** The document store's rules (§2) over any storage engine. */
 export class DocumentService {
@@ -86,7 +91,7 @@ export class DocumentService {
   }
 
   /** Direct children of a collection, by path, at most `limit` (20 by default). */
-  async list(projectId: number, rawCollection: string, request: ListRequest): Promise<DocumentRecord[]> {
+  async list(projectId: number, rawCollection: string, request: ListRequest): Promise<DocumentJson[]> {
     const collection = parseCollectionName(rawCollection);
     const parent = parseParentPath(request.parentPath, this.limits);
     return this.store.list(projectId, {
@@ -98,7 +103,7 @@ export class DocumentService {
   }
 
   /** Documents of a collection matching every `where` clause. */
-  async query(projectId: number, rawCollection: string, request: QueryRequest): Promise<DocumentRecord[]> {
+  async query(projectId: number, rawCollection: string, request: QueryRequest): Promise<DocumentJson[]> {
     const collection = parseCollectionName(rawCollection);
     const where = parseWhere(request.where);
     return this.store.query(projectId, {
@@ -135,7 +140,7 @@ export class DocumentService {
       this.store.list(projectId, { parent, collection, offset: page.offset, limit: page.limit }),
       this.store.countChildren(projectId, parent, collection),
     ]);
-    return { documents, total };
+    return { documents: documents.map(parseDocumentJson), total };
   }
 
   private startAfterPath(parent: string, collection: string, startAfter: string): string {

@@ -4,6 +4,7 @@ import { validationFailed } from '../../core/errors.js';
 import type { JsonObject } from '../../core/json.js';
 import type { DocumentPath } from '../../core/paths.js';
 import type {
+  DocumentJson,
   DocumentRecord,
   DocumentStore,
   ListDocumentsOptions,
@@ -11,6 +12,9 @@ import type {
   QueryDocumentsOptions,
 } from '../../core/ports.js';
 import { compileOrderBy, compileWhere, PgParamList } from './where-sql.js';
+
+/** A row's `{id, path, data}` as JSON text (`DocumentJson`), so no page is parsed and serialized again in Node. */
+const DOCUMENT_JSON = `'{"id":"' || id || '","path":' || to_json(path)::text || ',"data":' || data::text || '}' AS doc`;
 
 /** The fixed statements of the PostgreSQL document store, exported so tests can EXPLAIN exactly them. */
 export const postgresDocumentSql = {
@@ -24,7 +28,7 @@ RETURNING id, path, data`,
   merge: `UPDATE documents SET data = data || $3::jsonb, updated_at = now() WHERE project_id = $1 AND path = $2
 RETURNING id, path, data`,
   delete: 'DELETE FROM documents WHERE project_id = $1 AND path = $2',
-  list: `SELECT id, path, data FROM documents
+  list: `SELECT ${DOCUMENT_JSON} FROM documents
 WHERE project_id = $1 AND parent = $2 AND collection = $3 AND path > $4
 ORDER BY path LIMIT $5`,
   childCollections: skipScanSql(true),
@@ -33,7 +37,7 @@ ORDER BY path LIMIT $5`,
 
 /** The statements of the admin store's pages (§6), on the same index as `list`. */
 export const postgresPagingSql = {
-  listPage: `SELECT id, path, data FROM documents
+  listPage: `SELECT ${DOCUMENT_JSON} FROM documents
 WHERE project_id = $1 AND parent = $2 AND collection = $3 AND path > $4
 ORDER BY path LIMIT $5 OFFSET $6`,
   countChildren: 'SELECT count(*)::int AS n FROM documents WHERE project_id = $1 AND parent = $2 AND collection = $3',
@@ -78,7 +82,7 @@ export function postgresQuerySql(
   const where = compileWhere(options.where, params);
   const orderBy = compileOrderBy(options.orderBy, params);
   // LIMIT NULL means no limit.
-  const sql = `SELECT id, path, data FROM documents WHERE ${scope.join(' AND ')} AND ${where}
+  const sql = `SELECT ${DOCUMENT_JSON} FROM documents WHERE ${scope.join(' AND ')} AND ${where}
 ORDER BY ${orderBy} LIMIT ${params.add(options.limit ?? null)} OFFSET ${params.add(options.offset ?? 0)}`;
   return { sql, params: params.values };
 }
@@ -153,14 +157,14 @@ export class PostgresDocumentStore implements DocumentStore {
     return (rowCount ?? 0) > 0;
   }
 
-  async list(projectId: number, options: ListDocumentsOptions): Promise<DocumentRecord[]> {
+  async list(projectId: number, options: ListDocumentsOptions): Promise<DocumentJson[]> {
     const params = [projectId, options.parent, options.collection, options.startAfter ?? '', options.limit];
     const offset = options.offset ?? 0;
     const { rows } =
       offset > 0
-        ? await this.pool.query<DocumentRecord>(prepared('list_page', postgresPagingSql.listPage, [...params, offset]))
-        : await this.pool.query<DocumentRecord>(prepared('list', postgresDocumentSql.list, params));
-    return rows;
+        ? await this.pool.query<JsonRow>(prepared('list_page', postgresPagingSql.listPage, [...params, offset]))
+        : await this.pool.query<JsonRow>(prepared('list', postgresDocumentSql.list, params));
+    return rows.map(documentJson);
   }
 
   async collectionNames(projectId: number, path: string, offset: number, limit: number): Promise<NamePage> {
@@ -177,12 +181,18 @@ export class PostgresDocumentStore implements DocumentStore {
     return rows[0]?.n ?? 0;
   }
 
-  async query(projectId: number, options: QueryDocumentsOptions): Promise<DocumentRecord[]> {
+  async query(projectId: number, options: QueryDocumentsOptions): Promise<DocumentJson[]> {
     const { sql, params } = postgresQuerySql(projectId, options);
-    const { rows } = await this.pool.query<DocumentRecord>(sql, params);
-    return rows;
+    const { rows } = await this.pool.query<JsonRow>(sql, params);
+    return rows.map(documentJson);
   }
 }
+
+interface JsonRow {
+  doc: DocumentJson;
+}
+
+const documentJson = (row: JsonRow) => row.doc;
 
 function columns(projectId: number, path: DocumentPath): unknown[] {
   return [projectId, path.path, path.parent, path.collection];

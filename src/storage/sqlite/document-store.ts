@@ -3,6 +3,7 @@ import type Database from 'better-sqlite3';
 import type { JsonObject } from '../../core/json.js';
 import type { DocumentPath } from '../../core/paths.js';
 import type {
+  DocumentJson,
   DocumentRecord,
   DocumentStore,
   ListDocumentsOptions,
@@ -11,6 +12,9 @@ import type {
 } from '../../core/ports.js';
 import { compileOrderBy, compileWhere, SqliteParamList, type SqliteParams } from './where-sql.js';
 
+/** A row's `{id, path, data}` as JSON text: `data` is stored as the JSON text `JSON.stringify` made. */
+const DOCUMENT_JSON = `'{"id":' || json_quote(id) || ',"path":' || json_quote(path) || ',"data":' || data || '}'`;
+
 /**
  * The fixed statements of the SQLite document store, exported so tests can EXPLAIN exactly them.
  * Without ANALYZE statistics SQLite guesses that `project_id = ?` selects about ten rows and
@@ -18,7 +22,7 @@ import { compileOrderBy, compileWhere, SqliteParamList, type SqliteParams } from
  * queries to their index (and makes a missing index an error instead of a silent scan).
  */
 export const sqliteDocumentSql = {
-  get: 'SELECT id, path, data FROM documents WHERE project_id = @project AND path = @path',
+  get: 'SELECT id, path, data FROM documents INDEXED BY documents_by_path WHERE project_id = @project AND path = @path',
   upsert: `INSERT INTO documents (project_id, path, parent, collection, id, data, created_at, updated_at)
 VALUES (@project, @path, @parent, @collection, @id, @data, @now, @now)
 ON CONFLICT (project_id, path) DO UPDATE SET data = excluded.data, updated_at = excluded.updated_at
@@ -27,7 +31,7 @@ RETURNING id`,
 VALUES (@project, @path, @parent, @collection, @id, @data, @now, @now)`,
   update: 'UPDATE documents SET data = @data, updated_at = @now WHERE project_id = @project AND path = @path',
   delete: 'DELETE FROM documents WHERE project_id = @project AND path = @path',
-  list: `SELECT id, path, data FROM documents INDEXED BY documents_by_parent
+  list: `SELECT ${DOCUMENT_JSON} FROM documents INDEXED BY documents_by_parent
 WHERE project_id = @project AND parent = @parent AND collection = @collection AND path > @after
 ORDER BY path LIMIT @limit`,
   /** One step of the skip scan: the first path in [@from, @to). */
@@ -39,7 +43,7 @@ ORDER BY path LIMIT 1`,
 
 /** The statements of the admin store's pages (§6), on the same index as `list`. */
 export const sqlitePagingSql = {
-  listPage: `SELECT id, path, data FROM documents INDEXED BY documents_by_parent
+  listPage: `SELECT ${DOCUMENT_JSON} FROM documents INDEXED BY documents_by_parent
 WHERE project_id = @project AND parent = @parent AND collection = @collection AND path > @after
 ORDER BY path LIMIT @limit OFFSET @offset`,
   countChildren: `SELECT count(*) AS n FROM documents INDEXED BY documents_by_parent
@@ -65,7 +69,7 @@ export function sqliteQuerySql(
     options.parent !== undefined
       ? ['documents_by_parent', 'parent = @parent AND collection = @collection']
       : ['documents_by_collection', 'collection = @collection'];
-  const sql = `SELECT id, path, data FROM documents INDEXED BY ${index}
+  const sql = `SELECT ${DOCUMENT_JSON} FROM documents INDEXED BY ${index}
 WHERE project_id = @project AND ${scope} AND ${where}
 ORDER BY ${orderBy} LIMIT @limit OFFSET @offset`;
   return { sql, params: params.values };
@@ -89,6 +93,8 @@ interface Row {
 }
 
 type Statement<R> = Database.Statement<[SqliteParams], R>;
+/** A statement whose only column is a `DocumentJson`, read with `pluck`. */
+type JsonStatement = Database.Statement<[SqliteParams], DocumentJson>;
 
 const toRecord = (row: Row): DocumentRecord => ({ id: row.id, path: row.path, data: JSON.parse(row.data) });
 
@@ -97,9 +103,10 @@ const QUERY_CACHE_SIZE = 200;
 
 /** Documents in the `documents` table of an embedded SQLite database; data is JSON text. */
 export class SqliteDocumentStore implements DocumentStore {
-  private readonly statements: { [K in keyof typeof sqliteDocumentSql]: Statement<Row> };
-  private readonly queries = new Map<string, Statement<Row>>();
-  private readonly listPage: Statement<Row>;
+  private readonly statements: { [K in Exclude<keyof typeof sqliteDocumentSql, 'list'>]: Statement<Row> };
+  private readonly listStatement: JsonStatement;
+  private readonly listPage: JsonStatement;
+  private readonly queries = new Map<string, JsonStatement>();
   private readonly countChildrenStatement: Statement<{ n: number }>;
   private readonly mergeTransaction: Database.Transaction<
     (projectId: number, path: string, patch: JsonObject) => DocumentRecord | null
@@ -113,11 +120,11 @@ export class SqliteDocumentStore implements DocumentStore {
       insert: prepare(sqliteDocumentSql.insert),
       update: prepare(sqliteDocumentSql.update),
       delete: prepare(sqliteDocumentSql.delete),
-      list: prepare(sqliteDocumentSql.list),
       firstBelow: prepare(sqliteDocumentSql.firstBelow),
       firstFrom: prepare(sqliteDocumentSql.firstFrom),
     };
-    this.listPage = prepare(sqlitePagingSql.listPage);
+    this.listStatement = this.prepareJson(sqliteDocumentSql.list);
+    this.listPage = this.prepareJson(sqlitePagingSql.listPage);
     this.countChildrenStatement = db.prepare<SqliteParams, { n: number }>(sqlitePagingSql.countChildren);
     // json_patch() is not a shallow merge (it deletes on null and merges nested objects), so the
     // merge reads, spreads and writes inside one immediate transaction, which no writer can interleave.
@@ -183,7 +190,7 @@ export class SqliteDocumentStore implements DocumentStore {
     return this.statements.delete.run({ project: projectId, path }).changes > 0;
   }
 
-  async list(projectId: number, options: ListDocumentsOptions): Promise<DocumentRecord[]> {
+  async list(projectId: number, options: ListDocumentsOptions): Promise<DocumentJson[]> {
     const params = {
       project: projectId,
       parent: options.parent,
@@ -192,8 +199,7 @@ export class SqliteDocumentStore implements DocumentStore {
       limit: options.limit,
     };
     const offset = options.offset ?? 0;
-    const rows = offset > 0 ? this.listPage.all({ ...params, offset }) : this.statements.list.all(params);
-    return rows.map(toRecord);
+    return offset > 0 ? this.listPage.all({ ...params, offset }) : this.listStatement.all(params);
   }
 
   async collectionNames(projectId: number, path: string, offset: number, limit: number): Promise<NamePage> {
@@ -205,17 +211,21 @@ export class SqliteDocumentStore implements DocumentStore {
     return this.countChildrenStatement.get({ project: projectId, parent, collection })?.n ?? 0;
   }
 
-  async query(projectId: number, options: QueryDocumentsOptions): Promise<DocumentRecord[]> {
+  async query(projectId: number, options: QueryDocumentsOptions): Promise<DocumentJson[]> {
     const { sql, params } = sqliteQuerySql(projectId, options);
-    return this.queryStatement(sql).all(params).map(toRecord);
+    return this.queryStatement(sql).all(params);
   }
 
-  private queryStatement(sql: string): Statement<Row> {
+  private prepareJson(sql: string): JsonStatement {
+    return this.db.prepare<SqliteParams, DocumentJson>(sql).pluck(true);
+  }
+
+  private queryStatement(sql: string): JsonStatement {
     let statement = this.queries.get(sql);
     if (statement) {
       this.queries.delete(sql);
     } else {
-      statement = this.db.prepare<SqliteParams, Row>(sql);
+      statement = this.prepareJson(sql);
       const oldest = this.queries.keys().next();
       if (this.queries.size >= QUERY_CACHE_SIZE && !oldest.done) this.queries.delete(oldest.value);
     }

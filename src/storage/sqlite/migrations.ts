@@ -187,4 +187,31 @@ CREATE INDEX projects_by_org ON projects (org_id, id);
 CREATE INDEX clients_by_project ON clients (project_id, created_at);
 `,
   },
+  {
+    version: 5,
+    name: 'documents as a rowid table',
+    // A WITHOUT ROWID table keeps each ~300-byte document in the primary key's B-tree, so every
+    // row an index scan finds costs a second seek by (project_id, path) text. With rowids the
+    // indexes point at an integer key: reading a 100-row list took about 40 % less time, a
+    // 100-row query about 25 % less (measured over 100,000 documents, BENCHMARKS.md).
+    sql: `
+CREATE TABLE documents_by_rowid (
+  project_id INTEGER NOT NULL,
+  path TEXT NOT NULL,
+  parent TEXT NOT NULL,
+  collection TEXT NOT NULL,
+  id TEXT NOT NULL,
+  data TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL
+);
+INSERT INTO documents_by_rowid (project_id, path, parent, collection, id, data, created_at, updated_at)
+  SELECT project_id, path, parent, collection, id, data, created_at, updated_at FROM documents ORDER BY project_id, path;
+DROP TABLE documents;
+ALTER TABLE documents_by_rowid RENAME TO documents;
+CREATE UNIQUE INDEX documents_by_path ON documents (project_id, path);
+CREATE INDEX documents_by_collection ON documents (project_id, collection, path);
+CREATE INDEX documents_by_parent ON documents (project_id, parent, collection, path);
+`,
+  },
 ];
