@@ -129,6 +129,17 @@ for (const engine of engines) {
       expect(odd.json()).toEqual({ detail: 'parent_path must point to a document (even number of segments)' });
     });
 
+    it('POST ids are time-ordered UUIDs (version 7): documents created later list later', async () => {
+      const ids: string[] = [];
+      for (let i = 0; i < 5; i++) {
+        ids.push((await call('POST', '/documents/collections/journal', { data: { i } })).json().id);
+        await new Promise((resolve) => setTimeout(resolve, 2));
+      }
+      for (const id of ids) expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+      const listed = (await call('GET', '/documents/collections/journal')).json();
+      expect(listed.documents.map((d: { data: { i: number } }) => d.data.i)).toEqual([0, 1, 2, 3, 4]);
+    });
+
     it('GET lists child collections, including those holding only deeper descendants', async () => {
       await call('PUT', '/documents/docs/games/g1', { data: {} });
       await call('PUT', '/documents/docs/games/g1/scores/s1', { data: {} });

@@ -10,6 +10,7 @@ import type {
   NamePage,
   QueryDocumentsOptions,
 } from '../../core/ports.js';
+import type { GroupCommit } from './group-commit.js';
 import { compileOrderBy, compileWhere, SqliteParamList, type SqliteParams } from './where-sql.js';
 
 /** A row's `{id, path, data}` as JSON text: `data` is stored as the JSON text `JSON.stringify` made. */
@@ -108,11 +109,11 @@ export class SqliteDocumentStore implements DocumentStore {
   private readonly listPage: JsonStatement;
   private readonly queries = new Map<string, JsonStatement>();
   private readonly countChildrenStatement: Statement<{ n: number }>;
-  private readonly mergeTransaction: Database.Transaction<
-    (projectId: number, path: string, patch: JsonObject) => DocumentRecord | null
-  >;
 
-  constructor(private readonly db: Database.Database) {
+  constructor(
+    private readonly db: Database.Database,
+    private readonly commits: GroupCommit,
+  ) {
     const prepare = (sql: string) => db.prepare<SqliteParams, Row>(sql);
     this.statements = {
       get: prepare(sqliteDocumentSql.get),
@@ -126,34 +127,25 @@ export class SqliteDocumentStore implements DocumentStore {
     this.listStatement = this.prepareJson(sqliteDocumentSql.list);
     this.listPage = this.prepareJson(sqlitePagingSql.listPage);
     this.countChildrenStatement = db.prepare<SqliteParams, { n: number }>(sqlitePagingSql.countChildren);
-    // json_patch() is not a shallow merge (it deletes on null and merges nested objects), so the
-    // merge reads, spreads and writes inside one immediate transaction, which no writer can interleave.
-    this.mergeTransaction = db.transaction(
-      (projectId: number, path: string, patch: JsonObject): DocumentRecord | null => {
-        const row = this.statements.get.get({ project: projectId, path });
-        if (!row) return null;
-        const data: JsonObject = { ...(JSON.parse(row.data) as JsonObject), ...patch };
-        this.statements.update.run({ project: projectId, path, data: JSON.stringify(data), now: Date.now() });
-        return { id: row.id, path: row.path, data };
-      },
-    );
   }
 
-  async upsert(
-    projectId: number,
-    path: DocumentPath,
-    data: JsonObject,
-  ): Promise<DocumentRecord & { created: boolean }> {
+  upsert(projectId: number, path: DocumentPath, data: JsonObject): Promise<DocumentRecord & { created: boolean }> {
     const id = randomUUID();
-    const row = this.statements.upsert.get({ ...this.columns(projectId, path, data), id });
-    // The conflict branch keeps the stored id, so getting back our fresh id means the row is new.
-    const storedId = row?.id ?? id;
-    return { id: storedId, path: path.path, data, created: storedId === id };
+    const columns = this.columns(projectId, path, data);
+    return this.commits.run(() => {
+      const row = this.statements.upsert.get({ ...columns, id });
+      // The conflict branch keeps the stored id, so getting back our fresh id means the row is new.
+      const storedId = row?.id ?? id;
+      return { id: storedId, path: path.path, data, created: storedId === id };
+    });
   }
 
-  async insert(projectId: number, path: DocumentPath, id: string, data: JsonObject): Promise<DocumentRecord> {
-    this.statements.insert.run({ ...this.columns(projectId, path, data), id });
-    return { id, path: path.path, data };
+  insert(projectId: number, path: DocumentPath, id: string, data: JsonObject): Promise<DocumentRecord> {
+    const columns = this.columns(projectId, path, data);
+    return this.commits.run(() => {
+      this.statements.insert.run({ ...columns, id });
+      return { id, path: path.path, data };
+    });
   }
 
   async get(projectId: number, path: string): Promise<DocumentRecord | null> {
@@ -182,12 +174,20 @@ export class SqliteDocumentStore implements DocumentStore {
     }
   }
 
-  async merge(projectId: number, path: string, patch: JsonObject): Promise<DocumentRecord | null> {
-    return this.mergeTransaction.immediate(projectId, path, patch);
+  merge(projectId: number, path: string, patch: JsonObject): Promise<DocumentRecord | null> {
+    // json_patch() is not a shallow merge (it deletes on null and merges nested objects), so the
+    // merge reads, spreads and writes inside the group commit's transaction, which no writer can interleave.
+    return this.commits.run(() => {
+      const row = this.statements.get.get({ project: projectId, path });
+      if (!row) return null;
+      const data: JsonObject = { ...(JSON.parse(row.data) as JsonObject), ...patch };
+      this.statements.update.run({ project: projectId, path, data: JSON.stringify(data), now: Date.now() });
+      return { id: row.id, path: row.path, data };
+    });
   }
 
-  async delete(projectId: number, path: string): Promise<boolean> {
-    return this.statements.delete.run({ project: projectId, path }).changes > 0;
+  delete(projectId: number, path: string): Promise<boolean> {
+    return this.commits.run(() => this.statements.delete.run({ project: projectId, path }).changes > 0);
   }
 
   async list(projectId: number, options: ListDocumentsOptions): Promise<DocumentJson[]> {

@@ -12,6 +12,7 @@ import type {
 import { SqliteAccountStore } from './account-store.js';
 import { SqliteAdminStore } from './admin-store.js';
 import { SqliteDocumentStore } from './document-store.js';
+import { GroupCommit } from './group-commit.js';
 import { SqliteLeaderboardAdminStore } from './leaderboard-admin-store.js';
 import { SqliteLeaderboardStore } from './leaderboard-store.js';
 import { sqliteMigrations } from './migrations.js';
@@ -29,8 +30,11 @@ export class SqliteStorage implements Storage {
   readonly admins: AdminStore;
   readonly leaderboardAdmin: LeaderboardAdminStore;
 
+  private readonly commits: GroupCommit;
+
   private constructor(readonly db: Database.Database) {
-    this.documents = new SqliteDocumentStore(db);
+    this.commits = new GroupCommit(db);
+    this.documents = new SqliteDocumentStore(db, this.commits);
     this.accounts = new SqliteAccountStore(db);
     const tree = new SqliteTreeStore(db);
     this.tree = tree;
@@ -64,6 +68,7 @@ export class SqliteStorage implements Storage {
   }
 
   async close(): Promise<void> {
+    this.commits.flush();
     this.db.close();
   }
 }
