@@ -37,11 +37,12 @@ export class Metrics {
 
 /** Counts and times every request, and serves `/metrics` in Prometheus text format. */
 export function metricsRoutes(app: HttpApp, metrics: Metrics): void {
-  app.addHook('onResponse', async (request, reply) => {
+  app.addHook('onResponse', (request, reply, done) => {
     // The route pattern, not the URL, so label values stay few.
     const route = request.routeOptions.url ?? 'unmatched';
     metrics.requests.inc({ method: request.method, route, status: String(reply.statusCode) });
     metrics.latency.observe({ method: request.method, route }, reply.elapsedTime / 1000);
+    done();
   });
   app.get('/metrics', { schema: { hide: true } }, async (_request, reply) => {
     reply.header('content-type', metrics.registry.contentType);

@@ -4,6 +4,9 @@ import { Ajv, type Options as AjvOptions } from 'ajv';
 import Fastify, {
   type FastifyBaseLogger,
   type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+  type HookHandlerDoneFunction,
   LogController,
   type RawReplyDefaultExpression,
   type RawRequestDefaultExpression,
@@ -40,6 +43,16 @@ const ajvBase: AjvOptions = { allErrors: true, useDefaults: true, removeAddition
 const bodyAjv = new Ajv({ ...ajvBase, coerceTypes: false });
 // Query strings and path parameters are text: `limit=5` must become 5, `limit=abc` a 422.
 const textAjv = new Ajv({ ...ajvBase, coerceTypes: 'array' });
+
+function emptyBodyAsObject(request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void {
+  if (request.body === undefined || request.body === null) request.body = {};
+  done();
+}
+
+function hookList<T>(hooks: T | T[] | undefined): T[] {
+  if (hooks === undefined) return [];
+  return Array.isArray(hooks) ? hooks : [hooks];
+}
 
 /**
  * Builds the Fastify instance with the §0 conventions, OpenAPI and rate limits; routes are
@@ -84,12 +97,15 @@ export async function createHttpApp(options: HttpOptions): Promise<HttpApp> {
     }
   });
 
-  // A missing body where one is optional counts as `{}` (§0).
-  app.addHook('preValidation', async (request) => {
-    if (request.body === undefined || request.body === null) request.body = {};
-  });
-  app.addHook('onSend', async (request, reply) => {
+  // Hooks that do not wait for anything take `done` instead of returning a promise: a request
+  // then skips a microtask hop per hook (npm run bench measures a few µs of each request here).
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
+    done();
+  });
+  // A missing body where one is optional counts as `{}` (§0); only routes that take a body check.
+  app.addHook('onRoute', (route) => {
+    if (route.schema?.body) route.preValidation = [...hookList(route.preValidation), emptyBodyAsObject];
   });
   app.setErrorHandler(handleError);
   await registerRateLimits(app as unknown as HttpApp, options.rateLimits);
