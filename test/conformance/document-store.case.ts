@@ -238,6 +238,14 @@ export function documentStoreCases(engine: EngineFixture): void {
         expect((await store.getWithCollections(project, 'r/1/c/x/deep/y/deeper/z'))?.collections).toEqual([]);
       });
 
+      it('returns names with characters an array literal quotes exactly', async () => {
+        await put('r/1');
+        const names = ['NULL', 'null', 'a,b', '{x}', 'q"uote', 'back\\slash', ' space ', "it's", '(1)'];
+        for (const name of names) await put(`r/1/${name}/x`);
+        const expected = [...names].sort(compareCodePoints);
+        expect((await store.getWithCollections(project, 'r/1'))?.collections).toEqual(expected);
+      });
+
       it('sees only its own project', async () => {
         await put('r/1');
         await put('r/1/c/x');
