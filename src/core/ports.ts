@@ -31,6 +31,11 @@ export interface DocumentRecord {
  */
 export type DocumentJson = string & { readonly documentJson: unique symbol };
 
+/** A stored document with the sorted unique names of its child collections (document GET, §2). */
+export interface DocumentWithCollections extends DocumentRecord {
+  collections: string[];
+}
+
 /** Which direct children of a collection to list, in path order. */
 export interface ListDocumentsOptions {
   parent: string;
@@ -67,6 +72,12 @@ export interface DocumentStore {
   insert(projectId: number, path: DocumentPath, id: string, data: JsonObject): Promise<DocumentRecord>;
   /** The document at `path`, or null. */
   get(projectId: number, path: string): Promise<DocumentRecord | null>;
+  /**
+   * The document at `path` with `childCollections(path)` in one call (one statement on
+   * PostgreSQL, which document GET needs); null when the document does not exist, even when
+   * documents below it do.
+   */
+  getWithCollections(projectId: number, path: string): Promise<DocumentWithCollections | null>;
   /** Sorted unique names of the segment after `path/` over all documents below `path`. */
   childCollections(projectId: number, path: string): Promise<string[]>;
   /** Shallow-merges `patch` into the stored data; null when the document does not exist. */

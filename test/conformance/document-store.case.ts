@@ -198,6 +198,79 @@ export function documentStoreCases(engine: EngineFixture): void {
       });
     });
 
+    describe('getWithCollections', () => {
+      it('is null for a missing document', async () => {
+        await put('r/2');
+        expect(await store.getWithCollections(project, 'r/1')).toBeNull();
+        expect(await store.getWithCollections(project, 'r/1/c/x')).toBeNull();
+      });
+
+      it('is null for a missing document even when documents lie below it', async () => {
+        await put('r/1/c/x');
+        await put('r/1/c/x/deep/y');
+        expect(await store.getWithCollections(project, 'r/1')).toBeNull();
+        expect((await store.getWithCollections(project, 'r/1/c/x'))?.collections).toEqual(['deep']);
+      });
+
+      it('answers the document with no collections when nothing lies below it', async () => {
+        const stored = await put('r/1', { a: [1, { b: null }] });
+        for (const sibling of ['r/10/x/y', 'r/1!/x/y', 'r/0/w/y', 's/1/v/y', 'r/2']) await put(sibling);
+        expect(await store.getWithCollections(project, 'r/1')).toEqual({
+          id: stored.id,
+          path: 'r/1',
+          data: { a: [1, { b: null }] },
+          collections: [],
+        });
+      });
+
+      it('names every child collection once, sorted by code point, whatever lies deeper', async () => {
+        const stored = await put('r/1', { n: 1 });
+        const children = [
+          'c/x',
+          'c/y',
+          'c!/x',
+          'c0/x',
+          'é/x',
+          'Z/x',
+          '😀/x',
+          'c/x/deep/y',
+          'c/x/deep/y/deeper/z',
+          'd/x/e/y',
+        ];
+        for (const child of children) await put(`r/1/${child}`);
+        // Documents only deeper down still name their collection at this level (here 'only').
+        await put('r/1/only/a/deeper/b');
+        for (const decoy of ['r/10/x/y', 'r/1!/x/y', 'r/0/w/y', 's/1/v/y']) await put(decoy);
+        const expected = ['Z', 'c', 'c!', 'c0', 'd', 'only', 'é', '😀'];
+        expect(await store.getWithCollections(project, 'r/1')).toEqual({
+          id: stored.id,
+          path: 'r/1',
+          data: { n: 1 },
+          collections: expected,
+        });
+        expect(await store.childCollections(project, 'r/1')).toEqual(expected);
+        expect((await store.getWithCollections(project, 'r/1/c/x'))?.collections).toEqual(['deep']);
+        expect((await store.getWithCollections(project, 'r/1/c/x/deep/y'))?.collections).toEqual(['deeper']);
+        expect((await store.getWithCollections(project, 'r/1/c/x/deep/y/deeper/z'))?.collections).toEqual([]);
+      });
+
+      it('returns names with characters an array literal quotes exactly', async () => {
+        await put('r/1');
+        const names = ['NULL', 'null', 'a,b', '{x}', 'q"uote', 'back\\slash', ' space ', "it's", '(1)'];
+        for (const name of names) await put(`r/1/${name}/x`);
+        const expected = [...names].sort(compareCodePoints);
+        expect((await store.getWithCollections(project, 'r/1'))?.collections).toEqual(expected);
+      });
+
+      it('sees only its own project', async () => {
+        await put('r/1');
+        await put('r/1/c/x');
+        await put('r/1/d/x', {}, project + 1);
+        expect((await store.getWithCollections(project, 'r/1'))?.collections).toEqual(['c']);
+        expect(await store.getWithCollections(project + 1, 'r/1')).toBeNull();
+      });
+    });
+
     describe('query', () => {
       beforeEach(async () => {
         await put('items/1', { n: 1, s: 'Report 2024', b: true, tags: ['a', 1, null], stats: { level: 5 }, z: null });

@@ -4,11 +4,14 @@
  * The plans are printed so a reader can see them.
  */
 import { randomUUID } from 'node:crypto';
+import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseDocumentPath } from '../../src/core/paths.js';
 import type { QueryDocumentsOptions } from '../../src/core/ports.js';
 import { parseOrderBy, parseWhere } from '../../src/core/where.js';
 import {
   childCollectionsQuery,
+  getWithCollectionsQuery,
   postgresDocumentSql,
   postgresPagingSql,
   postgresQuerySql,
@@ -143,6 +146,7 @@ describe.skipIf(sqliteEngine.unavailable)('query plans on sqlite', () => {
 interface PgPlanNode {
   'Node Type': string;
   'Relation Name'?: string;
+  Alias?: string;
   'Index Name'?: string;
   'Actual Rows'?: number;
   'Actual Loops'?: number;
@@ -156,8 +160,8 @@ function flatten(node: PgPlanNode, depth = 0): { node: PgPlanNode; depth: number
 describe.skipIf(postgresEngine.unavailable)('query plans on postgres', () => {
   let storage: PostgresStorage;
   // VERBOSE shows the subplans of target lists (the recursive seek of the skip scan lives there).
-  const plan = async (sql: string, params: unknown[], analyze = false) => {
-    const { rows } = await storage.pool.query<{ 'QUERY PLAN': { Plan: PgPlanNode }[] }>(
+  const plan = async (sql: string, params: unknown[], analyze = false, on: pg.Pool | pg.PoolClient = storage.pool) => {
+    const { rows } = await on.query<{ 'QUERY PLAN': { Plan: PgPlanNode }[] }>(
       `EXPLAIN (FORMAT JSON, VERBOSE${analyze ? ', ANALYZE' : ''}) ${sql}`,
       params,
     );
@@ -175,10 +179,37 @@ describe.skipIf(postgresEngine.unavailable)('query plans on postgres', () => {
     console.log(`postgres plan:\n  ${lines.join('\n  ')}`);
     return nodes.map(({ node }) => node);
   };
+  // A named prepared statement runs on a generic plan (parameters unknown) after five executions.
+  const genericPlan = async (sql: string, params: unknown[]) => {
+    const client = await storage.pool.connect();
+    try {
+      await client.query(`PREPARE generic AS ${sql}`);
+      await client.query('SET plan_cache_mode = force_generic_plan');
+      // EXECUTE takes no bound parameters: the values go in as literals, typed by the statement.
+      const args = params.map((value) => client.escapeLiteral(String(value))).join(', ');
+      return await plan(`EXECUTE generic(${args})`, [], true, client);
+    } finally {
+      await client.query('DEALLOCATE generic; RESET plan_cache_mode');
+      client.release();
+    }
+  };
   const expectSeeks = (nodes: PgPlanNode[], index: string) => {
     expect(nodes.some((node) => node['Index Name'] === index)).toBe(true);
     const scans = nodes.filter((node) => node['Node Type'] === 'Seq Scan' && node['Relation Name'] === 'documents');
     expect(scans).toEqual([]);
+  };
+  /**
+   * The document lookup (alias `doc`) and the skip scan's seeks (alias `d`) of a getWithCollections
+   * plan, all on the primary key. (A plan omits the subplans of nodes that never ran.)
+   */
+  const readNodes = (nodes: PgPlanNode[]) => {
+    const onDocuments = nodes.filter((node) => node['Relation Name'] === 'documents');
+    expect(onDocuments.every((node) => node['Index Name'] === 'documents_pkey')).toBe(true);
+    const lookups = onDocuments.filter((node) => node.Alias === 'doc');
+    expect(lookups).toHaveLength(1);
+    const seeks = onDocuments.filter((node) => node.Alias !== 'doc');
+    const loops = seeks.reduce((sum, node) => sum + (node['Actual Loops'] ?? 0), 0);
+    return { lookup: lookups[0] as PgPlanNode, seeks, loops };
   };
 
   beforeAll(async () => {
@@ -212,6 +243,34 @@ describe.skipIf(postgresEngine.unavailable)('query plans on postgres', () => {
     }
     expect(await storage.documents.childCollections(PROJECT, 'c1/d1')).toEqual(C1_D1_COLLECTIONS);
     expect(C1_D1_COLLECTIONS).toHaveLength(40);
+  });
+
+  it('getWithCollections is one statement: the primary-key lookup, then one seek per child collection name', async () => {
+    // No generated document has children; c1/d1 (40 child collections over 100 descendants) gets one here.
+    await storage.documents.upsert(PROJECT, parseDocumentPath('c1/d1'), { n: 1 });
+    const found = await storage.documents.getWithCollections(PROJECT, 'c1/d1');
+    expect(found).toMatchObject({ path: 'c1/d1', data: { n: 1 }, collections: C1_D1_COLLECTIONS });
+    const { sql, params } = getWithCollectionsQuery(PROJECT, 'c1/d1');
+    for (const nodes of [await plan(sql, params, true), await genericPlan(sql, params)]) {
+      const { lookup, seeks, loops } = readNodes(nodes);
+      expect([lookup['Actual Rows'], lookup['Actual Loops']]).toEqual([1, 1]);
+      expect(seeks).toHaveLength(2);
+      // The first seek, then one per name (the last finds nothing), each reading at most one row.
+      expect(loops).toBe(C1_D1_COLLECTIONS.length + 1);
+      expect(seeks.every((node) => (node['Actual Rows'] ?? 0) <= 1)).toBe(true);
+    }
+  });
+
+  it('getWithCollections of a missing document stops after the primary-key lookup', async () => {
+    // c1/d101 is no document, but 100 documents lie below it.
+    expect(await storage.documents.childCollections(PROJECT, 'c1/d101')).toHaveLength(40);
+    expect(await storage.documents.getWithCollections(PROJECT, 'c1/d101')).toBeNull();
+    const { sql, params } = getWithCollectionsQuery(PROJECT, 'c1/d101');
+    for (const nodes of [await plan(sql, params, true), await genericPlan(sql, params)]) {
+      const { lookup, loops } = readNodes(nodes);
+      expect([lookup['Actual Rows'], lookup['Actual Loops']]).toEqual([0, 1]);
+      expect(loops).toBe(0);
+    }
   });
 
   it('list uses documents_by_parent', async () => {

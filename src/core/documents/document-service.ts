@@ -8,7 +8,7 @@ import {
   parseDocumentPath,
   parseParentPath,
 } from '../paths.js';
-import type { DocumentJson, DocumentRecord, DocumentStore } from '../ports.js';
+import type { DocumentJson, DocumentRecord, DocumentStore, DocumentWithCollections } from '../ports.js';
 import { parseOrderBy, parseWhere } from '../where.js';
 
 /** What the list endpoint takes beyond the collection. */
@@ -72,11 +72,11 @@ export class DocumentService {
   }
 
   /** The document with the names of its child collections; 404 when missing. */
-  async get(projectId: number, rawPath: string): Promise<DocumentRecord & { collections: string[] }> {
+  async get(projectId: number, rawPath: string): Promise<DocumentWithCollections> {
     const { path } = parseDocumentPath(rawPath, this.limits);
-    const record = await this.store.get(projectId, path);
+    const record = await this.store.getWithCollections(projectId, path);
     if (!record) throw notFound(DOCUMENT_NOT_FOUND);
-    return { ...record, collections: await this.store.childCollections(projectId, path) };
+    return record;
   }
 
   /** Shallow-merges `patch` into the document; 404 when missing. */

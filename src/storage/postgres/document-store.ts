@@ -7,6 +7,7 @@ import type {
   DocumentJson,
   DocumentRecord,
   DocumentStore,
+  DocumentWithCollections,
   ListDocumentsOptions,
   NamePage,
   QueryDocumentsOptions,
@@ -33,6 +34,7 @@ WHERE project_id = $1 AND parent = $2 AND collection = $3 AND path > $4
 ORDER BY path LIMIT $5`,
   childCollections: skipScanSql(true),
   rootCollections: skipScanSql(false),
+  getWithCollections: getWithCollectionsSql(),
 } as const;
 
 /** The statements of the admin store's pages (§6), on the same index as `list`. */
@@ -44,13 +46,13 @@ ORDER BY path LIMIT $5 OFFSET $6`,
 } as const;
 
 /**
- * The skip scan over the primary key as one recursive query: each step seeks the first path at
- * or after `$2 || name || '0'` ('0' is the byte after '/'), which skips every path of the child
- * collection `name`, so the cost grows with the number of names, not of descendants. `$2` is
- * the prefix, `$3` its length + 1, `$4` the exclusive upper bound (absent for the root). The seeks
- * meet names in path order ('c!/' sorts before 'c/'), so the names are sorted at the end.
+ * The skip scan over the primary key as a recursive CTE `names`: each step seeks the first path
+ * at or after `$2 || name || '0'` ('0' is the byte after '/'), which skips every path of the
+ * child collection `name`, so the cost grows with the number of names, not of descendants. `$2`
+ * is the prefix, `$3` its length + 1, `$4` the exclusive upper bound (absent for the root). The
+ * last step finds no row and yields a NULL name, which ends the recursion.
  */
-function skipScanSql(bounded: boolean): string {
+function namesCte(bounded: boolean): string {
   const below = bounded ? ' AND d.path < $4::text' : '';
   const seek = (from: string) =>
     `SELECT split_part(substr(d.path, $3::int), '/', 1) FROM documents d
@@ -59,15 +61,49 @@ WHERE d.project_id = $1 AND d.path >= ${from}${below} ORDER BY d.path LIMIT 1`;
   (${seek('$2::text')})
   UNION ALL
   SELECT (${seek(`$2::text || n.name || '0'`)}) FROM names n WHERE n.name IS NOT NULL
-)
-SELECT name FROM names WHERE name IS NOT NULL ORDER BY name COLLATE "C"`;
+)`;
+}
+
+/**
+ * The names found by `namesCte`. The seeks meet them in path order ('c!/' sorts before 'c/'),
+ * so they are sorted here, in byte (= code point) order.
+ */
+function sortedNamesSql(): string {
+  return 'SELECT name FROM names WHERE name IS NOT NULL ORDER BY name COLLATE "C"';
+}
+
+/** The skip scan alone: the child collection names below a prefix, one row each. */
+function skipScanSql(bounded: boolean): string {
+  return `${namesCte(bounded)}
+${sortedNamesSql()}`;
+}
+
+/**
+ * The document `$5` with its child collection names in one statement (document GET). The names
+ * are an uncorrelated subquery of the select list, run only when the document row exists: a
+ * missing document costs the primary-key lookup alone.
+ */
+function getWithCollectionsSql(): string {
+  return `${namesCte(true)}
+SELECT doc.id, doc.path, doc.data, ARRAY(${sortedNamesSql()}) AS collections
+FROM documents doc WHERE doc.project_id = $1 AND doc.path = $5`;
+}
+
+/** `$1`–`$4` of the bounded skip scan below the document `path`. */
+function belowParams(projectId: number, path: string): unknown[] {
+  const prefix = `${path}/`;
+  return [projectId, prefix, [...prefix].length + 1, `${path}0`];
 }
 
 /** The parameters of the child-collection skip scan below `path` ('' is the root). */
 export function childCollectionsQuery(projectId: number, path: string): { sql: string; params: unknown[] } {
   if (path === '') return { sql: postgresDocumentSql.rootCollections, params: [projectId, '', 1] };
-  const prefix = `${path}/`;
-  return { sql: postgresDocumentSql.childCollections, params: [projectId, prefix, [...prefix].length + 1, `${path}0`] };
+  return { sql: postgresDocumentSql.childCollections, params: belowParams(projectId, path) };
+}
+
+/** The statement and parameters of `getWithCollections`: the document `path` and the scan below it. */
+export function getWithCollectionsQuery(projectId: number, path: string): { sql: string; params: unknown[] } {
+  return { sql: postgresDocumentSql.getWithCollections, params: [...belowParams(projectId, path), path] };
 }
 
 /** The SQL and parameters of a query; the store runs exactly this. */
@@ -135,6 +171,12 @@ export class PostgresDocumentStore implements DocumentStore {
 
   async get(projectId: number, path: string): Promise<DocumentRecord | null> {
     const { rows } = await this.pool.query<DocumentRecord>(prepared('get', postgresDocumentSql.get, [projectId, path]));
+    return rows[0] ?? null;
+  }
+
+  async getWithCollections(projectId: number, path: string): Promise<DocumentWithCollections | null> {
+    const { sql, params } = getWithCollectionsQuery(projectId, path);
+    const { rows } = await this.pool.query<DocumentWithCollections>(prepared('get_with_collections', sql, params));
     return rows[0] ?? null;
   }
 

@@ -6,6 +6,7 @@ import type {
   DocumentJson,
   DocumentRecord,
   DocumentStore,
+  DocumentWithCollections,
   ListDocumentsOptions,
   NamePage,
   QueryDocumentsOptions,
@@ -151,6 +152,12 @@ export class SqliteDocumentStore implements DocumentStore {
   async get(projectId: number, path: string): Promise<DocumentRecord | null> {
     const row = this.statements.get.get({ project: projectId, path });
     return row ? toRecord(row) : null;
+  }
+
+  async getWithCollections(projectId: number, path: string): Promise<DocumentWithCollections | null> {
+    const record = await this.get(projectId, path);
+    if (!record) return null;
+    return { ...record, collections: await this.childCollections(projectId, path) };
   }
 
   async childCollections(projectId: number, path: string): Promise<string[]> {
