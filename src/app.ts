@@ -140,6 +140,7 @@ export function createServices(config: Config, storage: Storage, options: Servic
       store: storage.transfer,
       accounts: storage.accounts,
       tree,
+      leaderboards,
       limits: config.pathLimits,
       clock,
     }),
