@@ -419,7 +419,7 @@ export interface LeaderboardsOptions {
   leaseMs?: number;
   /** The admin API's board edits (§6). */
   admin?: LeaderboardAdminStore;
-  /** The bus shared with other instances: rank moves are announced and followed on it (see `RankSync`). */
+  /** The bus shared with other instances: rank moves (`RankSync`) and board changes (`BoardCache`) travel on it. */
   peers?: Bus;
   /** Told when following another instance's move, or announcing a board change, fails. */
   onSyncError?: (error: unknown) => void;
