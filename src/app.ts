@@ -121,7 +121,7 @@ export function createServices(config: Config, storage: Storage, options: Servic
     // Only other instances need telling: with the in-process bus this process is the only one.
     ...(bus instanceof InProcessBus
       ? {}
-      : { peers: bus, onSyncError: (error: unknown) => log(error, 'following a rank move failed') }),
+      : { peers: bus, onSyncError: (error: unknown) => log(error, 'leaderboard sync with other instances failed') }),
   });
   const tree = new TreeService(storage.tree, bus, {
     pathLimits: config.pathLimits,
@@ -140,6 +140,7 @@ export function createServices(config: Config, storage: Storage, options: Servic
       store: storage.transfer,
       accounts: storage.accounts,
       tree,
+      leaderboards,
       limits: config.pathLimits,
       clock,
     }),

@@ -7,6 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLeaderboards, type LeaderboardService } from '../../src/core/leaderboards/leaderboard-service.js';
+import { RANK_CHANNEL } from '../../src/core/leaderboards/rank-sync.js';
 import type { Bus, Storage } from '../../src/core/ports.js';
 import { ManualClock } from '../support/clock.js';
 import { engines } from '../support/engines.js';
@@ -14,6 +15,7 @@ import { definition, league } from '../support/leaderboards.js';
 import { randomInt, seededRandom } from '../support/prng.js';
 
 interface Inbox {
+  channel: string;
   listener: (message: string) => void;
   onLoss: (() => void) | undefined;
   queue: string[];
@@ -23,12 +25,17 @@ interface Inbox {
 class ShuffledBus implements Bus {
   readonly inboxes: Inbox[] = [];
 
-  async publish(_channel: string, message: string): Promise<void> {
-    for (const inbox of this.inboxes) inbox.queue.push(message);
+  async publish(channel: string, message: string): Promise<void> {
+    for (const inbox of this.inboxes) if (inbox.channel === channel) inbox.queue.push(message);
   }
 
-  async subscribe(_channel: string, listener: (message: string) => void, onLoss?: () => void) {
-    const inbox: Inbox = { listener, onLoss, queue: [] };
+  /** The subscriptions to `channel`, in the order the instances listened. */
+  on(channel: string): Inbox[] {
+    return this.inboxes.filter((inbox) => inbox.channel === channel);
+  }
+
+  async subscribe(channel: string, listener: (message: string) => void, onLoss?: () => void) {
+    const inbox: Inbox = { channel, listener, onLoss, queue: [] };
     this.inboxes.push(inbox);
     return async () => {
       this.inboxes.splice(this.inboxes.indexOf(inbox), 1);
@@ -117,7 +124,7 @@ for (const engine of engines) {
       clock.advance(5);
       await a.submit(project, 'sync', 40, 99);
       // The notice never reaches c: lost while the bus was down.
-      const inboxOfC = bus.inboxes[2] as Inbox;
+      const inboxOfC = bus.on(RANK_CHANNEL)[2] as Inbox;
       inboxOfC.queue.length = 0;
       expect(await listing(c, 'high')).not.toContain('40:99');
       inboxOfC.onLoss?.();

@@ -195,6 +195,21 @@ for (const engine of engines) {
       expect((await t.app.services.transfer.exportProject(target)).documents[0]?.data).toEqual({ level: 99 });
     });
 
+    it('serves the boards an import replaced afresh at once, not from the board cache', async () => {
+      const target = await emptyProject('replaced');
+      await t.app.services.transfer.importProject(target, source);
+      const { leaderboards } = t.app.services;
+      const meta = async () => (await leaderboards.bundle(target, 1, 'score', { include: ['meta'] })).meta;
+      expect(await meta()).toMatchObject({ name: 'Board score', operator: 'latest' });
+      const changed = structuredClone(source);
+      Object.assign(changed.leaderboards.find((board) => board.slug === 'score') as object, {
+        name: 'Renamed',
+        operator: 'best',
+      });
+      await t.app.services.transfer.importProject(target, changed);
+      expect(await meta()).toMatchObject({ name: 'Renamed', operator: 'best' });
+    });
+
     it('answers 404 for a project that does not exist', async () => {
       await expect(t.app.services.transfer.exportProject(999_999)).rejects.toThrow('Project not found');
     });

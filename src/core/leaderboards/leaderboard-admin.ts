@@ -1,6 +1,7 @@
 /** The admin API's side of leaderboards (§6): listing, editing and "reset now". */
 import { conflict, notFound } from '../errors.js';
 import type { ArchivedPeriod, LeaderboardAdminStore, LeaderboardStore } from '../ports.js';
+import type { BoardCache } from './board-cache.js';
 import { checkDefinition } from './leaderboard-definition.js';
 import type { Leaderboard, LeaderboardDefinition } from './leaderboard-model.js';
 import type { LeaderboardResets } from './leaderboard-resets.js';
@@ -14,6 +15,8 @@ export type LeaderboardEdit = Partial<
 export interface LeaderboardAdminDeps {
   store: LeaderboardStore;
   admin: LeaderboardAdminStore;
+  /** Told of every edit (resets tell it themselves). */
+  boards: Pick<BoardCache, 'changed'>;
   resets: LeaderboardResets;
 }
 
@@ -21,7 +24,8 @@ const BOARD_NOT_FOUND = 'Leaderboard not found';
 
 /**
  * Board administration. An edit moves the board's revision on, so every instance's rank cache
- * loads the re-homed entries afresh instead of patching its buckets.
+ * loads the re-homed entries afresh instead of patching its buckets, and is announced to every
+ * instance's board cache. Admin reads go to the store, never to the cache.
  */
 export class LeaderboardAdmin {
   constructor(private readonly deps: LeaderboardAdminDeps) {}
@@ -56,6 +60,7 @@ export class LeaderboardAdmin {
     };
     checkDefinition(definition);
     if (!(await this.deps.admin.redefine(board.id, definition))) throw notFound(BOARD_NOT_FOUND);
+    await this.deps.boards.changed(projectId, [slug]);
     return this.get(projectId, slug);
   }
 

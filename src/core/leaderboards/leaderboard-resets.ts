@@ -1,5 +1,6 @@
 import type { Clock } from '../clock.js';
 import type { LeaderboardAdminStore, LeaderboardStore } from '../ports.js';
+import type { BoardCache } from './board-cache.js';
 import { isExpired, type Leaderboard, type Period } from './leaderboard-model.js';
 import { nextPeriod, periodContaining } from './period-schedule.js';
 import { planLeagueMoves } from './promotion.js';
@@ -8,6 +9,8 @@ import type { RankCache } from './rank-cache.js';
 /** What the reset runner needs. */
 export interface LeaderboardResetsDeps {
   store: LeaderboardStore;
+  /** Told of every reset, so that no instance serves the ended period from its board cache. */
+  boards: Pick<BoardCache, 'changed'>;
   cache: RankCache;
   clock: Clock;
   /** This instance's name in the lease column. */
@@ -38,7 +41,7 @@ export class LeaderboardResets {
 
   /** Resets one board if its period has ended and this instance wins the lease; true when it did. */
   async resetBoard(board: Leaderboard): Promise<boolean> {
-    const { store, cache, clock, owner, leaseMs } = this.deps;
+    const { store, clock, owner, leaseMs } = this.deps;
     const now = clock.now();
     if (!isExpired(board.period, now)) return false;
     if (!(await store.acquireResetLease(board.id, board.period.start, owner, now, now + leaseMs))) return false;
@@ -50,7 +53,7 @@ export class LeaderboardResets {
       archivedAt: now,
       plan: (counts) => planLeagueMoves(board.leagues, counts),
     });
-    if (done) await cache.retain(board.id, board.revision, next.start);
+    if (done) await this.ended(board, next);
     return done;
   }
 
@@ -59,7 +62,7 @@ export class LeaderboardResets {
    * false when another reset holds the lease or the board moved to another period meanwhile.
    */
   async resetNow(board: Leaderboard, admin: Pick<LeaderboardAdminStore, 'beginResetNow'>): Promise<boolean> {
-    const { store, cache, clock, owner, leaseMs } = this.deps;
+    const { store, clock, owner, leaseMs } = this.deps;
     const now = clock.now();
     if (!(await admin.beginResetNow(board.id, board.period.start, owner, now, now + leaseMs))) return false;
     const next = isExpired(board.period, now) ? nextPeriod(board.reset, board.period, now) : periodAfter(board, now);
@@ -70,8 +73,14 @@ export class LeaderboardResets {
       archivedAt: now,
       plan: (counts) => planLeagueMoves(board.leagues, counts),
     });
-    if (done) await cache.retain(board.id, board.revision, next.start);
+    if (done) await this.ended(board, next);
     return done;
+  }
+
+  /** After a reset: the rank cache keeps only the new period, and the board caches read the board afresh. */
+  private async ended(board: Leaderboard, next: Period): Promise<void> {
+    await this.deps.cache.retain(board.id, board.revision, next.start);
+    await this.deps.boards.changed(board.projectId, [board.slug]);
   }
 
   /** Checks for due boards every `intervalMs` until `stop`; errors go to `onError` and the next tick tries again. */

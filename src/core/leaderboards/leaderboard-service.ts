@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Clock } from '../clock.js';
 import { AppError, badRequest, notFound, validationFailed } from '../errors.js';
 import type { AccountStore, Bus, LeaderboardAdminStore, LeaderboardStore } from '../ports.js';
+import { BoardCache } from './board-cache.js';
 import { KeyedMutex } from './keyed-mutex.js';
 import { LeaderboardAdmin } from './leaderboard-admin.js';
 import { checkDefinition } from './leaderboard-definition.js';
@@ -66,6 +67,8 @@ export interface HistoryQuery {
 /** What the leaderboard service needs. */
 export interface LeaderboardServiceDeps {
   store: LeaderboardStore;
+  /** The boards as requests read them (the store's, cached in process). */
+  boards: BoardCache;
   profiles: Pick<AccountStore, 'profilesOf'>;
   ranks: LeagueRanks;
   resets: LeaderboardResets;
@@ -112,8 +115,9 @@ export class LeaderboardService {
     this.writes = deps.writes ?? new KeyedMutex();
   }
 
-  /** Starts following the other instances' rank moves (before `warm`, so no move falls between). */
+  /** Starts following the other instances' board changes and rank moves (before `warm`, so no move falls between). */
   async listen(): Promise<void> {
+    await this.deps.boards.listen();
     await this.deps.sync?.listen();
   }
 
@@ -133,6 +137,7 @@ export class LeaderboardService {
   async stop(): Promise<void> {
     this.stopped = true;
     await this.deps.resets.stop();
+    await this.deps.boards.close();
     await this.deps.sync?.close();
   }
 
@@ -144,7 +149,18 @@ export class LeaderboardService {
   /** Creates a board (admin API, tests); its first period is the one containing now. */
   async create(projectId: number, definition: LeaderboardDefinition): Promise<Leaderboard> {
     checkDefinition(definition);
-    return this.deps.store.create(projectId, definition, periodContaining(definition.reset, this.deps.clock.now()));
+    const board = await this.deps.store.create(
+      projectId,
+      definition,
+      periodContaining(definition.reset, this.deps.clock.now()),
+    );
+    await this.deps.boards.changed(projectId, [board.slug]);
+    return board;
+  }
+
+  /** Tells every instance that these boards were replaced behind the service's back (§8 import). */
+  boardsChanged(projectId: number, slugs: readonly string[]): Promise<void> {
+    return this.deps.boards.changed(projectId, slugs);
   }
 
   /** The admin API's listing, editing and resetting of boards (§6); throws when built without its store. */
@@ -153,6 +169,7 @@ export class LeaderboardService {
     this.administration ??= new LeaderboardAdmin({
       store: this.deps.store,
       admin: this.deps.admin,
+      boards: this.deps.boards,
       resets: this.deps.resets,
     });
     return this.administration;
@@ -196,7 +213,9 @@ export class LeaderboardService {
         continue;
       }
       const outcome = await this.writes.run(`${board.id}/${userId}`, () => this.write(board, userId, value));
-      if (outcome !== 'retry') return this.me(board, userId, outcome);
+      // The board moved to another period (another instance reset it): read it afresh, not from the cache.
+      if (outcome === 'period_changed') this.deps.boards.forgetHere(projectId, [slug]);
+      else if (outcome !== 'conflict') return this.me(board, userId, outcome);
     }
     throw new AppError('unavailable', 'The leaderboard is busy; try again');
   }
@@ -244,7 +263,7 @@ export class LeaderboardService {
 
   /** The board of that slug; 404 otherwise. */
   private async board(projectId: number, slug: string): Promise<Leaderboard> {
-    const board = await this.deps.store.get(projectId, slug);
+    const board = await this.deps.boards.get(projectId, slug);
     if (!board) throw notFound(BOARD_NOT_FOUND);
     return board;
   }
@@ -337,8 +356,12 @@ export class LeaderboardService {
     };
   }
 
-  /** One attempt at a submission: the standing after it, or `retry` when the period or the entry moved under it. */
-  private async write(board: Leaderboard, userId: number, value: number): Promise<Standing | 'retry'> {
+  /** One attempt at a submission: the standing after it, or why to retry (the period or the entry moved under it). */
+  private async write(
+    board: Leaderboard,
+    userId: number,
+    value: number,
+  ): Promise<Standing | 'period_changed' | 'conflict'> {
     const { store, ranks, clock } = this.deps;
     const standing = await store.standing(board.id, userId);
     const outcome = applySubmission(board, userId, standing, value, clock.now());
@@ -350,7 +373,7 @@ export class LeaderboardService {
       score: scoreOf(board.sort, outcome.entry.statValue),
       assign: outcome.assign,
     });
-    if (result !== 'written') return 'retry';
+    if (result !== 'written') return result;
     await ranks.moved(board, { entry: standing.entry, assigned: standing.assignedLeague }, outcome.entry);
     return { entry: outcome.entry, assignedLeague: standing.assignedLeague ?? outcome.assign };
   }
@@ -396,18 +419,30 @@ export interface LeaderboardsOptions {
   leaseMs?: number;
   /** The admin API's board edits (§6). */
   admin?: LeaderboardAdminStore;
-  /** The bus shared with other instances: rank moves are announced and followed on it (see `RankSync`). */
+  /** The bus shared with other instances: rank moves (`RankSync`) and board changes (`BoardCache`) travel on it. */
   peers?: Bus;
-  /** Told when following another instance's move fails. */
+  /** Told when following another instance's move, or announcing a board change, fails. */
   onSyncError?: (error: unknown) => void;
+  /** How long a board definition is served from the process's cache at most; default 5 s. */
+  boardMaxAgeMs?: number;
 }
 
 /** Builds the leaderboard service with its rank cache and reset runner. */
 export function createLeaderboards(options: LeaderboardsOptions): LeaderboardService {
   const cache = options.cache ?? new MemoryRankCache();
   const owner = options.owner ?? `cds-${randomUUID()}`;
+  const onSyncError = options.onSyncError ?? (() => undefined);
+  const boards = new BoardCache({
+    store: options.store,
+    clock: options.clock,
+    origin: owner,
+    onError: onSyncError,
+    ...(options.peers ? { bus: options.peers } : {}),
+    ...(options.boardMaxAgeMs !== undefined ? { maxAgeMs: options.boardMaxAgeMs } : {}),
+  });
   const resets = new LeaderboardResets({
     store: options.store,
+    boards,
     cache,
     clock: options.clock,
     owner,
@@ -421,11 +456,12 @@ export function createLeaderboards(options: LeaderboardsOptions): LeaderboardSer
         cache,
         writes,
         origin: owner,
-        onError: options.onSyncError ?? (() => undefined),
+        onError: onSyncError,
       })
     : undefined;
   return new LeaderboardService({
     store: options.store,
+    boards,
     profiles: options.profiles,
     ranks: new LeagueRanks(options.store, cache, sync),
     resets,

@@ -1,6 +1,7 @@
 import type { Clock } from '../clock.js';
 import { AppError, notFound } from '../errors.js';
 import { isJsonObject, type JsonObject } from '../json.js';
+import type { LeaderboardService } from '../leaderboards/leaderboard-service.js';
 import type { PathLimits } from '../paths.js';
 import type { AccountStore, TransferStore, TreeSet } from '../ports.js';
 import type { TreeService } from '../realtime/tree-service.js';
@@ -23,6 +24,8 @@ export class TransferService {
       store: TransferStore;
       accounts: Pick<AccountStore, 'getProject'>;
       tree: Pick<TreeService, 'retention' | 'announce'>;
+      /** Told which boards the import replaced, so that no instance serves them from its board cache. */
+      leaderboards: Pick<LeaderboardService, 'boardsChanged'>;
       limits: PathLimits;
       clock: Clock;
     },
@@ -45,6 +48,10 @@ export class TransferService {
       tree,
       this.deps.tree.retention,
       this.deps.clock.now(),
+    );
+    await this.deps.leaderboards.boardsChanged(
+      projectId,
+      file.leaderboards.map((board) => board.slug),
     );
     if (commit) await this.deps.tree.announce(projectId, commit);
     return {
