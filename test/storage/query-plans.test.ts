@@ -113,6 +113,15 @@ describe.skipIf(sqliteEngine.unavailable)('query plans on sqlite', () => {
     expectSeeks(plan(sqliteDocumentSql.get, { project: PROJECT, path: 'c7/d7' }), 'documents_by_path');
   });
 
+  it('getWithCollections reads the row and the first child path with two seeks of documents_by_path', async () => {
+    const params = { project: PROJECT, path: 'c1/d1', from: 'c1/d1/', to: 'c1/d10' };
+    const details = plan(sqliteDocumentSql.getWithFirstChild, params);
+    expect(details.filter((d) => /^(SEARCH|SCAN) /.test(d))).toEqual([
+      'SEARCH documents USING INDEX documents_by_path (project_id=? AND path=?)',
+      'SEARCH c USING COVERING INDEX documents_by_path (project_id=? AND path>? AND path<?)',
+    ]);
+  });
+
   it('childCollections seeks documents_by_path once per name', async () => {
     expectSeeks(
       plan(sqliteDocumentSql.firstBelow, { project: PROJECT, from: 'c1/d1/', to: 'c1/d10' }),

@@ -36,6 +36,11 @@ VALUES (@project, @path, @parent, @collection, @id, @data, @now, @now)`,
   list: `SELECT ${DOCUMENT_JSON} FROM documents INDEXED BY documents_by_parent
 WHERE project_id = @project AND parent = @parent AND collection = @collection AND path > @after
 ORDER BY path LIMIT @limit`,
+  /** A document with the first path below it (the skip scan's first step), or no row. */
+  getWithFirstChild: `SELECT id, path, data,
+  (SELECT c.path FROM documents c WHERE c.project_id = @project AND c.path >= @from AND c.path < @to
+   ORDER BY c.path LIMIT 1) AS first_child
+FROM documents INDEXED BY documents_by_path WHERE project_id = @project AND path = @path`,
   /** One step of the skip scan: the first path in [@from, @to). */
   firstBelow: `SELECT path FROM documents WHERE project_id = @project AND path >= @from AND path < @to
 ORDER BY path LIMIT 1`,
@@ -77,6 +82,11 @@ ORDER BY ${orderBy} LIMIT @limit OFFSET @offset`;
   return { sql, params: params.values };
 }
 
+/** The paths below `path` ('' is the root): from `prefix` up to `to`, exclusive (none for the root). */
+function belowPath(path: string): { prefix: string; to: string | null } {
+  return path === '' ? { prefix: '', to: null } : { prefix: `${path}/`, to: `${path}0` };
+}
+
 /** The first segment of `rest` (everything before its first `/`). */
 function firstSegment(rest: string): string {
   const slash = rest.indexOf('/');
@@ -105,7 +115,10 @@ const QUERY_CACHE_SIZE = 200;
 
 /** Documents in the `documents` table of an embedded SQLite database; data is JSON text. */
 export class SqliteDocumentStore implements DocumentStore {
-  private readonly statements: { [K in Exclude<keyof typeof sqliteDocumentSql, 'list'>]: Statement<Row> };
+  private readonly statements: {
+    [K in Exclude<keyof typeof sqliteDocumentSql, 'list' | 'getWithFirstChild'>]: Statement<Row>;
+  };
+  private readonly getWithFirstChild: Statement<Row & { first_child: string | null }>;
   private readonly listStatement: JsonStatement;
   private readonly listPage: JsonStatement;
   private readonly queries = new Map<string, JsonStatement>();
@@ -125,6 +138,7 @@ export class SqliteDocumentStore implements DocumentStore {
       firstBelow: prepare(sqliteDocumentSql.firstBelow),
       firstFrom: prepare(sqliteDocumentSql.firstFrom),
     };
+    this.getWithFirstChild = db.prepare(sqliteDocumentSql.getWithFirstChild);
     this.listStatement = this.prepareJson(sqliteDocumentSql.list);
     this.listPage = this.prepareJson(sqlitePagingSql.listPage);
     this.countChildrenStatement = db.prepare<SqliteParams, { n: number }>(sqlitePagingSql.countChildren);
@@ -155,30 +169,44 @@ export class SqliteDocumentStore implements DocumentStore {
   }
 
   async getWithCollections(projectId: number, path: string): Promise<DocumentWithCollections | null> {
-    const record = await this.get(projectId, path);
-    if (!record) return null;
-    return { ...record, collections: await this.childCollections(projectId, path) };
+    // The row and the skip scan's first seek in one statement: most documents have no children.
+    const { prefix, to } = belowPath(path);
+    const row = this.getWithFirstChild.get({ project: projectId, path, from: prefix, to });
+    if (!row) return null;
+    const collections = row.first_child === null ? [] : this.collectionsFrom(projectId, path, row.first_child);
+    return { ...toRecord(row), collections };
   }
 
   async childCollections(projectId: number, path: string): Promise<string[]> {
-    // Skip scan over the primary key: one seek per child collection name. Every path below
-    // `path/` sorts in [`path/`, `path0`) as '0' is the byte after '/', and every path of the
-    // child collection `name` sorts before `path/name0`, where the next seek starts.
-    const prefix = path === '' ? '' : `${path}/`;
-    const to = path === '' ? null : `${path}0`;
+    const { prefix, to } = belowPath(path);
+    const first =
+      to === null
+        ? this.statements.firstFrom.get({ project: projectId, from: prefix })
+        : this.statements.firstBelow.get({ project: projectId, from: prefix, to });
+    return first ? this.collectionsFrom(projectId, path, first.path) : [];
+  }
+
+  /**
+   * The rest of the skip scan below `path`, from the first path found there: one seek per child
+   * collection name. Every path of the child collection `name` sorts before `path/name0` ('0' is
+   * the byte after '/'), where the next seek starts.
+   */
+  private collectionsFrom(projectId: number, path: string, firstPath: string): string[] {
+    const { prefix, to } = belowPath(path);
     const names: string[] = [];
-    let from = prefix;
-    for (;;) {
+    let found: string | undefined = firstPath;
+    while (found !== undefined) {
+      const name = firstSegment(found.slice(prefix.length));
+      names.push(name);
+      const from = `${prefix}${name}0`;
       const row =
         to === null
           ? this.statements.firstFrom.get({ project: projectId, from })
           : this.statements.firstBelow.get({ project: projectId, from, to });
-      // Seeks meet names in path order ('c!/' sorts before 'c/'); names sort in code point order.
-      if (!row) return names.sort(compareCodePoints);
-      const name = firstSegment(row.path.slice(prefix.length));
-      names.push(name);
-      from = `${prefix}${name}0`;
+      found = row?.path;
     }
+    // Seeks meet names in path order ('c!/' sorts before 'c/'); names sort in code point order.
+    return names.sort(compareCodePoints);
   }
 
   merge(projectId: number, path: string, patch: JsonObject): Promise<DocumentRecord | null> {

@@ -189,17 +189,19 @@ export class SqliteLeaderboardStore implements LeaderboardStore {
   }
 
   async standing(boardId: number, userId: number): Promise<Standing> {
-    const entry = this.db
-      .prepare<[number, number], EntryRow>(
-        'SELECT user_id, stat_value, league, updated_at FROM leaderboard_entries WHERE leaderboard_id = ? AND user_id = ?',
+    // One statement for both look-ups (every leaderboard read asks for the caller's standing).
+    const row = this.db
+      .prepare<
+        [{ board: number; user: number }],
+        { [K in keyof EntryRow]: EntryRow[K] | null } & { assigned: string | null }
+      >(
+        `SELECT e.user_id, e.stat_value, e.league, e.updated_at,
+           (SELECT a.league FROM leaderboard_assignments a WHERE a.leaderboard_id = @board AND a.user_id = @user) AS assigned
+         FROM (SELECT 1) LEFT JOIN leaderboard_entries e ON e.leaderboard_id = @board AND e.user_id = @user`,
       )
-      .get(boardId, userId);
-    const assigned = this.db
-      .prepare<[number, number], { league: string }>(
-        'SELECT league FROM leaderboard_assignments WHERE leaderboard_id = ? AND user_id = ?',
-      )
-      .get(boardId, userId);
-    return { entry: entry ? toEntry(entry) : null, assignedLeague: assigned?.league ?? null };
+      .get({ board: boardId, user: userId });
+    const entry = row && row.user_id !== null ? toEntry(row as EntryRow) : null;
+    return { entry, assignedLeague: row?.assigned ?? null };
   }
 
   async writeEntry(boardId: number, write: EntryWrite): Promise<EntryWriteResult> {
