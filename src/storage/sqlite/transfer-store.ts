@@ -45,7 +45,7 @@ export class SqliteTransferStore implements TransferStore {
     return this.db.transaction((): ProjectExport => {
       const documents = this.db
         .prepare<[number], { path: string; data: string }>(
-          'SELECT path, data FROM documents WHERE project_id = ? ORDER BY path',
+          'SELECT path, json(data) AS data FROM documents WHERE project_id = ? ORDER BY path',
         )
         .all(projectId)
         .map((row) => ({ path: row.path, data: JSON.parse(row.data) as JsonObject }));
@@ -173,7 +173,7 @@ export class SqliteTransferStore implements TransferStore {
   private importDocuments(projectId: number, file: ProjectExport, now: number): void {
     const upsert = this.db.prepare(
       `INSERT INTO documents (project_id, path, parent, collection, id, data, created_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+       VALUES (?, ?, ?, ?, ?, jsonb(?), ?, ?)
        ON CONFLICT (project_id, path) DO UPDATE SET data = excluded.data, updated_at = excluded.updated_at`,
     );
     for (const doc of file.documents) {
