@@ -67,6 +67,7 @@ export async function openStorage(config: Config): Promise<Storage> {
   if (config.databaseUrl) {
     return PostgresStorage.open({
       connectionString: config.databaseUrl,
+      poolSize: config.databasePoolSize,
       ...(config.databaseSchema ? { schema: config.databaseSchema } : {}),
     });
   }

@@ -8,6 +8,7 @@ const EnvSchema = Type.Object({
   CDS_DATA_DIR: Type.String({ default: './data' }),
   DATABASE_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://' })),
   CDS_DATABASE_SCHEMA: Type.Optional(Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_]{0,62}$' })),
+  CDS_DATABASE_POOL_SIZE: Type.Integer({ minimum: 1, maximum: 1000, default: 10 }),
   REDIS_URL: Type.Optional(Type.String({ pattern: '^rediss?://' })),
   CDS_JWT_SECRET: Type.Optional(Type.String({ minLength: 32 })),
   CDS_REDIS_PREFIX: Type.String({ default: 'cds' }),
@@ -40,6 +41,8 @@ export interface Config {
   databaseUrl: string | undefined;
   /** PostgreSQL schema to create (when missing) and use instead of the connection's default. */
   databaseSchema: string | undefined;
+  /** PostgreSQL connections of this instance. */
+  databasePoolSize: number;
   redisUrl: string | undefined;
   /** Undefined means: generate one and keep it in the data directory. */
   jwtSecret: string | undefined;
@@ -84,6 +87,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     dataDir: e.CDS_DATA_DIR,
     databaseUrl: e.DATABASE_URL,
     databaseSchema: e.CDS_DATABASE_SCHEMA,
+    databasePoolSize: e.CDS_DATABASE_POOL_SIZE,
     redisUrl: e.REDIS_URL,
     jwtSecret: e.CDS_JWT_SECRET,
     redisPrefix: e.CDS_REDIS_PREFIX,

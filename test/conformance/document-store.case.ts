@@ -132,6 +132,42 @@ export function documentStoreCases(engine: EngineFixture): void {
         }
         if (engine.name === 'sqlite') expect((await store.get(project, 'n/1'))?.data).toEqual({ s: 'a\u0000b' });
       });
+
+      // Writes handed over together share a transaction (SQLite) or a statement (PostgreSQL).
+      it('writes issued together each get their own answer; writes of one document apply in order', async () => {
+        await put('w/m', { base: 0 });
+        const [fresh, again, second, inserted, firstMerge, secondMerge, missing] = await Promise.all([
+          put('w/a', { v: 1 }),
+          put('w/a', { v: 2 }),
+          put('w/b', { v: 3 }),
+          store.insert(project, parseDocumentPath('w/c'), '0d5b7c1e-8f7a-4c1b-9a53-0c9e1b2a3d4f', { v: 4 }),
+          store.merge(project, 'w/m', { first: 1, both: 'first' }),
+          store.merge(project, 'w/m', { second: 2, both: 'second' }),
+          store.merge(project, 'w/none', { x: 1 }),
+        ]);
+        expect(fresh).toEqual({ id: expect.stringMatching(UUID), path: 'w/a', data: { v: 1 }, created: true });
+        expect(again).toEqual({ id: fresh.id, path: 'w/a', data: { v: 2 }, created: false });
+        expect(second).toMatchObject({ path: 'w/b', data: { v: 3 }, created: true });
+        expect(inserted).toEqual({ id: '0d5b7c1e-8f7a-4c1b-9a53-0c9e1b2a3d4f', path: 'w/c', data: { v: 4 } });
+        expect(firstMerge?.data).toEqual({ base: 0, first: 1, both: 'first' });
+        expect(secondMerge?.data).toEqual({ base: 0, first: 1, second: 2, both: 'second' });
+        expect(missing).toBeNull();
+        expect((await store.get(project, 'w/a'))?.data).toEqual({ v: 2 });
+        expect((await store.get(project, 'w/c'))?.id).toBe('0d5b7c1e-8f7a-4c1b-9a53-0c9e1b2a3d4f');
+      });
+
+      it('a write the engine refuses fails alone among writes issued together', async () => {
+        const results = await Promise.allSettled([
+          put('r/1', { ok: 1 }),
+          put('r/2', { s: 'a\u0000b' }),
+          put('r/3', { ok: 3 }),
+          store.insert(project, parseDocumentPath('r/4'), '1d5b7c1e-8f7a-4c1b-9a53-0c9e1b2a3d4f', { k: '\u0000' }),
+          store.insert(project, parseDocumentPath('r/5'), '2d5b7c1e-8f7a-4c1b-9a53-0c9e1b2a3d4f', { ok: 5 }),
+        ]);
+        const refused = engine.name === 'postgres' ? 'rejected' : 'fulfilled';
+        expect(results.map((r) => r.status)).toEqual(['fulfilled', refused, 'fulfilled', refused, 'fulfilled']);
+        for (const path of ['r/1', 'r/3', 'r/5']) expect(await store.get(project, path)).not.toBeNull();
+      });
     });
 
     describe('list', () => {

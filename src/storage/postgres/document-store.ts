@@ -13,6 +13,7 @@ import type {
   QueryDocumentsOptions,
 } from '../../core/ports.js';
 import { compileOrderBy, compileWhere, PgParamList } from './where-sql.js';
+import { WriteBatch } from './write-batch.js';
 
 /** A row's `{id, path, data}` as JSON text (`DocumentJson`), so no page is parsed and serialized again in Node. */
 const DOCUMENT_JSON = `'{"id":"' || id || '","path":' || to_json(path)::text || ',"data":' || data::text || '}' AS doc`;
@@ -22,12 +23,23 @@ export const postgresDocumentSql = {
   get: 'SELECT id, path, data FROM documents WHERE project_id = $1 AND path = $2',
   upsert: `INSERT INTO documents (project_id, path, parent, collection, id, data) VALUES ($1, $2, $3, $4, $5, $6::jsonb)
 ON CONFLICT (project_id, path) DO UPDATE SET data = EXCLUDED.data, updated_at = now()
-RETURNING id, path, data, (xmax = 0) AS created`,
-  insert: `INSERT INTO documents (project_id, path, parent, collection, id, data) VALUES ($1, $2, $3, $4, $5, $6::jsonb)
-RETURNING id, path, data`,
+RETURNING project_id, path, id, (xmax = 0) AS created`,
+  /** The upserts of one batch (distinct paths): one row per element of the parameter arrays. */
+  upsertMany: `INSERT INTO documents (project_id, path, parent, collection, id, data)
+SELECT * FROM unnest($1::int[], $2::text[], $3::text[], $4::text[], $5::uuid[], $6::jsonb[])
+ON CONFLICT (project_id, path) DO UPDATE SET data = EXCLUDED.data, updated_at = now()
+RETURNING project_id, path, id, (xmax = 0) AS created`,
+  insert:
+    'INSERT INTO documents (project_id, path, parent, collection, id, data) VALUES ($1, $2, $3, $4, $5, $6::jsonb)',
+  insertMany: `INSERT INTO documents (project_id, path, parent, collection, id, data)
+SELECT * FROM unnest($1::int[], $2::text[], $3::text[], $4::text[], $5::uuid[], $6::jsonb[])`,
   // jsonb || jsonb on two objects is exactly a shallow merge: top-level keys of the patch win.
   merge: `UPDATE documents SET data = data || $3::jsonb, updated_at = now() WHERE project_id = $1 AND path = $2
-RETURNING id, path, data`,
+RETURNING project_id, path, id, data`,
+  mergeMany: `UPDATE documents d SET data = d.data || v.patch, updated_at = now()
+FROM unnest($1::int[], $2::text[], $3::jsonb[]) AS v(project_id, path, patch)
+WHERE d.project_id = v.project_id AND d.path = v.path
+RETURNING d.project_id, d.path, d.id, d.data`,
   delete: 'DELETE FROM documents WHERE project_id = $1 AND path = $2',
   list: `SELECT ${DOCUMENT_JSON} FROM documents
 WHERE project_id = $1 AND parent = $2 AND collection = $3 AND path > $4
@@ -139,34 +151,101 @@ function rejectNul(error: unknown): never {
   throw error;
 }
 
-/** Documents in the `documents` table of PostgreSQL; data is jsonb. Each method is one statement. */
-export class PostgresDocumentStore implements DocumentStore {
-  constructor(private readonly pool: pg.Pool) {}
+/** A document row to write: its columns, with `data` as JSON text. */
+interface RowWrite {
+  projectId: number;
+  path: DocumentPath;
+  id: string;
+  data: JsonObject;
+  json: string;
+}
 
-  async upsert(
-    projectId: number,
-    path: DocumentPath,
-    data: JsonObject,
-  ): Promise<DocumentRecord & { created: boolean }> {
-    const { rows } = await this.pool
-      .query<DocumentRecord & { created: boolean }>(
-        prepared('upsert', postgresDocumentSql.upsert, [
-          ...columns(projectId, path),
-          randomUUID(),
-          JSON.stringify(data),
-        ]),
-      )
-      .catch(rejectNul);
-    return one(rows);
+/** A shallow merge to apply: the patch as JSON text. */
+interface MergeWrite {
+  projectId: number;
+  path: string;
+  patch: string;
+}
+
+interface WrittenRow {
+  project_id: number;
+  path: string;
+  id: string;
+  created: boolean;
+}
+
+interface MergedRow extends DocumentRecord {
+  project_id: number;
+}
+
+const documentKey = (projectId: number, path: string) => `${projectId}/${path}`;
+
+/**
+ * Documents in the `documents` table of PostgreSQL; data is jsonb. Each method is one statement;
+ * upserts, inserts and merges that arrive together share one (see `WriteBatch`).
+ */
+export class PostgresDocumentStore implements DocumentStore {
+  private readonly upserts: WriteBatch<RowWrite, DocumentRecord & { created: boolean }>;
+  private readonly inserts: WriteBatch<RowWrite, DocumentRecord>;
+  private readonly merges: WriteBatch<MergeWrite, DocumentRecord | null>;
+
+  constructor(private readonly pool: pg.Pool) {
+    const rowKey = (write: RowWrite) => documentKey(write.projectId, write.path.path);
+    this.upserts = new WriteBatch({
+      key: rowKey,
+      runOne: async (write) => {
+        const { rows } = await this.pool
+          .query<WrittenRow>(prepared('upsert', postgresDocumentSql.upsert, rowColumns(write)))
+          .catch(rejectNul);
+        return upserted(write, one(rows));
+      },
+      runMany: async (writes) => {
+        const { rows } = await this.pool.query<WrittenRow>(
+          prepared('upsert_many', postgresDocumentSql.upsertMany, columnArrays(writes)),
+        );
+        const byKey = new Map(rows.map((row) => [documentKey(row.project_id, row.path), row]));
+        return writes.map((write) => upserted(write, byKey.get(rowKey(write))));
+      },
+    });
+    this.inserts = new WriteBatch({
+      key: rowKey,
+      runOne: async (write) => {
+        await this.pool.query(prepared('insert', postgresDocumentSql.insert, rowColumns(write))).catch(rejectNul);
+        return inserted(write);
+      },
+      runMany: async (writes) => {
+        await this.pool.query(prepared('insert_many', postgresDocumentSql.insertMany, columnArrays(writes)));
+        return writes.map(inserted);
+      },
+    });
+    this.merges = new WriteBatch({
+      key: (write) => documentKey(write.projectId, write.path),
+      runOne: async (write) => {
+        const { rows } = await this.pool
+          .query<MergedRow>(prepared('merge', postgresDocumentSql.merge, [write.projectId, write.path, write.patch]))
+          .catch(rejectNul);
+        return rows[0] ? merged(rows[0]) : null;
+      },
+      runMany: async (writes) => {
+        const { rows } = await this.pool.query<MergedRow>(
+          prepared('merge_many', postgresDocumentSql.mergeMany, [
+            writes.map((write) => write.projectId),
+            writes.map((write) => write.path),
+            writes.map((write) => write.patch),
+          ]),
+        );
+        const byKey = new Map(rows.map((row) => [documentKey(row.project_id, row.path), merged(row)]));
+        return writes.map((write) => byKey.get(documentKey(write.projectId, write.path)) ?? null);
+      },
+    });
   }
 
-  async insert(projectId: number, path: DocumentPath, id: string, data: JsonObject): Promise<DocumentRecord> {
-    const { rows } = await this.pool
-      .query<DocumentRecord>(
-        prepared('insert', postgresDocumentSql.insert, [...columns(projectId, path), id, JSON.stringify(data)]),
-      )
-      .catch(rejectNul);
-    return one(rows);
+  upsert(projectId: number, path: DocumentPath, data: JsonObject): Promise<DocumentRecord & { created: boolean }> {
+    return this.upserts.run({ projectId, path, id: randomUUID(), data, json: JSON.stringify(data) });
+  }
+
+  insert(projectId: number, path: DocumentPath, id: string, data: JsonObject): Promise<DocumentRecord> {
+    return this.inserts.run({ projectId, path, id, data, json: JSON.stringify(data) });
   }
 
   async get(projectId: number, path: string): Promise<DocumentRecord | null> {
@@ -187,11 +266,8 @@ export class PostgresDocumentStore implements DocumentStore {
     return rows.map((row) => row.name);
   }
 
-  async merge(projectId: number, path: string, patch: JsonObject): Promise<DocumentRecord | null> {
-    const { rows } = await this.pool
-      .query<DocumentRecord>(prepared('merge', postgresDocumentSql.merge, [projectId, path, JSON.stringify(patch)]))
-      .catch(rejectNul);
-    return rows[0] ?? null;
+  merge(projectId: number, path: string, patch: JsonObject): Promise<DocumentRecord | null> {
+    return this.merges.run({ projectId, path, patch: JSON.stringify(patch) });
   }
 
   async delete(projectId: number, path: string): Promise<boolean> {
@@ -236,8 +312,34 @@ interface JsonRow {
 
 const documentJson = (row: JsonRow) => row.doc;
 
-function columns(projectId: number, path: DocumentPath): unknown[] {
-  return [projectId, path.path, path.parent, path.collection];
+function rowColumns(write: RowWrite): unknown[] {
+  const { projectId, path, id, json } = write;
+  return [projectId, path.path, path.parent, path.collection, id, json];
+}
+
+/** The parameters of a multi-row statement: one array per column. */
+function columnArrays(writes: RowWrite[]): unknown[][] {
+  return [
+    writes.map((write) => write.projectId),
+    writes.map((write) => write.path.path),
+    writes.map((write) => write.path.parent),
+    writes.map((write) => write.path.collection),
+    writes.map((write) => write.id),
+    writes.map((write) => write.json),
+  ];
+}
+
+function upserted(write: RowWrite, row: WrittenRow | undefined): DocumentRecord & { created: boolean } {
+  if (!row) throw new Error('The upsert returned no row');
+  return { id: row.id, path: write.path.path, data: write.data, created: row.created };
+}
+
+function inserted(write: RowWrite): DocumentRecord {
+  return { id: write.id, path: write.path.path, data: write.data };
+}
+
+function merged(row: MergedRow): DocumentRecord {
+  return { id: row.id, path: row.path, data: row.data };
 }
 
 function one<T>(rows: T[]): T {
