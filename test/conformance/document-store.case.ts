@@ -156,6 +156,25 @@ export function documentStoreCases(engine: EngineFixture): void {
         expect((await store.get(project, 'w/c'))?.id).toBe('0d5b7c1e-8f7a-4c1b-9a53-0c9e1b2a3d4f');
       });
 
+      it('reads issued together each get their own document, or null', async () => {
+        await put('g/1', { n: 1 });
+        await put('g/1/kids/k', {});
+        await put('g/2', { n: 2 });
+        await put('g/3', { n: 3 }, project + 1);
+        const reads = await Promise.all(
+          ['g/1', 'g/2', 'g/3', 'g/1', 'g/9'].map((p) => store.getWithCollections(project, p)),
+        );
+        expect(
+          reads.map((read) => read && { path: read.path, data: read.data, collections: read.collections }),
+        ).toEqual([
+          { path: 'g/1', data: { n: 1 }, collections: ['kids'] },
+          { path: 'g/2', data: { n: 2 }, collections: [] },
+          null,
+          { path: 'g/1', data: { n: 1 }, collections: ['kids'] },
+          null,
+        ]);
+      });
+
       it('a write the engine refuses fails alone among writes issued together', async () => {
         const results = await Promise.allSettled([
           put('r/1', { ok: 1 }),

@@ -282,6 +282,31 @@ describe.skipIf(postgresEngine.unavailable)('query plans on postgres', () => {
     }
   });
 
+  it('a batch of document reads looks each up by primary key and seeks once per child collection name', async () => {
+    await storage.documents.upsert(PROJECT, parseDocumentPath('c1/d1'), { n: 1 });
+    // c1/d1 has 40 child collections, c1/d101 is missing (with 100 documents below), c4/d4 has none.
+    const reads = await Promise.all(
+      ['c1/d1', 'c1/d101', 'c4/d4'].map((p) => storage.documents.getWithCollections(PROJECT, p)),
+    );
+    expect(reads.map((read) => read && [read.path, read.collections.length])).toEqual([
+      ['c1/d1', 40],
+      null,
+      ['c4/d4', 0],
+    ]);
+    const params = [`{${PROJECT},${PROJECT},${PROJECT}}`, '{c1/d1,c1/d101,c4/d4}'];
+    const sql = postgresDocumentSql.getManyWithCollections;
+    for (const nodes of [await plan(sql, params, true), await genericPlan(sql, params)]) {
+      const onDocuments = nodes.filter((node) => node['Relation Name'] === 'documents');
+      expect(onDocuments.every((node) => node['Index Name'] === 'documents_pkey')).toBe(true);
+      const lookups = onDocuments.filter((node) => node.Alias === 'doc');
+      expect(lookups.map((node) => node['Actual Loops'])).toEqual([3]);
+      // c1/d1: the first seek and one per name; c4/d4: the first seek, which finds nothing.
+      const seeks = onDocuments.filter((node) => node.Alias !== 'doc');
+      expect(seeks.reduce((sum, node) => sum + (node['Actual Loops'] ?? 0), 0)).toBe(40 + 1 + 1);
+      expect(seeks.every((node) => (node['Actual Rows'] ?? 0) <= 1)).toBe(true);
+    }
+  });
+
   it('list uses documents_by_parent', async () => {
     expectSeeks(await plan(postgresDocumentSql.list, [PROJECT, 'c1/d1', 's1', '', 20]), 'documents_by_parent');
   });

@@ -12,8 +12,8 @@ import type {
   NamePage,
   QueryDocumentsOptions,
 } from '../../core/ports.js';
+import { StatementBatch } from './statement-batch.js';
 import { compileOrderBy, compileWhere, PgParamList } from './where-sql.js';
-import { WriteBatch } from './write-batch.js';
 
 /** A row's `{id, path, data}` as JSON text (`DocumentJson`), so no page is parsed and serialized again in Node. */
 const DOCUMENT_JSON = `'{"id":"' || id || '","path":' || to_json(path)::text || ',"data":' || data::text || '}' AS doc`;
@@ -47,6 +47,7 @@ ORDER BY path LIMIT $5`,
   childCollections: skipScanSql(true),
   rootCollections: skipScanSql(false),
   getWithCollections: getWithCollectionsSql(),
+  getManyWithCollections: getManyWithCollectionsSql(),
 } as const;
 
 /** The statements of the admin store's pages (§6), on the same index as `list`. */
@@ -99,6 +100,26 @@ function getWithCollectionsSql(): string {
   return `${namesCte(true)}
 SELECT doc.id, doc.path, doc.data, ARRAY(${sortedNamesSql()}) AS collections
 FROM documents doc WHERE doc.project_id = $1 AND doc.path = $5`;
+}
+
+/**
+ * The documents at `$2[i]` of projects `$1[i]` with their child collection names (the document
+ * GETs of one batch). The same skip scan, correlated to each row of the batch: `i` is the item's
+ * position; missing documents have no row.
+ */
+function getManyWithCollectionsSql(): string {
+  const seek = (from: string) =>
+    `SELECT split_part(substr(d.path, length(v.path) + 2), '/', 1) FROM documents d
+WHERE d.project_id = v.project_id AND d.path >= ${from} AND d.path < v.path || '0' ORDER BY d.path LIMIT 1`;
+  return `SELECT v.i::int AS i, doc.id, doc.path, doc.data, ARRAY(
+  WITH RECURSIVE names(name) AS (
+    (${seek(`v.path || '/'`)})
+    UNION ALL
+    SELECT (${seek(`v.path || '/' || n.name || '0'`)}) FROM names n WHERE n.name IS NOT NULL
+  )
+  ${sortedNamesSql()}) AS collections
+FROM unnest($1::int[], $2::text[]) WITH ORDINALITY AS v(project_id, path, i)
+JOIN documents doc ON doc.project_id = v.project_id AND doc.path = v.path`;
 }
 
 /** `$1`–`$4` of the bounded skip scan below the document `path`. */
@@ -160,6 +181,12 @@ interface RowWrite {
   json: string;
 }
 
+/** A document of a project (a read of a batch). */
+interface DocumentKey {
+  projectId: number;
+  path: string;
+}
+
 /** A shallow merge to apply: the patch as JSON text. */
 interface MergeWrite {
   projectId: number;
@@ -182,16 +209,17 @@ const documentKey = (projectId: number, path: string) => `${projectId}/${path}`;
 
 /**
  * Documents in the `documents` table of PostgreSQL; data is jsonb. Each method is one statement;
- * upserts, inserts and merges that arrive together share one (see `WriteBatch`).
+ * document reads, upserts, inserts and merges that arrive together share one (see `StatementBatch`).
  */
 export class PostgresDocumentStore implements DocumentStore {
-  private readonly upserts: WriteBatch<RowWrite, DocumentRecord & { created: boolean }>;
-  private readonly inserts: WriteBatch<RowWrite, DocumentRecord>;
-  private readonly merges: WriteBatch<MergeWrite, DocumentRecord | null>;
+  private readonly upserts: StatementBatch<RowWrite, DocumentRecord & { created: boolean }>;
+  private readonly inserts: StatementBatch<RowWrite, DocumentRecord>;
+  private readonly merges: StatementBatch<MergeWrite, DocumentRecord | null>;
+  private readonly reads: StatementBatch<DocumentKey, DocumentWithCollections | null>;
 
   constructor(private readonly pool: pg.Pool) {
     const rowKey = (write: RowWrite) => documentKey(write.projectId, write.path.path);
-    this.upserts = new WriteBatch({
+    this.upserts = new StatementBatch({
       key: rowKey,
       runOne: async (write) => {
         const { rows } = await this.pool
@@ -207,7 +235,7 @@ export class PostgresDocumentStore implements DocumentStore {
         return writes.map((write) => upserted(write, byKey.get(rowKey(write))));
       },
     });
-    this.inserts = new WriteBatch({
+    this.inserts = new StatementBatch({
       key: rowKey,
       runOne: async (write) => {
         await this.pool.query(prepared('insert', postgresDocumentSql.insert, rowColumns(write))).catch(rejectNul);
@@ -218,7 +246,25 @@ export class PostgresDocumentStore implements DocumentStore {
         return writes.map(inserted);
       },
     });
-    this.merges = new WriteBatch({
+    this.reads = new StatementBatch({
+      runOne: async ({ projectId, path }) => {
+        const { sql, params } = getWithCollectionsQuery(projectId, path);
+        const { rows } = await this.pool.query<DocumentWithCollections>(prepared('get_with_collections', sql, params));
+        return rows[0] ?? null;
+      },
+      runMany: async (keys) => {
+        const { rows } = await this.pool.query<DocumentWithCollections & { i: number }>(
+          prepared('get_many_with_collections', postgresDocumentSql.getManyWithCollections, [
+            keys.map((key) => key.projectId),
+            keys.map((key) => key.path),
+          ]),
+        );
+        const found: (DocumentWithCollections | null)[] = keys.map(() => null);
+        for (const { i, ...document } of rows) found[i - 1] = document;
+        return found;
+      },
+    });
+    this.merges = new StatementBatch({
       key: (write) => documentKey(write.projectId, write.path),
       runOne: async (write) => {
         const { rows } = await this.pool
@@ -253,10 +299,8 @@ export class PostgresDocumentStore implements DocumentStore {
     return rows[0] ?? null;
   }
 
-  async getWithCollections(projectId: number, path: string): Promise<DocumentWithCollections | null> {
-    const { sql, params } = getWithCollectionsQuery(projectId, path);
-    const { rows } = await this.pool.query<DocumentWithCollections>(prepared('get_with_collections', sql, params));
-    return rows[0] ?? null;
+  getWithCollections(projectId: number, path: string): Promise<DocumentWithCollections | null> {
+    return this.reads.run({ projectId, path });
   }
 
   async childCollections(projectId: number, path: string): Promise<string[]> {

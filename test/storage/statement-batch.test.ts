@@ -1,9 +1,9 @@
 /**
- * The PostgreSQL write batch's own rules, over plain functions: what goes into one statement,
+ * The PostgreSQL statement batch's own rules, over plain functions: what goes into one statement,
  * in which order writes of one key run, and what a failed statement does.
  */
 import { describe, expect, it } from 'vitest';
-import { WriteBatch } from '../../src/storage/postgres/write-batch.js';
+import { StatementBatch } from '../../src/storage/postgres/statement-batch.js';
 
 interface Write {
   key: string;
@@ -12,7 +12,7 @@ interface Write {
 
 function recordingBatch(fails: (items: Write[]) => boolean = () => false) {
   const statements: string[][] = [];
-  const batch = new WriteBatch<Write, string>({
+  const batch = new StatementBatch<Write, string>({
     key: (write) => write.key,
     runMany: async (items) => {
       statements.push(items.map((item) => `${item.key}=${item.value}`));
@@ -28,7 +28,7 @@ function recordingBatch(fails: (items: Write[]) => boolean = () => false) {
   return { batch, statements };
 }
 
-describe('WriteBatch', () => {
+describe('StatementBatch', () => {
   it('sends the writes of one turn as one statement and answers each in order', async () => {
     const { batch, statements } = recordingBatch();
     const results = await Promise.all([1, 2, 3].map((value) => batch.run({ key: `k${value}`, value })));

@@ -4,32 +4,33 @@ interface Pending<Item, Result> {
   reject: (error: unknown) => void;
 }
 
-/** How one kind of write runs alone and as a multi-row statement. */
-export interface WriteBatchOptions<Item, Result> {
+/** How one kind of statement runs alone and for many items at once. */
+export interface StatementBatchOptions<Item, Result> {
   /** Runs items of distinct keys as one statement; results in the items' order. Rejects only when that statement failed. */
   runMany(items: Item[]): Promise<Result[]>;
   /** Runs one item alone: a batch of one, or each item of a batch whose statement failed. */
   runOne(item: Item): Promise<Result>;
-  /** Items of one key (a document) must not share a statement: they run one after the other. */
-  key(item: Item): string;
+  /** Writes of one key (a document) must not share a statement: they run one after the other. Reads need no key. */
+  key?(item: Item): string;
 }
 
 /** Items per statement at most: bounds the parameter arrays. */
 const MAX_ROWS = 256;
 
 /**
- * Batches one kind of write for PostgreSQL: the writes handed over during one turn of the event
- * loop go out as one multi-row statement, so they share one round trip and one commit instead of
- * paying one each (on a busy two-core host the system calls and process wake-ups of a round trip
- * cost more than the write). A statement is atomic: when one fails, none of its rows was
- * written, and each item runs again alone to get its own answer (one bad value fails only itself).
+ * Batches one kind of statement for PostgreSQL: the items handed over during one turn of the
+ * event loop go out as one multi-row statement, so they share one round trip (and, for writes,
+ * one commit) instead of paying one each: on a busy two-core host the system calls and process
+ * wake-ups of a round trip cost more than a point read or write. A statement is atomic: when one
+ * fails, none of its rows was written, and each item runs again alone to get its own answer (one
+ * bad value fails only itself).
  *
  * Writes of one document in the same turn go in successive statements, in the order they came.
  */
-export class WriteBatch<Item, Result> {
+export class StatementBatch<Item, Result> {
   private pending: Pending<Item, Result>[] = [];
 
-  constructor(private readonly options: WriteBatchOptions<Item, Result>) {}
+  constructor(private readonly options: StatementBatchOptions<Item, Result>) {}
 
   run(item: Item): Promise<Result> {
     return new Promise<Result>((resolve, reject) => {
@@ -54,11 +55,11 @@ export class WriteBatch<Item, Result> {
     const round: Pending<Item, Result>[] = [];
     const later: Pending<Item, Result>[] = [];
     for (const pending of waiting) {
-      const key = this.options.key(pending.item);
-      if (keys.has(key) || round.length >= MAX_ROWS) {
+      const key = this.options.key?.(pending.item);
+      if ((key !== undefined && keys.has(key)) || round.length >= MAX_ROWS) {
         later.push(pending);
       } else {
-        keys.add(key);
+        if (key !== undefined) keys.add(key);
         round.push(pending);
       }
     }
