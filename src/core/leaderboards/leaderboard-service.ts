@@ -180,7 +180,8 @@ export class LeaderboardService {
     const sections = parseInclude(query.include);
     const board = await this.board(projectId, slug);
     this.checkSource(board, query.source);
-    const needsStanding = sections.has('me') || ((sections.has('entries') || sections.has('users')) && !query.league);
+    const needsStanding =
+      sections.has('me') || ((sections.has('entries') || sections.has('users')) && callerLeagueVaries(board, query));
     const standing = needsStanding ? await this.deps.store.standing(board.id, userId) : null;
     const league = this.listingLeague(board, query.league, standing);
     return {
@@ -197,7 +198,7 @@ export class LeaderboardService {
   async users(projectId: number, userId: number, slug: string, query: ListingQuery): Promise<UsersView> {
     const board = await this.board(projectId, slug);
     this.checkSource(board, query.source);
-    const standing = query.league ? null : await this.deps.store.standing(board.id, userId);
+    const standing = callerLeagueVaries(board, query) ? await this.deps.store.standing(board.id, userId) : null;
     return this.listing(board, this.listingLeague(board, query.league, standing), query);
   }
 
@@ -394,6 +395,14 @@ export class LeaderboardService {
   private profiles(projectId: number, userIds: number[]) {
     return userIds.length === 0 ? Promise.resolve(new Map()) : this.deps.profiles.profilesOf(projectId, userIds);
   }
+}
+
+/**
+ * Whether the league a listing shows depends on the caller's standing: not when the query names
+ * one, nor on a board of one league (every entry and assignment is in it), where no read is needed.
+ */
+function callerLeagueVaries(board: Leaderboard, query: ListingQuery): boolean {
+  return query.league === undefined && board.leagues.length > 1;
 }
 
 /** The caller's league: of their entry, else their assignment, else the lowest. */
