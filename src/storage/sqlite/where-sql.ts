@@ -42,22 +42,23 @@ function quoteLabel(key: string): string {
   return `"${quoted}"`;
 }
 
-/** The type (`json_type`: NULL when missing) and SQL value of the field, sharing one bound path. */
+/** The type (`json_type`: NULL when missing), SQL value and JSON text of the field, sharing one bound path. */
 interface FieldSql {
   type: string;
   value: string;
+  json: string;
 }
 
 function field(keys: readonly string[], params: SqliteParamList): FieldSql {
   // An escaped NUL ends a path label for SQLite (`"s\u0000"` would match `s`); the service never
   // stores NUL (PostgreSQL cannot), so a key holding one is simply missing, as on PostgreSQL.
-  if (keys.some((key) => key.includes('\u0000'))) return { type: 'NULL', value: 'NULL' };
+  if (keys.some((key) => key.includes('\u0000'))) return { type: 'NULL', value: 'NULL', json: 'NULL' };
   const path = params.add(jsonPath(keys));
-  return { type: `json_type(data, ${path})`, value: `json_extract(data, ${path})` };
+  return { type: `json_type(data, ${path})`, value: `json_extract(data, ${path})`, json: `(data -> ${path})` };
 }
 
 /** `f` equals `value` with exact semantics; may be NULL when the field is missing. */
-function equals(f: FieldSql, value: Scalar, params: SqliteParamList): string {
+function equals(f: Pick<FieldSql, 'type' | 'value'>, value: Scalar, params: SqliteParamList): string {
   if (value === null) return `${f.type} = 'null'`;
   if (value === true) return `${f.type} = 'true'`;
   if (value === false) return `${f.type} = 'false'`;
@@ -72,6 +73,14 @@ function isTrue(predicate: string): string {
 }
 
 const ORDER_OPERATORS = { gt: '>', gte: '>=', lt: '<', lte: '<=' } as const;
+
+/** Whether 0 passes `0 <lookup> value`. */
+function zeroMatches(lookup: keyof typeof ORDER_OPERATORS, value: number): boolean {
+  if (lookup === 'gt') return value < 0;
+  if (lookup === 'gte') return value <= 0;
+  if (lookup === 'lt') return value > 0;
+  return value >= 0;
+}
 
 /** Number of code points, which is how SQLite's substr() counts characters. */
 function codePoints(text: string): number {
@@ -125,7 +134,10 @@ export function compileClause(clause: WhereClause, params: SqliteParamList): str
       const op = ORDER_OPERATORS[clause.lookup];
       const value = clause.value;
       if (typeof value === 'number') {
-        return isTrue(`${f.type} IN ('integer', 'real') AND CAST(${f.value} AS REAL) ${op} ${params.add(value)}`);
+        // The field's JSON text CASTs to its number, and any other JSON text (a string starts with
+        // '"') to 0: when 0 fails the comparison, it alone decides, with one JSON call a row.
+        const compare = `CAST(${f.json} AS REAL) ${op} ${params.add(value)}`;
+        return isTrue(zeroMatches(clause.lookup, value) ? `${f.type} IN ('integer', 'real') AND ${compare}` : compare);
       }
       if (typeof value === 'string') return isTrue(`${f.type} = 'text' AND ${f.value} ${op} ${params.add(value)}`);
       return '0';
