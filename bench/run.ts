@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --quick] [-- --engines sqlite,postgres] [-- --only http,fanout,memory,redis,scale-out,fanout-mixed] [-- --profile] [-- --match <text>]`:
+ * `npm run bench [-- --quick] [-- --engines sqlite,postgres] [-- --only http,fanout,memory,redis,scale-out,fanout-mixed] [-- --profile] [-- --match <text>] [-- --seconds N --warmup N]`:
  * every workload against the service on each engine and, in the same run, against the bare
  * baselines; prints the Markdown of BENCHMARKS.md (progress goes to stderr) and writes the
  * result to bench/results/bench[-quick].json. Loopback only; every loop is bounded in count and time.
@@ -58,6 +58,11 @@ const quick = process.argv.includes('--quick');
 const engines = listArgument<Engine>('--engines', ['sqlite', 'postgres']);
 const settings = benchSettings(quick, process.env, engines);
 settings.match = argument('--match');
+// Longer or shorter HTTP loads than the preset (A/B runs of a few workloads).
+const seconds = argument('--seconds');
+const warmup = argument('--warmup');
+if (seconds !== undefined) settings.durationSeconds = Number(seconds);
+if (warmup !== undefined) settings.warmupSeconds = Number(warmup);
 if (process.argv.includes('--profile')) {
   // One .cpuprofile per service process, written when it exits (open it in Chrome DevTools).
   settings.profileDir = new URL('./results/profiles/', import.meta.url).pathname;
