@@ -136,6 +136,8 @@ export async function measureIdleSockets(
     await sleep(settings.settleMs);
     const rssAfterBytes = server.rss();
     await clients.send({ type: 'close' });
+    // The server tears 10,000 sockets down and collects them: loads measured next start after that.
+    await sleep(settings.settleMs);
     return { sockets, rssBeforeBytes, rssAfterBytes, bytesPerSocket: (rssAfterBytes - rssBeforeBytes) / sockets };
   } finally {
     await clients.terminate();
