@@ -10,6 +10,16 @@ export function isJsonObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/** The JSON object `text` holds; null when it is not JSON or not an object (a bus message of another kind). */
+export function parseJsonObject(text: string): JsonObject | null {
+  try {
+    const parsed: unknown = JSON.parse(text);
+    return isJsonObject(parsed) ? parsed : null;
+  } catch {
+    return null;
+  }
+}
+
 /** Why `hasUnstorableText` refused a value, for the 422 item. */
 export const UNSTORABLE_TEXT = 'Strings and keys may not contain the NUL character or unpaired surrogates';
 

@@ -1,6 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import type { Clock } from '../clock.js';
-import { isJsonObject } from '../json.js';
+import { parseJsonObject } from '../json.js';
 import type { Bus, LeaderboardStore } from '../ports.js';
 import { isExpired, type Leaderboard } from './leaderboard-model.js';
 
@@ -130,13 +130,8 @@ function keyOf(projectId: number, slug: string): string {
 
 /** The notice carried by a bus message; null when it is not one (another version of the service). */
 function decodeNotice(message: string): BoardNotice | null {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(message);
-  } catch {
-    return null;
-  }
-  if (!isJsonObject(parsed)) return null;
+  const parsed = parseJsonObject(message);
+  if (!parsed) return null;
   const { origin, projectId, slugs } = parsed;
   if (typeof origin !== 'string' || typeof projectId !== 'number' || !Number.isSafeInteger(projectId)) return null;
   if (!Array.isArray(slugs) || !slugs.every((slug): slug is string => typeof slug === 'string')) return null;

@@ -1,4 +1,4 @@
-import { isJsonObject } from '../json.js';
+import { isJsonObject, parseJsonObject } from '../json.js';
 import type { Bus, LeaderboardStore } from '../ports.js';
 import type { KeyedMutex } from './keyed-mutex.js';
 import { SORT_ORDERS, type SortOrder } from './leaderboard-model.js';
@@ -129,13 +129,8 @@ const isInteger = (value: unknown): value is number => Number.isSafeInteger(valu
 
 /** The notice carried by a bus message; null when it is not one (another version of the service). */
 function decodeNotice(message: string): RankNotice | null {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(message);
-  } catch {
-    return null;
-  }
-  if (!isJsonObject(parsed)) return null;
+  const parsed = parseJsonObject(message);
+  if (!parsed) return null;
   const { origin, boardId, revision, periodStart, sort, userId, before } = parsed;
   if (typeof origin !== 'string' || !isInteger(boardId) || !isInteger(revision) || !isInteger(userId)) return null;
   if (typeof periodStart !== 'number' || !(SORT_ORDERS as readonly unknown[]).includes(sort)) return null;

@@ -2,7 +2,7 @@
  * What travels on the bus after each committed tree write (§4), and how a write becomes the
  * update a subscription receives. Events are plain JSON so any bus can carry them.
  */
-import { isJsonObject } from '../json.js';
+import { isJsonObject, parseJsonObject } from '../json.js';
 import type { TreeChange, TreeCommit } from '../ports.js';
 import type { WriteRelation } from './subscription-index.js';
 import { isAtOrBelow, relativeSegments } from './tree-path.js';
@@ -25,13 +25,8 @@ export function encodeCommit(event: TreeCommitEvent): string {
 
 /** The commit carried by a bus message; null when the message is not one (another version of the service). */
 export function decodeCommit(message: string): TreeCommitEvent | null {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(message);
-  } catch {
-    return null;
-  }
-  if (!isJsonObject(parsed)) return null;
+  const parsed = parseJsonObject(message);
+  if (!parsed) return null;
   const { projectId, version, changes } = parsed;
   if (!Number.isSafeInteger(projectId) || !Number.isSafeInteger(version) || !Array.isArray(changes)) return null;
   const valid = changes.every((change) => isJsonObject(change) && typeof change.path === 'string' && 'value' in change);
