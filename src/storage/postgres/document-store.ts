@@ -18,6 +18,20 @@ import { compileOrderBy, compileWhere, PgParamList } from './where-sql.js';
 /** A row's `{id, path, data}` as JSON text (`DocumentJson`), so no page is parsed and serialized again in Node. */
 const DOCUMENT_JSON = `'{"id":"' || id || '","path":' || to_json(path)::text || ',"data":' || data::text || '}' AS doc`;
 
+/** The SQL expressions a skip scan is written over: bound parameters, or the columns of a batch row. */
+interface SkipScanTerms {
+  project: string;
+  /** `path/` of the document below which names are found ('' for the root). */
+  prefix: string;
+  /** Where a name starts in a path below it: the prefix's length + 1. */
+  start: string;
+  /** The exclusive upper bound of the paths below it (`path0`); none for the root. */
+  upper: string | null;
+}
+
+/** The terms of the single-document statements: `$1` project, `$2` prefix, `$3` start, `$4` upper bound. */
+const BOUND_TERMS: SkipScanTerms = { project: '$1', prefix: '$2::text', start: '$3::int', upper: '$4::text' };
+
 /** The fixed statements of the PostgreSQL document store, exported so tests can EXPLAIN exactly them. */
 export const postgresDocumentSql = {
   get: 'SELECT id, path, data FROM documents WHERE project_id = $1 AND path = $2',
@@ -60,20 +74,19 @@ ORDER BY path LIMIT $5 OFFSET $6`,
 
 /**
  * The skip scan over the primary key as a recursive CTE `names`: each step seeks the first path
- * at or after `$2 || name || '0'` ('0' is the byte after '/'), which skips every path of the
- * child collection `name`, so the cost grows with the number of names, not of descendants. `$2`
- * is the prefix, `$3` its length + 1, `$4` the exclusive upper bound (absent for the root). The
+ * at or after `prefix || name || '0'` ('0' is the byte after '/'), which skips every path of the
+ * child collection `name`, so the cost grows with the number of names, not of descendants. The
  * last step finds no row and yields a NULL name, which ends the recursion.
  */
-function namesCte(bounded: boolean): string {
-  const below = bounded ? ' AND d.path < $4::text' : '';
+function namesCte(terms: SkipScanTerms): string {
+  const below = terms.upper === null ? '' : ` AND d.path < ${terms.upper}`;
   const seek = (from: string) =>
-    `SELECT split_part(substr(d.path, $3::int), '/', 1) FROM documents d
-WHERE d.project_id = $1 AND d.path >= ${from}${below} ORDER BY d.path LIMIT 1`;
+    `SELECT split_part(substr(d.path, ${terms.start}), '/', 1) FROM documents d
+WHERE d.project_id = ${terms.project} AND d.path >= ${from}${below} ORDER BY d.path LIMIT 1`;
   return `WITH RECURSIVE names(name) AS (
-  (${seek('$2::text')})
+  (${seek(terms.prefix)})
   UNION ALL
-  SELECT (${seek(`$2::text || n.name || '0'`)}) FROM names n WHERE n.name IS NOT NULL
+  SELECT (${seek(`${terms.prefix} || n.name || '0'`)}) FROM names n WHERE n.name IS NOT NULL
 )`;
 }
 
@@ -87,7 +100,7 @@ function sortedNamesSql(): string {
 
 /** The skip scan alone: the child collection names below a prefix, one row each. */
 function skipScanSql(bounded: boolean): string {
-  return `${namesCte(bounded)}
+  return `${namesCte(bounded ? BOUND_TERMS : { ...BOUND_TERMS, upper: null })}
 ${sortedNamesSql()}`;
 }
 
@@ -97,7 +110,7 @@ ${sortedNamesSql()}`;
  * missing document costs the primary-key lookup alone.
  */
 function getWithCollectionsSql(): string {
-  return `${namesCte(true)}
+  return `${namesCte(BOUND_TERMS)}
 SELECT doc.id, doc.path, doc.data, ARRAY(${sortedNamesSql()}) AS collections
 FROM documents doc WHERE doc.project_id = $1 AND doc.path = $5`;
 }
@@ -108,16 +121,15 @@ FROM documents doc WHERE doc.project_id = $1 AND doc.path = $5`;
  * position; missing documents have no row.
  */
 function getManyWithCollectionsSql(): string {
-  const seek = (from: string) =>
-    `SELECT split_part(substr(d.path, length(v.path) + 2), '/', 1) FROM documents d
-WHERE d.project_id = v.project_id AND d.path >= ${from} AND d.path < v.path || '0' ORDER BY d.path LIMIT 1`;
+  const terms = {
+    project: 'v.project_id',
+    prefix: "v.path || '/'",
+    start: 'length(v.path) + 2',
+    upper: "v.path || '0'",
+  };
   return `SELECT v.i::int AS i, doc.id, doc.path, doc.data, ARRAY(
-  WITH RECURSIVE names(name) AS (
-    (${seek(`v.path || '/'`)})
-    UNION ALL
-    SELECT (${seek(`v.path || '/' || n.name || '0'`)}) FROM names n WHERE n.name IS NOT NULL
-  )
-  ${sortedNamesSql()}) AS collections
+${namesCte(terms)}
+${sortedNamesSql()}) AS collections
 FROM unnest($1::int[], $2::text[]) WITH ORDINALITY AS v(project_id, path, i)
 JOIN documents doc ON doc.project_id = v.project_id AND doc.path = v.path`;
 }

@@ -113,7 +113,7 @@ const toRecord = (row: Row): DocumentRecord => ({ id: row.id, path: row.path, da
 // Dynamic query statements are cached by their SQL text; clause shapes repeat, values are bound.
 const QUERY_CACHE_SIZE = 200;
 
-/** Documents in the `documents` table of an embedded SQLite database; data is JSON text. */
+/** Documents in the `documents` table of an embedded SQLite database; data is JSONB. */
 export class SqliteDocumentStore implements DocumentStore {
   private readonly statements: {
     [K in Exclude<keyof typeof sqliteDocumentSql, 'list' | 'getWithFirstChild'>]: Statement<Row>;
@@ -179,11 +179,17 @@ export class SqliteDocumentStore implements DocumentStore {
 
   async childCollections(projectId: number, path: string): Promise<string[]> {
     const { prefix, to } = belowPath(path);
-    const first =
+    const first = this.firstPath(projectId, prefix, to);
+    return first === undefined ? [] : this.collectionsFrom(projectId, path, first);
+  }
+
+  /** One step of the skip scan: the first path in [`from`, `to`) (no upper bound for the root). */
+  private firstPath(projectId: number, from: string, to: string | null): string | undefined {
+    const row =
       to === null
-        ? this.statements.firstFrom.get({ project: projectId, from: prefix })
-        : this.statements.firstBelow.get({ project: projectId, from: prefix, to });
-    return first ? this.collectionsFrom(projectId, path, first.path) : [];
+        ? this.statements.firstFrom.get({ project: projectId, from })
+        : this.statements.firstBelow.get({ project: projectId, from, to });
+    return row?.path;
   }
 
   /**
@@ -198,12 +204,7 @@ export class SqliteDocumentStore implements DocumentStore {
     while (found !== undefined) {
       const name = firstSegment(found.slice(prefix.length));
       names.push(name);
-      const from = `${prefix}${name}0`;
-      const row =
-        to === null
-          ? this.statements.firstFrom.get({ project: projectId, from })
-          : this.statements.firstBelow.get({ project: projectId, from, to });
-      found = row?.path;
+      found = this.firstPath(projectId, `${prefix}${name}0`, to);
     }
     // Seeks meet names in path order ('c!/' sorts before 'c/'); names sort in code point order.
     return names.sort(compareCodePoints);
