@@ -1,8 +1,8 @@
 /**
- * One HTTP load: autocannon with a fixed number of connections, an untimed warm-up, then a timed
- * run. Requests come from a generator (path, method, body), each connection may carry its own
- * headers (one user per connection), and latencies are recorded from every response at
- * sub-millisecond resolution. Any answer other than the expected status fails the load.
+ * One HTTP load: autocannon with a fixed number of connections, an untimed warm-up, then timed
+ * slices, each after a slice of its baseline when it has one. Requests come from a generator
+ * (path, method, body), each connection may carry its own headers (one user per connection), and
+ * latencies are recorded from every response at sub-millisecond resolution. Any answer other than the expected status fails the load.
  */
 import autocannon from 'autocannon';
 
@@ -13,8 +13,8 @@ export interface LoadRequest {
   body?: string;
 }
 
-/** What to load and how. */
-export interface HttpLoadSpec {
+/** Where and what one autocannon run sends. */
+export interface LoadTarget {
   baseUrl: string;
   /** The next request; `i` counts requests of the whole load. */
   request: (i: number) => LoadRequest;
@@ -22,8 +22,16 @@ export interface HttpLoadSpec {
   headers: (c: number) => Record<string, string>;
   expectStatus: number;
   connections: number;
+}
+
+/** A measured load: a target, its durations, and the baseline it is paired with. */
+export interface HttpLoadSpec extends LoadTarget {
   warmupSeconds: number;
   durationSeconds: number;
+  /** Measured slices (default 1). */
+  rounds?: number;
+  /** Loaded before each slice, for half its time (its server is warm already). */
+  baselineTarget?: LoadTarget;
   /** CPU seconds the server process has used so far (to report its CPU per request). */
   serverCpuSeconds?: () => number;
 }
@@ -40,6 +48,9 @@ export interface HttpLoadResult {
   /** Server CPU per answered request, in microseconds, and the share of one core it kept busy. */
   serverCpuUs: number;
   serverBusy: number;
+  /** With a baseline: its rate over its slices, and each round's ratio of the two rates. */
+  baselineRate?: number;
+  roundRatios?: number[];
   /** Set when any answer was unexpected: what a probe request got. */
   failure?: string;
 }
@@ -54,7 +65,15 @@ export function quantile(values: Float64Array, n: number, q: number): number {
   return sorted[Math.min(n - 1, Math.floor(q * n))] ?? Number.NaN;
 }
 
-async function cannon(spec: HttpLoadSpec, seconds: number, record: boolean): Promise<HttpLoadResult> {
+/** What one autocannon run counted; latencies went to `samples` from `recordAt` on, when given. */
+interface CannonCount {
+  recorded: number;
+  unexpected: number;
+  errors: number;
+  seconds: number;
+}
+
+async function cannon(spec: LoadTarget, seconds: number, recordAt: number | null): Promise<CannonCount> {
   let counter = 0;
   let recorded = 0;
   let unexpected = 0;
@@ -85,47 +104,83 @@ async function cannon(spec: HttpLoadSpec, seconds: number, record: boolean): Pro
   );
   instance.on('response', (_client, statusCode, _bytes, responseTime) => {
     if (statusCode !== spec.expectStatus) unexpected += 1;
-    else if (record && recorded < MAX_SAMPLES) samples[recorded++] = responseTime;
+    else {
+      if (recordAt !== null && recordAt + recorded < MAX_SAMPLES) samples[recordAt + recorded] = responseTime;
+      recorded += 1;
+    }
   });
   // autocannon stops itself after `duration`; this bounds a run whose server stopped answering.
   const guard = setTimeout(() => instance.stop(), (seconds + 30) * 1000);
   try {
     const result = await done;
-    const total = recorded + unexpected;
-    return {
-      requests: total,
-      requestsPerSecond: recorded / result.duration,
-      p50Ms: quantile(samples, recorded, 0.5),
-      p99Ms: quantile(samples, recorded, 0.99),
-      unexpected,
-      errors: result.errors,
-      serverCpuUs: Number.NaN,
-      serverBusy: Number.NaN,
-    };
+    return { recorded, unexpected, errors: result.errors, seconds: result.duration };
   } finally {
     clearTimeout(guard);
   }
 }
 
-/** Warms up, then measures; a load with any unexpected answer carries a `failure`. */
+/** What a probe request of the load answers (for a failed load's report). */
+async function probe(spec: LoadTarget): Promise<string> {
+  const request = spec.request(0);
+  return fetch(`${spec.baseUrl}${request.path}`, {
+    method: request.method,
+    headers: { 'content-type': 'application/json', ...spec.headers(0) },
+    ...(request.body !== undefined ? { body: request.body } : {}),
+  }).then(
+    async (response) => `${response.status} ${(await response.text()).slice(0, 200)}`,
+    (error: unknown) => String(error),
+  );
+}
+
+/**
+ * Warms up, then measures in `rounds` slices of `durationSeconds / rounds`; with a `baselineTarget`,
+ * each slice follows a slice of the baseline half as long, so the two rates come from the same
+ * minutes of a machine whose speed moves. A load with any unexpected answer carries a `failure`.
+ */
 export async function runHttpLoad(spec: HttpLoadSpec): Promise<HttpLoadResult> {
-  if (spec.warmupSeconds > 0) await cannon(spec, spec.warmupSeconds, false);
-  const cpuBefore = spec.serverCpuSeconds?.() ?? Number.NaN;
-  const result = await cannon(spec, spec.durationSeconds, true);
-  const cpu = (spec.serverCpuSeconds?.() ?? Number.NaN) - cpuBefore;
-  result.serverCpuUs = (cpu * 1e6) / result.requests;
-  result.serverBusy = cpu / spec.durationSeconds;
-  if (result.unexpected > 0 || result.errors > 0) {
-    const probe = spec.request(0);
-    const answer = await fetch(`${spec.baseUrl}${probe.path}`, {
-      method: probe.method,
-      headers: { 'content-type': 'application/json', ...spec.headers(0) },
-      ...(probe.body !== undefined ? { body: probe.body } : {}),
-    }).then(
-      async (response) => `${response.status} ${(await response.text()).slice(0, 200)}`,
-      (error: unknown) => String(error),
-    );
-    result.failure = `${result.unexpected} unexpected answers, ${result.errors} errors; ${probe.method} ${probe.path} got ${answer}`;
+  if (spec.warmupSeconds > 0) await cannon(spec, spec.warmupSeconds, null);
+  const rounds = spec.rounds ?? 1;
+  const slice = spec.durationSeconds / rounds;
+  const total: CannonCount = { recorded: 0, unexpected: 0, errors: 0, seconds: 0 };
+  const base: CannonCount = { recorded: 0, unexpected: 0, errors: 0, seconds: 0 };
+  const roundRatios: number[] = [];
+  let cpu = 0;
+  for (let round = 0; round < rounds; round++) {
+    let baseRate = Number.NaN;
+    if (spec.baselineTarget) {
+      const counted = await cannon(spec.baselineTarget, slice / 2, null);
+      add(base, counted);
+      baseRate = counted.recorded / counted.seconds;
+    }
+    const cpuBefore = spec.serverCpuSeconds?.() ?? Number.NaN;
+    const counted = await cannon(spec, slice, total.recorded);
+    cpu += (spec.serverCpuSeconds?.() ?? Number.NaN) - cpuBefore;
+    add(total, counted);
+    roundRatios.push(counted.recorded / counted.seconds / baseRate);
+  }
+  const recorded = Math.min(total.recorded, MAX_SAMPLES);
+  const result: HttpLoadResult = {
+    requests: total.recorded + total.unexpected,
+    requestsPerSecond: total.recorded / total.seconds,
+    p50Ms: quantile(samples, recorded, 0.5),
+    p99Ms: quantile(samples, recorded, 0.99),
+    unexpected: total.unexpected,
+    errors: total.errors,
+    serverCpuUs: (cpu * 1e6) / (total.recorded + total.unexpected),
+    serverBusy: cpu / total.seconds,
+    ...(spec.baselineTarget ? { baselineRate: base.recorded / base.seconds, roundRatios } : {}),
+  };
+  if (total.unexpected > 0 || total.errors > 0) {
+    result.failure = `${total.unexpected} unexpected answers, ${total.errors} errors; ${spec.request(0).method} ${spec.request(0).path} got ${await probe(spec)}`;
+  } else if (base.unexpected > 0 || base.errors > 0) {
+    result.failure = `baseline: ${base.unexpected} unexpected answers, ${base.errors} errors`;
   }
   return result;
+}
+
+function add(sum: CannonCount, part: CannonCount): void {
+  sum.recorded += part.recorded;
+  sum.unexpected += part.unexpected;
+  sum.errors += part.errors;
+  sum.seconds += part.seconds;
 }

@@ -22,6 +22,10 @@ export interface Row {
   serverBusy?: number;
   /** The workload name of the baseline row this row is compared with. */
   baseline?: string;
+  /** HTTP rows: the baseline's rate measured in turns with this row's load (the ratio's
+   * denominator), and the ratio of each turn. */
+  pairedBaselineRate?: number;
+  roundRatios?: number[];
   failure?: string;
 }
 
@@ -86,10 +90,19 @@ function baselineOf(result: BenchResult, row: Row): Row | undefined {
   return result.rows.find((other) => other.server === 'baseline' && other.workload === row.baseline);
 }
 
-/** Rate of the row over its baseline's. */
+/** Rate of the row over its baseline's: the one measured in turns with it, if any. */
 export function ratioOf(result: BenchResult, row: Row): number {
-  const base = baselineOf(result, row);
-  return base ? row.rate / base.rate : Number.NaN;
+  const baseRate = row.pairedBaselineRate ?? baselineOf(result, row)?.rate;
+  return baseRate === undefined ? Number.NaN : row.rate / baseRate;
+}
+
+/** The ratio as a table cell, with the range of its rounds when there were several. */
+function ratioCell(result: BenchResult, row: Row): string {
+  if (!row.baseline) return '';
+  const ratio = fmt(ratioOf(result, row), 2);
+  const rounds = row.roundRatios ?? [];
+  if (rounds.length < 2) return ratio;
+  return `${ratio} (${fmt(Math.min(...rounds), 2)}–${fmt(Math.max(...rounds), 2)})`;
 }
 
 function ratioTarget(row: Row): number | null {
@@ -150,16 +163,17 @@ export function markdown(result: BenchResult): string {
   const lines = [
     `Machine: ${result.machine}. ${result.quick ? 'Quick run' : 'Full run'} of ${fmt(result.seconds)} s, started ${result.startedAt}; ${result.load}.`,
     '',
-    '| workload | server | rate | p50 (ms) | p99 (ms) | server CPU/req (µs) | server busy | baseline | ratio |',
-    '|---|---|---:|---:|---:|---:|---:|---|---:|',
+    '| workload | server | rate | p50 (ms) | p99 (ms) | server CPU/req (µs) | server busy | baseline | baseline rate | ratio (rounds) |',
+    '|---|---|---:|---:|---:|---:|---:|---|---:|---:|',
   ];
   for (const row of result.rows) {
-    const ratio = row.baseline ? fmt(ratioOf(result, row), 2) : '';
+    const ratio = ratioCell(result, row);
+    const baseRate = row.pairedBaselineRate === undefined ? '' : fmt(row.pairedBaselineRate);
     const rate = row.failure ? `failed: ${row.failure}` : `${fmt(row.rate)} ${row.unit}`;
     const cpu = row.serverCpuUs === undefined ? '' : fmt(row.serverCpuUs);
     const busy = row.serverBusy === undefined ? '' : `${fmt(row.serverBusy * 100)} %`;
     lines.push(
-      `| ${row.workload} | ${row.server} | ${rate} | ${fmt(row.p50Ms, 2)} | ${fmt(row.p99Ms, 2)} | ${cpu} | ${busy} | ${row.baseline ?? ''} | ${ratio} |`,
+      `| ${row.workload} | ${row.server} | ${rate} | ${fmt(row.p50Ms, 2)} | ${fmt(row.p99Ms, 2)} | ${cpu} | ${busy} | ${row.baseline ?? ''} | ${baseRate} | ${ratio} |`,
     );
   }
   lines.push('', '| figure | server | value | detail |', '|---|---|---:|---|');

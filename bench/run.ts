@@ -8,6 +8,7 @@ import { execFile } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import pg from 'pg';
+import { startBaselines } from './baselines.js';
 import { type FanoutBenchResult, mixedFanoutMarkdown, runMixedFanoutBench } from './fanout-mixed.js';
 import { type BenchResult, checkTargets, markdown } from './report.js';
 import { runScaleOutBench, type ScaleOutResult, scaleOutMarkdown, scaleOutOptions } from './scale-out.js';
@@ -95,7 +96,9 @@ const sampler = setInterval(() => {
   });
 }, 5_000);
 const loadAtStart = loadavg()[0] ?? 0;
-const context: SuiteContext = { settings, sections, result, log };
+// Up through the engines' suites too: each service workload runs in turns with its baseline.
+const bare = await startBaselines();
+const context: SuiteContext = { settings, sections, result, log, bare };
 /** Runs a suite; a failure is reported with the results instead of ending the run. */
 async function attempt(name: string, suite: () => Promise<void>): Promise<void> {
   try {
@@ -131,6 +134,7 @@ try {
   }
 } finally {
   clearInterval(sampler);
+  await bare.stop();
 }
 result.seconds = (performance.now() - started) / 1000;
 result.load =

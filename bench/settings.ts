@@ -14,8 +14,10 @@ export interface BenchSettings {
   connections: number;
   /** Untimed load before each measured HTTP run. */
   warmupSeconds: number;
-  /** Length of each measured HTTP run. */
+  /** Length of each measured HTTP run, in `rounds` slices; each slice of a service workload
+   * follows a slice of its baseline half as long. */
   durationSeconds: number;
+  rounds: number;
   /** Pause before a memory reading, so that start-up or connection work has settled. */
   settleMs: number;
   /** Documents in the collection that GET, list and query read. */
@@ -55,6 +57,7 @@ export function benchSettings(quick: boolean, env: NodeJS.ProcessEnv, engines?: 
     connections: 50,
     warmupSeconds: quick ? 0.25 : 2,
     durationSeconds: quick ? 1 : 10,
+    rounds: quick ? 1 : 3,
     settleMs: quick ? 1_000 : 2_000,
     documents: 100_000,
     hubDescendants: 100_000,

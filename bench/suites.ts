@@ -3,11 +3,11 @@
  * engine (set-up, start-up, memory, HTTP workloads, fan-out). Each adds rows and figures to the
  * run's result and always stops what it started.
  */
-import { runRedisBaselines, startBaselines } from './baselines.js';
+import { type BaselineServer, runRedisBaselines } from './baselines.js';
 import { sleep } from './child.js';
 import { measureFanout, measureIdleSockets } from './fanout.js';
 import { runHttpLoad } from './http-load.js';
-import { baselineWorkloads, serviceWorkloads } from './http-workloads.js';
+import { type BaselineWorkload, baselineWorkloads, serviceWorkloads } from './http-workloads.js';
 import { type BenchResult, BOARD_READY, FANOUT_BURST, FANOUT_PACED, IDLE_SOCKETS, type Server } from './report.js';
 import { BOARD, clientHeaders, prepareDatabase, startService } from './service-process.js';
 import type { BenchSettings, Engine } from './settings.js';
@@ -15,9 +15,11 @@ import type { BenchSettings, Engine } from './settings.js';
 /** The parts of a run that can be left out while developing (`--only`). */
 export type Section = 'http' | 'fanout' | 'memory' | 'redis';
 
-/** What a suite needs. */
+/** What a suite needs: the baseline process runs through the whole run, so that each service
+ * workload can be measured in turns with its baseline. */
 export interface SuiteContext {
   settings: BenchSettings;
+  bare: BaselineServer;
   sections: ReadonlySet<Section>;
   result: BenchResult;
   log: (line: string) => void;
@@ -74,41 +76,38 @@ async function idleRows(
   context.log(`  idle sockets: ${(idle.bytesPerSocket / 1024).toFixed(1)} KiB each`);
 }
 
+function bareTarget(context: SuiteContext, workload: BaselineWorkload) {
+  return { ...workload, baseUrl: context.bare.httpUrl, headers: () => ({}), connections: context.settings.connections };
+}
+
 /** Bare Fastify routes, bare ws, and Redis. */
 export async function runBaselineSuite(context: SuiteContext): Promise<void> {
-  const { settings, sections, result, log } = context;
+  const { settings, sections, result, log, bare } = context;
   log('baselines');
-  const bare = await startBaselines();
-  try {
-    if (sections.has('http')) {
-      for (const workload of baselineWorkloads) {
-        const load = await runHttpLoad({
-          ...settings,
-          ...workload,
-          baseUrl: bare.httpUrl,
-          headers: () => ({}),
-          serverCpuSeconds: () => bare.server.cpuSeconds(),
-        });
-        result.rows.push({
-          workload: workload.name,
-          server: 'baseline',
-          rate: load.requestsPerSecond,
-          unit: 'req/s',
-          p50Ms: load.p50Ms,
-          p99Ms: load.p99Ms,
-          serverCpuUs: load.serverCpuUs,
-          serverBusy: load.serverBusy,
-          ...(load.failure ? { failure: load.failure } : {}),
-        });
-        log(`  ${workload.name}: ${Math.round(load.requestsPerSecond)} req/s`);
-      }
+  if (sections.has('http')) {
+    for (const workload of baselineWorkloads) {
+      const load = await runHttpLoad({
+        ...settings,
+        ...bareTarget(context, workload),
+        serverCpuSeconds: () => bare.server.cpuSeconds(),
+      });
+      result.rows.push({
+        workload: workload.name,
+        server: 'baseline',
+        rate: load.requestsPerSecond,
+        unit: 'req/s',
+        p50Ms: load.p50Ms,
+        p99Ms: load.p99Ms,
+        serverCpuUs: load.serverCpuUs,
+        serverBusy: load.serverBusy,
+        ...(load.failure ? { failure: load.failure } : {}),
+      });
+      log(`  ${workload.name}: ${Math.round(load.requestsPerSecond)} req/s`);
     }
-    const target = { url: bare.wsUrl, headers: {} };
-    if (sections.has('fanout')) await fanoutRows(context, 'baseline', target);
-    if (sections.has('memory')) await idleRows(context, 'baseline', target, bare.server);
-  } finally {
-    await bare.stop();
   }
+  const target = { url: bare.wsUrl, headers: {} };
+  if (sections.has('fanout')) await fanoutRows(context, 'baseline', target);
+  if (sections.has('memory')) await idleRows(context, 'baseline', target, bare.server);
   if (sections.has('redis')) {
     for (const redis of await runRedisBaselines(settings, log)) {
       result.rows.push({
@@ -165,12 +164,14 @@ export async function runServiceSuite(context: SuiteContext, engine: Engine): Pr
       if (sections.has('http')) {
         const workloads = serviceWorkloads(settings).filter((w) => !settings.match || w.name.includes(settings.match));
         for (const workload of workloads) {
+          const baseline = baselineWorkloads.find((bare) => bare.name === workload.baseline);
           const load = await runHttpLoad({
             ...settings,
             ...workload,
             baseUrl: service.baseUrl,
             headers: (c) => clientHeaders(prepared.project, c),
             serverCpuSeconds: () => service.server.cpuSeconds(),
+            ...(baseline ? { baselineTarget: bareTarget(context, baseline) } : {}),
           });
           result.rows.push({
             workload: workload.name,
@@ -182,6 +183,8 @@ export async function runServiceSuite(context: SuiteContext, engine: Engine): Pr
             serverCpuUs: load.serverCpuUs,
             serverBusy: load.serverBusy,
             baseline: workload.baseline,
+            pairedBaselineRate: load.baselineRate,
+            roundRatios: load.roundRatios,
             ...(load.failure ? { failure: load.failure } : {}),
           });
           log(
