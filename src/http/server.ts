@@ -17,6 +17,7 @@ import { handleError } from './errors.js';
 import { logSerializers, redactPaths } from './logging.js';
 import { registerOpenApi } from './openapi.js';
 import { type RateLimits, registerRateLimits } from './rate-limit.js';
+import { coalesceResponseWrites } from './write-coalescing.js';
 
 /** A Fastify instance whose route schemas are TypeBox schemas. */
 export type HttpApp = FastifyInstance<
@@ -107,6 +108,7 @@ export async function createHttpApp(options: HttpOptions): Promise<HttpApp> {
   app.addHook('onRoute', (route) => {
     if (route.schema?.body) route.preValidation = [...hookList(route.preValidation), emptyBodyAsObject];
   });
+  coalesceResponseWrites(app);
   app.setErrorHandler(handleError);
   await registerRateLimits(app as unknown as HttpApp, options.rateLimits);
   await registerOpenApi(app as unknown as HttpApp);
