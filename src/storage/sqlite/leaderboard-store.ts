@@ -189,19 +189,23 @@ export class SqliteLeaderboardStore implements LeaderboardStore {
   }
 
   async standing(boardId: number, userId: number): Promise<Standing> {
-    // One statement for both look-ups (every leaderboard read asks for the caller's standing).
+    // The entry with the assignment beside it, and the assignment alone only when there is no
+    // entry: two primary-key seeks. (One statement over `(SELECT 1) LEFT JOIN` took 13 µs
+    // where these take 2.)
     const row = this.db
-      .prepare<
-        [{ board: number; user: number }],
-        { [K in keyof EntryRow]: EntryRow[K] | null } & { assigned: string | null }
-      >(
-        `SELECT e.user_id, e.stat_value, e.league, e.updated_at,
-           (SELECT a.league FROM leaderboard_assignments a WHERE a.leaderboard_id = @board AND a.user_id = @user) AS assigned
-         FROM (SELECT 1) LEFT JOIN leaderboard_entries e ON e.leaderboard_id = @board AND e.user_id = @user`,
+      .prepare<[number, number], EntryRow & { assigned: string | null }>(
+        `SELECT user_id, stat_value, league, updated_at,
+           (SELECT a.league FROM leaderboard_assignments a WHERE a.leaderboard_id = e.leaderboard_id AND a.user_id = e.user_id) AS assigned
+         FROM leaderboard_entries e WHERE leaderboard_id = ? AND user_id = ?`,
       )
-      .get({ board: boardId, user: userId });
-    const entry = row && row.user_id !== null ? toEntry(row as EntryRow) : null;
-    return { entry, assignedLeague: row?.assigned ?? null };
+      .get(boardId, userId);
+    if (row) return { entry: toEntry(row), assignedLeague: row.assigned };
+    const assignment = this.db
+      .prepare<[number, number], { league: string }>(
+        'SELECT league FROM leaderboard_assignments WHERE leaderboard_id = ? AND user_id = ?',
+      )
+      .get(boardId, userId);
+    return { entry: null, assignedLeague: assignment?.league ?? null };
   }
 
   async writeEntry(boardId: number, write: EntryWrite): Promise<EntryWriteResult> {
