@@ -22,6 +22,8 @@ export interface FanoutResult {
   subscribers: number;
   paced: DeliveryReport;
   burst: DeliveryReport;
+  /** With a baseline: its bursts, each sent just before one of the server's. */
+  baselineBurst?: DeliveryReport;
 }
 
 /** Idle-socket memory of one server. */
@@ -97,27 +99,58 @@ function combine(bursts: DeliveryReport[]): DeliveryReport {
   };
 }
 
-/** Subscribers on one path; paced writes, then bursts. */
-export async function measureFanout(target: WsTarget, settings: BenchSettings): Promise<FanoutResult> {
+/**
+ * Subscribers on one path; paced writes, then bursts. With a `baseline` server, as many
+ * subscribers wait on it too and each burst to the server follows one to the baseline, so the
+ * two burst rates come from the same minutes.
+ */
+export async function measureFanout(
+  target: WsTarget,
+  settings: BenchSettings,
+  baseline?: WsTarget,
+): Promise<FanoutResult> {
   const clients = new ClientWorker();
+  const baselineClients = baseline ? new ClientWorker() : null;
   try {
     const count = settings.fanoutSubscribers;
     await clients.send({ type: 'connect', url: target.url, headers: target.headers, count, path: FANOUT_PATH });
+    if (baseline) {
+      await baselineClients?.send({
+        type: 'connect',
+        url: baseline.url,
+        headers: baseline.headers,
+        count,
+        path: FANOUT_PATH,
+      });
+    }
     const paced = await clients.report({
       type: 'paced',
       path: FANOUT_PATH,
       rate: settings.pacedRate,
       writes: settings.pacedWrites,
     });
+    const burst = { type: 'burst', path: FANOUT_PATH, writes: settings.burstWrites } as const;
     const bursts: DeliveryReport[] = [];
+    const baselineBursts: DeliveryReport[] = [];
     for (let i = 0; i < settings.bursts; i++) {
+      if (baselineClients) {
+        await sleep(500);
+        baselineBursts.push(await baselineClients.report(burst));
+      }
       await sleep(500);
-      bursts.push(await clients.report({ type: 'burst', path: FANOUT_PATH, writes: settings.burstWrites }));
+      bursts.push(await clients.report(burst));
     }
     await clients.send({ type: 'close' });
-    return { subscribers: count, paced, burst: combine(bursts) };
+    await baselineClients?.send({ type: 'close' });
+    return {
+      subscribers: count,
+      paced,
+      burst: combine(bursts),
+      ...(baselineClients ? { baselineBurst: combine(baselineBursts) } : {}),
+    };
   } finally {
     await clients.terminate();
+    await baselineClients?.terminate();
   }
 }
 

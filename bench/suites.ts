@@ -5,7 +5,8 @@
  */
 import { type BaselineServer, runRedisBaselines } from './baselines.js';
 import { sleep } from './child.js';
-import { measureFanout, measureIdleSockets } from './fanout.js';
+import { measureFanout, measureIdleSockets, type WsTarget } from './fanout.js';
+import type { DeliveryReport } from './fanout-clients.js';
 import { runHttpLoad } from './http-load.js';
 import { type BaselineWorkload, baselineWorkloads, serviceWorkloads } from './http-workloads.js';
 import { type BenchResult, BOARD_READY, FANOUT_BURST, FANOUT_PACED, IDLE_SOCKETS, type Server } from './report.js';
@@ -25,37 +26,34 @@ export interface SuiteContext {
   log: (line: string) => void;
 }
 
-async function fanoutRows(
-  context: SuiteContext,
-  server: Server,
-  target: { url: string; headers: Record<string, string> },
-): Promise<void> {
+const rateOf = (report: DeliveryReport) => report.delivered / (report.elapsedMs / 1000);
+
+async function fanoutRows(context: SuiteContext, server: Server, target: WsTarget, baseline?: WsTarget): Promise<void> {
   const { settings, result, log } = context;
   log(
     `  fan-out: ${settings.fanoutSubscribers} subscribers, ${settings.pacedRate} writes/s, bursts of ${settings.burstWrites}`,
   );
-  const fanout = await measureFanout(target, settings);
-  for (const [workload, report] of [
-    [FANOUT_PACED, fanout.paced],
-    [FANOUT_BURST, fanout.burst],
+  const fanout = await measureFanout(target, settings, baseline);
+  for (const [workload, report, paired] of [
+    [FANOUT_PACED, fanout.paced, undefined],
+    [FANOUT_BURST, fanout.burst, fanout.baselineBurst],
   ] as const) {
     const lost = report.expected - report.delivered;
     result.rows.push({
       workload,
       server,
-      rate: report.delivered / (report.elapsedMs / 1000),
+      rate: rateOf(report),
       unit: 'deliveries/s',
       p50Ms: report.latencyP50Ms,
       p99Ms: report.latencyP99Ms,
       // The bare ws server's row of the same workload is the baseline.
       ...(server === 'baseline' ? {} : { baseline: workload }),
+      ...(paired ? { pairedBaselineRate: rateOf(paired), pairedBaselineP50Ms: paired.latencyP50Ms } : {}),
       ...(lost > 0 || report.closedEarly > 0
         ? { failure: `${lost} of ${report.expected} not delivered, ${report.closedEarly} closed` }
         : {}),
     });
-    log(
-      `  ${workload}: ${Math.round(report.delivered / (report.elapsedMs / 1000))} deliveries/s, p50 ${report.latencyP50Ms.toFixed(2)} ms`,
-    );
+    log(`  ${workload}: ${Math.round(rateOf(report))} deliveries/s, p50 ${report.latencyP50Ms.toFixed(2)} ms`);
   }
 }
 
@@ -192,7 +190,7 @@ export async function runServiceSuite(context: SuiteContext, engine: Engine): Pr
           );
         }
       }
-      if (sections.has('fanout')) await fanoutRows(context, engine, target);
+      if (sections.has('fanout')) await fanoutRows(context, engine, target, { url: context.bare.wsUrl, headers: {} });
     } finally {
       const code = await service.server.stop();
       if (code !== 0) log(`  service exited with ${code}; log: ${service.server.logFile}`);
