@@ -9,7 +9,7 @@ import { BOARD } from './service-process.js';
 import type { BenchSettings } from './settings.js';
 
 /** The bare routes of bench/baseline-server.ts. */
-export type BaselineName = 'bare GET' | 'bare POST' | 'bare 100-document GET';
+export type BaselineName = 'bare GET' | 'bare POST' | 'bare 100-document GET' | 'bare 100-user page GET';
 
 /** A baseline workload. */
 export interface BaselineWorkload {
@@ -31,6 +31,8 @@ export const baselineWorkloads: BaselineWorkload[] = [
   { name: 'bare GET', expectStatus: 200, request: () => ({ method: 'GET', path: '/bare/doc' }) },
   { name: 'bare POST', expectStatus: 200, request: (i) => ({ method: 'POST', path: '/bare/doc', body: writeBody(i) }) },
   { name: 'bare 100-document GET', expectStatus: 200, request: () => ({ method: 'GET', path: '/bare/docs' }) },
+  // Not a target's baseline: what answering a leaderboard page of 100 users costs with no other work.
+  { name: 'bare 100-user page GET', expectStatus: 200, request: () => ({ method: 'GET', path: '/bare/users' }) },
 ];
 
 /** Position `i` of a walk that visits 0..n-1 in a scattered order. */

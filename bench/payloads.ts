@@ -33,5 +33,17 @@ export const FIXED_DOCUMENT_PAGE = {
   })),
 };
 
+/** A leaderboard users page as the service answers it: 100 users, about 7 KB of JSON. */
+export const FIXED_USERS_PAGE = {
+  pagination: { limit: 100, offset: 500_000, total: 1_000_000, has_more: true },
+  league: 'global',
+  users: Array.from({ length: 100 }, (_, i) => ({
+    rank: 500_001 + i,
+    user_id: 700_000 + i * 7,
+    stat_value: 50_000 - i,
+    league: 'global',
+  })),
+};
+
 /** The body of a write: `{"data": {...}}`, about 130 bytes. */
 export const writeBody = (i: number) => JSON.stringify({ data: itemData(i) });

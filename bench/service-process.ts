@@ -1,11 +1,12 @@
 /**
  * The service under test: a fresh database per engine (a temporary SQLite directory, or a fresh
  * PostgreSQL schema dropped afterwards), its project, users, tokens and bulk-loaded data created
- * through the services and SQL before start, then `node --import tsx src/main.ts` in its own
- * process with the environment a deployment would set, at the default log level.
+ * through the services and SQL before start, then `node <the flags of npm start> --import tsx
+ * src/main.ts` in its own process with the environment a deployment would set, at the default log
+ * level.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -15,7 +16,7 @@ import { PLAYER_ROLE } from '../src/core/auth/player-role.js';
 import type { Storage } from '../src/core/ports.js';
 import { PostgresStorage, quoteIdent } from '../src/storage/postgres/postgres-storage.js';
 import { SqliteStorage } from '../src/storage/sqlite/sqlite-storage.js';
-import { ChildServer, cleanEnv, freePort } from './child.js';
+import { ChildServer, cleanEnv, freePort, ROOT } from './child.js';
 import { loadDatasets } from './datasets.js';
 import type { BenchSettings, Engine } from './settings.js';
 
@@ -129,12 +130,18 @@ export async function prepareDatabase(engine: Engine, settings: BenchSettings): 
   }
 }
 
+/** The Node options of `npm start` (package.json), so the service runs as deployed. */
+function startScriptNodeFlags(): string[] {
+  const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } };
+  return pkg.scripts.start.split(/\s+/).filter((word) => word.startsWith('--'));
+}
+
 /** Starts the service on a prepared database and waits for /readyz; `profileDir` adds `--cpu-prof`. */
 export async function startService(prepared: PreparedDatabase, profileDir?: string): Promise<RunningService> {
   const port = await freePort();
   const env = cleanEnv({ ...prepared.env, PORT: String(port), HOST: '127.0.0.1' });
   const spawnedAt = performance.now();
-  const nodeArgs = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
+  const nodeArgs = [...startScriptNodeFlags(), ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [])];
   const server = ChildServer.spawn('src/main.ts', env, join(prepared.dataDir, 'service.log'), nodeArgs);
   const baseUrl = `http://127.0.0.1:${port}`;
   try {
