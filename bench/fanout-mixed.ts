@@ -208,7 +208,7 @@ async function measure(target: Target, shared: number, distinct: number, duratio
 export async function runMixedFanoutBench(options: FanoutBenchOptions): Promise<FanoutBenchResult> {
   const shared = options.quick ? 200 : 1000;
   const distinct = options.quick ? 20 : 100;
-  const durationMs = options.quick ? 3_000 : 10_000;
+  const durationMs = options.quick ? 2_000 : 10_000;
   const starters: [string, () => Promise<Target>][] = options.baseline === false ? [] : [['baseline', startBaseline]];
   for (const engine of options.engines) {
     if (engine === 'postgres' && !(await postgresReachable())) {

@@ -342,9 +342,9 @@ export function scaleOutOptions(quick: boolean, log: (line: string) => void): Sc
   return {
     databaseUrl: process.env.CDS_BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test',
     redisUrl: process.env.CDS_BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379',
-    seconds: Number(argument('--seconds') ?? (quick ? 3 : 10)),
+    seconds: Number(argument('--seconds') ?? (quick ? 2 : 10)),
     connections: Number(argument('--connections') ?? 32),
-    probes: quick ? 100 : 300,
+    probes: quick ? 50 : 300,
     fanoutSeconds: quick ? 2 : 6,
     log,
   };

@@ -58,7 +58,7 @@ export function benchSettings(quick: boolean, env: NodeJS.ProcessEnv, engines?: 
     warmupSeconds: quick ? 0.25 : 2,
     durationSeconds: quick ? 1 : 10,
     rounds: quick ? 1 : 3,
-    settleMs: quick ? 1_000 : 2_000,
+    settleMs: quick ? 500 : 2_000,
     documents: 100_000,
     hubDescendants: 100_000,
     treeLeaves: quick ? 100_000 : 1_000_000,
