@@ -320,6 +320,8 @@ export interface Bus {
 export interface EntryWrite {
   /** The period the entry belongs to: once the board has moved on, the write is refused. */
   periodStart: number;
+  /** The board revision the entry's league was chosen under: once an admin edit bumped it, the write is refused. */
+  revision: number;
   /** The entry as read (null: none); another value in the database means a concurrent write won. */
   previous: LeaderboardEntry | null;
   next: LeaderboardEntry;
@@ -330,7 +332,7 @@ export interface EntryWrite {
 }
 
 /** What became of an `EntryWrite`. */
-export type EntryWriteResult = 'written' | 'period_changed' | 'conflict';
+export type EntryWriteResult = 'written' | 'board_changed' | 'conflict';
 
 /** The end of a period, run as one transaction by the holder of the board's reset lease. */
 export interface PeriodReset {

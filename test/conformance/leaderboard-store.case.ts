@@ -40,6 +40,7 @@ export function leaderboardStoreCases(engine: EngineFixture): void {
     async function put(board: Leaderboard, e: LeaderboardEntry, assign: string | null = null) {
       const result = await store.writeEntry(board.id, {
         periodStart: board.period.start,
+        revision: board.revision,
         previous: null,
         next: e,
         score: scoreOf(board.sort, e.statValue),
@@ -100,12 +101,13 @@ export function leaderboardStoreCases(engine: EngineFixture): void {
       });
     });
 
-    it('writes only over the entry it read (compare-and-set) and only in the current period', async () => {
+    it('writes only over the entry it read (compare-and-set), only in the current period and board revision', async () => {
       const board = await store.create(nextProject++, definition('cas'), { start: T0, end: null });
       const first = entry(1, 10, T0 + 1);
       await put(board, first);
       const again = await store.writeEntry(board.id, {
         periodStart: T0,
+        revision: board.revision,
         previous: null,
         next: first,
         score: -10,
@@ -114,6 +116,7 @@ export function leaderboardStoreCases(engine: EngineFixture): void {
       expect(again).toBe('conflict');
       const stale = await store.writeEntry(board.id, {
         periodStart: T0,
+        revision: board.revision,
         previous: entry(1, 9, T0 + 1),
         next: entry(1, 20, T0 + 2),
         score: -20,
@@ -122,20 +125,19 @@ export function leaderboardStoreCases(engine: EngineFixture): void {
       expect(stale).toBe('conflict');
       const ok = await store.writeEntry(board.id, {
         periodStart: T0,
+        revision: board.revision,
         previous: first,
         next: entry(1, 20, T0 + 2),
         score: -20,
         assign: null,
       });
       expect(ok).toBe('written');
-      const moved = await store.writeEntry(board.id, {
-        periodStart: T0 - 1,
-        previous: entry(1, 20, T0 + 2),
-        next: entry(1, 30, T0 + 3),
-        score: -30,
-        assign: null,
-      });
-      expect(moved).toBe('period_changed');
+      const next = { previous: entry(1, 20, T0 + 2), next: entry(1, 30, T0 + 3), score: -30, assign: null };
+      const moved = await store.writeEntry(board.id, { ...next, periodStart: T0 - 1, revision: board.revision });
+      expect(moved).toBe('board_changed');
+      // Leagues chosen under another revision of the board (an admin edit since) are refused too.
+      const edited = await store.writeEntry(board.id, { ...next, periodStart: T0, revision: board.revision + 1 });
+      expect(edited).toBe('board_changed');
       expect((await store.standing(board.id, 1)).entry).toEqual(entry(1, 20, T0 + 2));
     });
 

@@ -3,7 +3,8 @@
  * database sharing a bus, and a third that hears nothing: a cached read makes no board read;
  * edits, resets and creations on one instance are seen at once by the other; an ended period
  * is never served from the cache; a lost-message signal and the maximum age drop it; a
- * submission on an instance that missed another's reset lands in the new period.
+ * submission on an instance that missed another's reset lands in the new period, and one that
+ * missed an edit in the edited board's leagues.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InProcessBus } from '../../src/bus/in-process-bus.js';
@@ -185,6 +186,23 @@ for (const engine of engines) {
       expect((await meta(a.service, p, 'missed')).period.start).toBe(new Date(current.period.start).toISOString());
       expect(await me(a.service, p, 'missed', 1)).toMatchObject({ stat_value: 20, rank: 1 });
       expect((await a.service.history(p, 1, 'missed', {})).standings).toMatchObject([{ user_id: 1, stat_value: 10 }]);
+    });
+
+    it('files a submission under the new leagues when it missed the edit notice of another instance', async () => {
+      const p = project++;
+      const a = await instance('a');
+      const deaf = await instance('deaf', { deaf: true });
+      await a.service.create(p, definition('relevelled', { operator: 'latest' }));
+      await deaf.service.submit(p, 'relevelled', 1, 10);
+      await a.service.admin.update(p, 'relevelled', {
+        leagues: [league('low', 0), league('high', 1, { minStat: 50 })],
+      });
+      await delivered();
+      const reads = deaf.gets();
+      // Its cached board has the old single league: the write is refused, the board read again, the write retried.
+      expect(await deaf.service.submit(p, 'relevelled', 2, 70)).toMatchObject({ league: 'high', rank: 1 });
+      expect(deaf.gets() - reads).toBe(1);
+      expect(await me(a.service, p, 'relevelled', 2)).toMatchObject({ league: 'high', rank: 1 });
     });
 
     it('never serves a board whose period has ended from the cache', async () => {

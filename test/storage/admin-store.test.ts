@@ -125,6 +125,7 @@ for (const engine of engines) {
         const entry = { userId, statValue: stat, league: stat >= 100 ? 'high' : 'low', updatedAt: userId };
         await storage.leaderboards.writeEntry(board.id, {
           periodStart: 0,
+          revision: board.revision,
           previous: null,
           next: entry,
           score: -stat,

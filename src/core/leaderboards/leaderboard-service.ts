@@ -214,8 +214,8 @@ export class LeaderboardService {
         continue;
       }
       const outcome = await this.writes.run(`${board.id}/${userId}`, () => this.write(board, userId, value));
-      // The board moved to another period (another instance reset it): read it afresh, not from the cache.
-      if (outcome === 'period_changed') this.deps.boards.forgetHere(projectId, [slug]);
+      // The board moved to another period or was edited (maybe on another instance): read it afresh, not from the cache.
+      if (outcome === 'board_changed') this.deps.boards.forgetHere(projectId, [slug]);
       else if (outcome !== 'conflict') return this.me(board, userId, outcome);
     }
     throw new AppError('unavailable', 'The leaderboard is busy; try again');
@@ -357,18 +357,19 @@ export class LeaderboardService {
     };
   }
 
-  /** One attempt at a submission: the standing after it, or why to retry (the period or the entry moved under it). */
+  /** One attempt at a submission: the standing after it, or why to retry (the board or the entry moved under it). */
   private async write(
     board: Leaderboard,
     userId: number,
     value: number,
-  ): Promise<Standing | 'period_changed' | 'conflict'> {
+  ): Promise<Standing | 'board_changed' | 'conflict'> {
     const { store, ranks, clock } = this.deps;
     const standing = await store.standing(board.id, userId);
     const outcome = applySubmission(board, userId, standing, value, clock.now());
     if (!outcome) return standing;
     const result = await store.writeEntry(board.id, {
       periodStart: board.period.start,
+      revision: board.revision,
       previous: standing.entry,
       next: outcome.entry,
       score: scoreOf(board.sort, outcome.entry.statValue),

@@ -213,12 +213,14 @@ export class PostgresLeaderboardStore implements LeaderboardStore {
   writeEntry(boardId: number, write: EntryWrite): Promise<EntryWriteResult> {
     return inTransaction(this.pool, async (client): Promise<EntryWriteResult> => {
       // KEY SHARE lets submissions run side by side but waits for (and then sees) a reset's FOR UPDATE.
-      const board = await client.query<{ period_start: Millis }>(
-        'SELECT period_start FROM leaderboards WHERE id = $1 FOR KEY SHARE',
+      const board = await client.query<{ period_start: Millis; revision: number }>(
+        'SELECT period_start, revision FROM leaderboards WHERE id = $1 FOR KEY SHARE',
         [boardId],
       );
       const row = board.rows[0];
-      if (!row || Number(row.period_start) !== write.periodStart) return 'period_changed';
+      if (!row || Number(row.period_start) !== write.periodStart || row.revision !== write.revision) {
+        return 'board_changed';
+      }
       const { next, previous } = write;
       const changed = previous
         ? await client.query(

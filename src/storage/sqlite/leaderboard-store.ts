@@ -212,9 +212,13 @@ export class SqliteLeaderboardStore implements LeaderboardStore {
     return this.db
       .transaction((): EntryWriteResult => {
         const board = this.db
-          .prepare<[number], { period_start: number }>('SELECT period_start FROM leaderboards WHERE id = ?')
+          .prepare<[number], { period_start: number; revision: number }>(
+            'SELECT period_start, revision FROM leaderboards WHERE id = ?',
+          )
           .get(boardId);
-        if (!board || board.period_start !== write.periodStart) return 'period_changed';
+        if (!board || board.period_start !== write.periodStart || board.revision !== write.revision) {
+          return 'board_changed';
+        }
         const { next, previous } = write;
         const changed = previous
           ? this.db
