@@ -2,7 +2,8 @@
  * One HTTP load: autocannon with a fixed number of connections, an untimed warm-up, then timed
  * slices, each after a slice of its baseline when it has one. Requests come from a generator
  * (path, method, body), each connection may carry its own headers (one user per connection), and
- * latencies are recorded from every response at sub-millisecond resolution. Any answer other than the expected status fails the load.
+ * latencies are recorded from every response at sub-millisecond resolution. Any answer other than
+ * the expected status fails the load.
  */
 import autocannon from 'autocannon';
 

@@ -12,6 +12,7 @@ describe('coalesceResponseWrites', () => {
     coalesceResponseWrites(app);
     // Registered after it, so it runs when a held answer is let go.
     app.addHook('onSend', (request, _reply, _payload, done) => {
+      if (request.url === '/echo/666') throw new Error('a later onSend hook failed');
       order.push(`sent ${request.url}`);
       done();
     });
@@ -47,6 +48,16 @@ describe('coalesceResponseWrites', () => {
     expect(ok.status).toBe(200);
     expect(failed.status).toBe(409);
     expect(((await failed.json()) as { message: string }).message).toBe('refused');
+  });
+
+  it('still sends the other answers of a turn when letting one go throws', async () => {
+    const [failed, ok] = await Promise.all([
+      app.inject({ method: 'GET', url: '/echo/666' }),
+      app.inject({ method: 'GET', url: '/echo/4' }),
+    ]);
+    expect(failed.statusCode).toBe(500);
+    expect(ok.statusCode).toBe(200);
+    expect(ok.json()).toEqual({ n: 4, pad: 'x'.repeat(40) });
   });
 
   it('sends the answers of one turn after that turn has handled all of them', async () => {
