@@ -7,9 +7,17 @@ import { type BaselineServer, runRedisBaselines } from './baselines.js';
 import { sleep } from './child.js';
 import { measureFanout, measureIdleSockets, type WsTarget } from './fanout.js';
 import type { DeliveryReport } from './fanout-clients.js';
-import { runHttpLoad } from './http-load.js';
+import { type HttpLoadResult, runHttpLoad } from './http-load.js';
 import { type BaselineWorkload, baselineWorkloads, serviceWorkloads } from './http-workloads.js';
-import { type BenchResult, BOARD_READY, FANOUT_BURST, FANOUT_PACED, IDLE_SOCKETS, type Server } from './report.js';
+import {
+  type BenchResult,
+  BOARD_READY,
+  FANOUT_BURST,
+  FANOUT_PACED,
+  IDLE_SOCKETS,
+  type Row,
+  type Server,
+} from './report.js';
 import { BOARD, clientHeaders, prepareDatabase, startService } from './service-process.js';
 import type { BenchSettings, Engine } from './settings.js';
 
@@ -74,6 +82,22 @@ async function idleRows(
   context.log(`  idle sockets: ${(idle.bytesPerSocket / 1024).toFixed(1)} KiB each`);
 }
 
+/** The table row of an HTTP load; a service row names its baseline and carries the paired rate. */
+function httpRow(workload: string, server: Server, load: HttpLoadResult, baseline?: string): Row {
+  return {
+    workload,
+    server,
+    rate: load.requestsPerSecond,
+    unit: 'req/s',
+    p50Ms: load.p50Ms,
+    p99Ms: load.p99Ms,
+    serverCpuUs: load.serverCpuUs,
+    serverBusy: load.serverBusy,
+    ...(baseline ? { baseline, pairedBaselineRate: load.baselineRate, roundRatios: load.roundRatios } : {}),
+    ...(load.failure ? { failure: load.failure } : {}),
+  };
+}
+
 function bareTarget(context: SuiteContext, workload: BaselineWorkload) {
   return { ...workload, baseUrl: context.bare.httpUrl, headers: () => ({}), connections: context.settings.connections };
 }
@@ -89,17 +113,7 @@ export async function runBaselineSuite(context: SuiteContext): Promise<void> {
         ...bareTarget(context, workload),
         serverCpuSeconds: () => bare.server.cpuSeconds(),
       });
-      result.rows.push({
-        workload: workload.name,
-        server: 'baseline',
-        rate: load.requestsPerSecond,
-        unit: 'req/s',
-        p50Ms: load.p50Ms,
-        p99Ms: load.p99Ms,
-        serverCpuUs: load.serverCpuUs,
-        serverBusy: load.serverBusy,
-        ...(load.failure ? { failure: load.failure } : {}),
-      });
+      result.rows.push(httpRow(workload.name, 'baseline', load));
       log(`  ${workload.name}: ${Math.round(load.requestsPerSecond)} req/s`);
     }
   }
@@ -171,20 +185,7 @@ export async function runServiceSuite(context: SuiteContext, engine: Engine): Pr
             serverCpuSeconds: () => service.server.cpuSeconds(),
             ...(baseline ? { baselineTarget: bareTarget(context, baseline) } : {}),
           });
-          result.rows.push({
-            workload: workload.name,
-            server: engine,
-            rate: load.requestsPerSecond,
-            unit: 'req/s',
-            p50Ms: load.p50Ms,
-            p99Ms: load.p99Ms,
-            serverCpuUs: load.serverCpuUs,
-            serverBusy: load.serverBusy,
-            baseline: workload.baseline,
-            pairedBaselineRate: load.baselineRate,
-            roundRatios: load.roundRatios,
-            ...(load.failure ? { failure: load.failure } : {}),
-          });
+          result.rows.push(httpRow(workload.name, engine, load, workload.baseline));
           log(
             `  ${workload.name}: ${Math.round(load.requestsPerSecond)} req/s${load.failure ? ` FAILED ${load.failure}` : ''}`,
           );
