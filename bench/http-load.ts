@@ -147,17 +147,15 @@ export async function runHttpLoad(spec: HttpLoadSpec): Promise<HttpLoadResult> {
   const roundRatios: number[] = [];
   let cpu = 0;
   for (let round = 0; round < rounds; round++) {
-    let baseRate = Number.NaN;
-    if (spec.baselineTarget) {
-      const counted = await cannon(spec.baselineTarget, slice / 2, null);
-      add(base, counted);
-      baseRate = counted.recorded / counted.seconds;
-    }
+    const baseline = spec.baselineTarget ? await cannon(spec.baselineTarget, slice / 2, null) : null;
     const cpuBefore = spec.serverCpuSeconds?.() ?? Number.NaN;
     const counted = await cannon(spec, slice, total.recorded);
     cpu += (spec.serverCpuSeconds?.() ?? Number.NaN) - cpuBefore;
     add(total, counted);
-    roundRatios.push(counted.recorded / counted.seconds / baseRate);
+    if (baseline) {
+      add(base, baseline);
+      roundRatios.push(counted.recorded / counted.seconds / (baseline.recorded / baseline.seconds));
+    }
   }
   const recorded = Math.min(total.recorded, MAX_SAMPLES);
   const result: HttpLoadResult = {

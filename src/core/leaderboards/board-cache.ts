@@ -44,8 +44,9 @@ const MAX_BOARDS = 10_000;
  *   connection was down while the others' was not, so they get no `onLoss`), `cds import`
  *   (its own process, on an in-process bus) and hand edits of the database.
  *
- * Submissions do not depend on the cache being fresh for periods: `writeEntry` refuses a write in
- * a period that moved on, and the service then drops the board (`forgetHere`) before retrying.
+ * Submissions do not depend on the cache being fresh: `writeEntry` refuses a write computed for
+ * another period or board revision than the stored one, and the service then drops the board
+ * (`forgetHere`) before retrying.
  */
 export class BoardCache {
   private readonly boards: LRUCache<string, Leaderboard>;
@@ -74,7 +75,7 @@ export class BoardCache {
     return board;
   }
 
-  /** Drops these boards here only (a write found the period moved on, or another instance said so). */
+  /** Drops these boards here only (a write found the board moved on, or another instance said so). */
   forgetHere(projectId: number, slugs: readonly string[]): void {
     this.generation++;
     for (const slug of slugs) this.boards.delete(keyOf(projectId, slug));
