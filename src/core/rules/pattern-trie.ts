@@ -1,0 +1,86 @@
+/**
+ * The patterns of one area in a trie keyed by segment, so finding the rules that match a path
+ * walks the path's segments (a literal and a variable branch at each level), whatever the number
+ * of rules (§9 cost).
+ */
+import type { PatternSegment, RulePattern } from './rule-pattern.js';
+
+interface TrieNode {
+  literals: Map<string, TrieNode>;
+  variable: TrieNode | null;
+  /** Rules whose pattern ends at this node. */
+  exact: number[];
+  /** Rules whose pattern ends with `{name=**}` after this node. */
+  rest: number[];
+}
+
+/** A rule that matched, with the values its pattern binds. */
+export interface PatternMatch {
+  rule: number;
+  bindings: Record<string, string>;
+}
+
+const newNode = (): TrieNode => ({ literals: new Map(), variable: null, exact: [], rest: [] });
+
+/** The values the pattern binds on the path of `segments` (a `{name=**}` takes the rest). */
+function bindings(pattern: RulePattern, segments: readonly string[]): Record<string, string> {
+  const values: Record<string, string> = {};
+  pattern.segments.forEach((segment: PatternSegment, index) => {
+    if (segment.kind === 'variable') values[segment.name] = segments[index] as string;
+    else if (segment.kind === 'rest') values[segment.name] = segments.slice(index).join('/');
+  });
+  return values;
+}
+
+/** The patterns of one area, matched against paths. */
+export class PatternTrie {
+  private readonly root = newNode();
+
+  constructor(private readonly patterns: readonly RulePattern[]) {
+    patterns.forEach((pattern, rule) => {
+      let node = this.root;
+      for (const segment of pattern.segments) {
+        if (segment.kind === 'rest') {
+          node.rest.push(rule);
+          return;
+        }
+        if (segment.kind === 'variable') {
+          node.variable ??= newNode();
+          node = node.variable;
+        } else {
+          let child = node.literals.get(segment.value);
+          if (!child) {
+            child = newNode();
+            node.literals.set(segment.value, child);
+          }
+          node = child;
+        }
+      }
+      node.exact.push(rule);
+    });
+  }
+
+  /**
+   * The rules matching the path of `segments`, lowest index first; with `ancestors`, also those
+   * matching one of its ancestors (a realtime grant covers the subtree below it), bound there.
+   */
+  match(segments: readonly string[], ancestors = false): PatternMatch[] {
+    const found = new Map<number, PatternMatch>();
+    const visit = (node: TrieNode, depth: number) => {
+      for (const rule of node.rest) this.add(found, rule, segments);
+      if (depth === segments.length || ancestors) {
+        for (const rule of node.exact) this.add(found, rule, segments.slice(0, depth));
+      }
+      if (depth === segments.length) return;
+      const literal = node.literals.get(segments[depth] as string);
+      if (literal) visit(literal, depth + 1);
+      if (node.variable) visit(node.variable, depth + 1);
+    };
+    visit(this.root, 0);
+    return [...found.values()].sort((a, b) => a.rule - b.rule);
+  }
+
+  private add(found: Map<number, PatternMatch>, rule: number, segments: readonly string[]): void {
+    if (!found.has(rule)) found.set(rule, { rule, bindings: bindings(this.patterns[rule] as RulePattern, segments) });
+  }
+}
