@@ -13,9 +13,13 @@ import { AccountService } from './core/auth/account-service.js';
 import { AuthService } from './core/auth/auth-service.js';
 import { type Clock, systemClock } from './core/clock.js';
 import { DocumentService } from './core/documents/document-service.js';
+import { RuledDocumentService } from './core/documents/ruled-document-service.js';
 import { createLeaderboards, type LeaderboardService } from './core/leaderboards/leaderboard-service.js';
 import type { Bus, Storage } from './core/ports.js';
 import { TreeService } from './core/realtime/tree-service.js';
+import { openRulesSource } from './core/rules/open-rules-source.js';
+import { RuleAuthLookup } from './core/rules/rule-auth.js';
+import type { RulesSource } from './core/rules/rules-source.js';
 import { TransferService } from './core/transfer/transfer-service.js';
 import { Metrics, metricsRoutes } from './http/metrics.js';
 import { adminAuthRoutes } from './http/routes/admin-auth.js';
@@ -39,6 +43,10 @@ export interface Services {
   accounts: AccountService;
   auth: AuthService;
   documents: DocumentService;
+  /** The document store as players see it: `documents` behind the access rules (§9). */
+  clientDocuments: RuledDocumentService;
+  /** `request.auth` of the rules for a user (§9). */
+  ruleAuth: RuleAuthLookup;
   /** Broadcasts between instances (in-process until Redis is configured). */
   bus: Bus;
   tree: TreeService;
@@ -98,6 +106,8 @@ export interface ServiceOptions {
   /** Default: the in-process bus. */
   bus?: Bus;
   log?: BackgroundLog;
+  /** Where rulesets come from; default: every project open. */
+  rules?: RulesSource;
 }
 
 /** Wires the services over `storage`. */
@@ -129,11 +139,16 @@ export function createServices(config: Config, storage: Storage, options: Servic
     retention: { maxWrites: config.realtime.logMaxWrites, maxAgeMs: config.realtime.logMaxAgeSeconds * 1000 },
     onPublishError: publishFailures(log),
   });
+  const documents = new DocumentService(storage.documents, config.pathLimits);
+  const ruleAuth = new RuleAuthLookup(storage.accounts);
+  const rules = options.rules ?? openRulesSource;
   return {
     storage,
     auth,
     accounts,
-    documents: new DocumentService(storage.documents, config.pathLimits),
+    documents,
+    clientDocuments: new RuledDocumentService(documents, storage.documents, rules, ruleAuth, clock, config.pathLimits),
+    ruleAuth,
     bus,
     tree,
     leaderboards,
@@ -164,7 +179,7 @@ export function createServices(config: Config, storage: Storage, options: Servic
 /** Builds the whole service; pass `storage` to use an engine opened elsewhere (tests). */
 export async function buildApp(
   config: Config,
-  options: { storage?: Storage; logger?: HttpOptions['logger']; clock?: Clock } = {},
+  options: { storage?: Storage; logger?: HttpOptions['logger']; clock?: Clock; rules?: RulesSource } = {},
 ): Promise<App> {
   const storage = options.storage ?? (await openStorage(config));
   const http = await createHttpApp({
@@ -182,12 +197,17 @@ export async function buildApp(
     if (!options.storage) await storage.close();
     throw error;
   }
-  const services = createServices(config, storage, { bus, log, ...(options.clock ? { clock: options.clock } : {}) });
+  const services = createServices(config, storage, {
+    bus,
+    log,
+    ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.rules ? { rules: options.rules } : {}),
+  });
   const metrics = new Metrics();
   metricsRoutes(http, metrics);
   healthRoutes(http, { storage, bus });
   authRoutes(http, { auth: services.auth });
-  documentRoutes(http, { auth: services.auth, documents: services.documents });
+  documentRoutes(http, { auth: services.auth, documents: services.clientDocuments });
   realtimeRoutes(http, { auth: services.auth, tree: services.tree });
   leaderboardRoutes(http, { auth: services.auth, leaderboards: services.leaderboards });
   // Closing HTTP (also how tests stop an app) stops the reset schedule and any warm-up.

@@ -60,6 +60,8 @@ export interface QueryDocumentsOptions {
   parent?: string;
   where: WhereClause[];
   orderBy?: OrderBy;
+  /** Only documents whose path sorts after this full path (in path order, without `orderBy`). */
+  startAfter?: string;
   limit?: number;
   offset?: number;
 }

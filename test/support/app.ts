@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { type App, buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import type { Clock } from '../../src/core/clock.js';
+import type { RulesSource } from '../../src/core/rules/rules-source.js';
 import type { EngineFixture } from './engines.js';
 
 export const TEST_JWT_SECRET = 'test-secret-that-is-long-enough-0123456789';
@@ -54,7 +55,7 @@ export async function createProjectWithPlayer(app: App, orgName: string, project
 export async function startTestApp(
   engine: EngineFixture,
   env: Record<string, string> = {},
-  options: { clock?: Clock } = {},
+  options: { clock?: Clock; rules?: RulesSource } = {},
 ): Promise<TestApp> {
   const dataDir = mkdtempSync(join(tmpdir(), 'cds-test-'));
   const storage = await engine.create();

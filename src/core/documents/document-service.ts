@@ -3,13 +3,14 @@ import { notFound, validationFailed } from '../errors.js';
 import { hasUnstorableText, type JsonObject, UNSTORABLE_TEXT } from '../json.js';
 import {
   childDocumentPath,
+  type DocumentPath,
   type PathLimits,
   parseCollectionName,
   parseDocumentPath,
   parseParentPath,
 } from '../paths.js';
 import type { DocumentJson, DocumentRecord, DocumentStore, DocumentWithCollections } from '../ports.js';
-import { parseOrderBy, parseWhere } from '../where.js';
+import { parseOrderBy, parseWhere, type WhereClause } from '../where.js';
 
 /** What the list endpoint takes beyond the collection. */
 export interface ListRequest {
@@ -63,11 +64,20 @@ export class DocumentService {
    * instead of on a random leaf page (SQLite inserts a POST about 20-40 % faster).
    */
   async create(projectId: number, rawCollection: string, rawParent: string | undefined, data: JsonObject) {
+    return this.insert(projectId, this.newDocumentPath(rawCollection, rawParent), data);
+  }
+
+  /** The path and id a POST to the collection would create (checked against the path limits). */
+  newDocumentPath(rawCollection: string, rawParent: string | undefined): DocumentPath & { id: string } {
     const collection = parseCollectionName(rawCollection);
     const parent = parseParentPath(rawParent, this.limits);
     const id = timeOrderedUuid();
-    const path = childDocumentPath(parent, collection, id, this.limits);
-    const record = await this.store.insert(projectId, path, id, storable(data));
+    return { ...childDocumentPath(parent, collection, id, this.limits), id };
+  }
+
+  /** Creates the document `newDocumentPath` chose. */
+  async insert(projectId: number, path: DocumentPath & { id: string }, data: JsonObject) {
+    const record = await this.store.insert(projectId, path, path.id, storable(data));
     return { ...record, created: true as const };
   }
 
@@ -94,22 +104,41 @@ export class DocumentService {
     return { deleted: path };
   }
 
-  /** Direct children of a collection, by path, at most `limit` (20 by default). */
-  async list(projectId: number, rawCollection: string, request: ListRequest): Promise<DocumentJson[]> {
+  /**
+   * Direct children of a collection, by path, at most `limit` (20 by default); with `filter`
+   * (the clauses of a list rule, §9) only those matching it.
+   */
+  async list(
+    projectId: number,
+    rawCollection: string,
+    request: ListRequest,
+    filter?: WhereClause[],
+  ): Promise<DocumentJson[]> {
     const collection = parseCollectionName(rawCollection);
     const parent = parseParentPath(request.parentPath, this.limits);
-    return this.store.list(projectId, {
-      parent,
-      collection,
-      limit: request.limit ?? DEFAULT_LIST_LIMIT,
-      ...(request.startAfter ? { startAfter: this.startAfterPath(parent, collection, request.startAfter) } : {}),
-    });
+    const limit = request.limit ?? DEFAULT_LIST_LIMIT;
+    const startAfter = request.startAfter ? this.startAfterPath(parent, collection, request.startAfter) : undefined;
+    if (filter) {
+      return this.store.query(projectId, {
+        collection,
+        parent,
+        where: filter,
+        limit,
+        ...(startAfter ? { startAfter } : {}),
+      });
+    }
+    return this.store.list(projectId, { parent, collection, limit, ...(startAfter ? { startAfter } : {}) });
   }
 
-  /** Documents of a collection matching every `where` clause. */
-  async query(projectId: number, rawCollection: string, request: QueryRequest): Promise<DocumentJson[]> {
+  /** Documents of a collection matching every `where` clause (and `filter`'s, from a list rule). */
+  async query(
+    projectId: number,
+    rawCollection: string,
+    request: QueryRequest,
+    filter: WhereClause[] = [],
+  ): Promise<DocumentJson[]> {
     const collection = parseCollectionName(rawCollection);
-    const where = parseWhere(request.where);
+    const where = [...parseWhere(request.where), ...filter];
     return this.store.query(projectId, {
       collection,
       where,

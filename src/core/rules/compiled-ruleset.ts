@@ -5,7 +5,7 @@
  */
 import type { JsonValue } from '../json.js';
 import { type PatternMatch, PatternTrie } from './pattern-trie.js';
-import { type CompiledExpression, compileExpression } from './rule-expression.js';
+import { type CompiledExpression, compileExpression, type RuleBindings } from './rule-expression.js';
 import { parsePattern, type RulePattern } from './rule-pattern.js';
 import { OPEN_RULESET, type RuleArea, type Ruleset } from './ruleset.js';
 
@@ -60,6 +60,18 @@ export interface CompiledRule {
   grants: ReadonlyMap<string, CompiledExpression>;
 }
 
+/** A rule that applies to an operation, the values its pattern binds and its granting expressions. */
+export interface Candidate {
+  rule: CompiledRule;
+  bindings: Record<string, string>;
+  expressions: CompiledExpression[];
+}
+
+/** A rule that may grant `list` on children of a collection; `literal` when it names one child only. */
+export interface ListCandidate extends Candidate {
+  literal: string | null;
+}
+
 /** The rules that apply to one operation on one path, with the values their patterns bind. */
 export class RuleCheck {
   /** True when some candidate's expression names `resource`: read the stored data first. */
@@ -78,18 +90,18 @@ export class RuleCheck {
 
   /** Evaluates the candidates in rule order; the first that grants decides. */
   decide(facts: RuleFacts): RuleDecision {
-    const request = {
-      auth: facts.auth,
-      method: this.method,
-      time: facts.time,
-      resource: facts.requestResource,
-    };
     for (const { rule, bindings, expressions } of this.candidates) {
-      const variables = { ...bindings, request, resource: facts.resource };
+      const variables = ruleVariables(this.method, bindings, facts);
       if (expressions.some((expression) => expression.test(variables))) return { allowed: true, rule: rule.index };
     }
     return { allowed: false, rule: null };
   }
+}
+
+/** The variables an expression of a rule sees (§9). */
+export function ruleVariables(method: RuleMethod, bindings: Record<string, string>, facts: RuleFacts): RuleBindings {
+  const request = { auth: facts.auth, method, time: facts.time, resource: facts.requestResource };
+  return { ...bindings, request, resource: facts.resource };
 }
 
 function compileArea(area: RuleArea, ruleset: Ruleset): CompiledRule[] {
@@ -129,9 +141,22 @@ export class CompiledRuleset {
     return this.check('realtime', method, this.tries.realtime.match(segmentsOf(path), true));
   }
 
-  /** The rules of `area` matching `segments` exactly (list planning). */
-  matchExactly(area: RuleArea, segments: readonly string[]): PatternMatch[] {
-    return this.tries[area].match(segments);
+  /**
+   * The document rules granting `list` that may match a child of the document (or root) at
+   * `parent`, bound with `childSegment` standing for the child's id (list planning).
+   */
+  listCandidates(parent: string, childSegment: string): ListCandidate[] {
+    const ops = CompiledRuleset.grantingOps('documents', 'list');
+    const candidates: ListCandidate[] = [];
+    for (const { rule: index, bindings, literal } of this.tries.documents.matchChildren(
+      segmentsOf(parent),
+      childSegment,
+    )) {
+      const rule = this.documents[index] as CompiledRule;
+      const expressions = ops.flatMap((op) => rule.grants.get(op) ?? []);
+      if (expressions.length > 0) candidates.push({ rule, bindings, expressions, literal });
+    }
+    return candidates;
   }
 
   /** The ops that grant `method` in `area`. */
@@ -142,7 +167,7 @@ export class CompiledRuleset {
   private check(area: RuleArea, method: RuleMethod, matches: PatternMatch[]): RuleCheck {
     const ops = CompiledRuleset.grantingOps(area, method);
     const rules = this[area];
-    const candidates = [];
+    const candidates: Candidate[] = [];
     for (const { rule: index, bindings } of matches) {
       const rule = rules[index] as CompiledRule;
       const expressions = ops.flatMap((op) => rule.grants.get(op) ?? []);

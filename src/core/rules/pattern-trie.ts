@@ -80,6 +80,36 @@ export class PatternTrie {
     return [...found.values()].sort((a, b) => a.rule - b.rule);
   }
 
+  /**
+   * The rules that may match a child of the document or root at `parent` (its segments): each
+   * bound with `childSegment` standing for the child's unknown last segment, and `literal` set
+   * when the rule names one child only.
+   */
+  matchChildren(parent: readonly string[], childSegment: string): (PatternMatch & { literal: string | null })[] {
+    const found = new Map<number, PatternMatch & { literal: string | null }>();
+    const segments = [...parent, childSegment];
+    const addChild = (rule: number, literal: string | null) => {
+      if (found.has(rule)) return;
+      const path = literal === null ? segments : [...parent, literal];
+      found.set(rule, { rule, bindings: bindings(this.patterns[rule] as RulePattern, path), literal });
+    };
+    const visit = (node: TrieNode, depth: number) => {
+      for (const rule of node.rest) addChild(rule, null);
+      if (depth < parent.length) {
+        const literal = node.literals.get(parent[depth] as string);
+        if (literal) visit(literal, depth + 1);
+        if (node.variable) visit(node.variable, depth + 1);
+        return;
+      }
+      for (const [value, child] of node.literals) {
+        for (const rule of [...child.exact, ...child.rest]) addChild(rule, value);
+      }
+      if (node.variable) for (const rule of [...node.variable.exact, ...node.variable.rest]) addChild(rule, null);
+    };
+    visit(this.root, 0);
+    return [...found.values()].sort((a, b) => a.rule - b.rule);
+  }
+
   private add(found: Map<number, PatternMatch>, rule: number, segments: readonly string[]): void {
     if (!found.has(rule)) found.set(rule, { rule, bindings: bindings(this.patterns[rule] as RulePattern, segments) });
   }

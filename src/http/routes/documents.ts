@@ -1,5 +1,5 @@
 import type { FastifyReply } from 'fastify';
-import type { DocumentService } from '../../core/documents/document-service.js';
+import type { RuledDocumentService } from '../../core/documents/ruled-document-service.js';
 import type { JsonObject } from '../../core/json.js';
 import type { DocumentJson } from '../../core/ports.js';
 import { type ClientAuthenticator, requirePermission } from '../auth-hook.js';
@@ -29,7 +29,10 @@ function sendDocumentList(reply: FastifyReply, documents: readonly DocumentJson[
 }
 
 /** The client document store (§2) under `/documents`. */
-export function documentRoutes(app: HttpApp, deps: { auth: ClientAuthenticator; documents: DocumentService }): void {
+export function documentRoutes(
+  app: HttpApp,
+  deps: { auth: ClientAuthenticator; documents: RuledDocumentService },
+): void {
   const { documents } = deps;
   app.register(async (scope: HttpApp) => {
     scope.addHook('onRequest', requirePermission(deps.auth, 'client.documents'));
@@ -46,13 +49,13 @@ export function documentRoutes(app: HttpApp, deps: { auth: ClientAuthenticator; 
           response: { 200: DocumentWithCreatedSchema, ...clientErrorResponses },
         },
       },
-      (request) => documents.put(request.projectId, request.params['*'], (request.body.data ?? {}) as JsonObject),
+      (request) => documents.put(request, request.params['*'], (request.body.data ?? {}) as JsonObject),
     );
 
     scope.get(
       '/documents/docs/*',
       { schema: { params: WildcardParams, response: { 200: DocumentWithCollectionsSchema, ...clientErrorResponses } } },
-      (request) => documents.get(request.projectId, request.params['*']),
+      (request) => documents.get(request, request.params['*']),
     );
 
     scope.patch(
@@ -64,13 +67,13 @@ export function documentRoutes(app: HttpApp, deps: { auth: ClientAuthenticator; 
           response: { 200: DocumentSchema, ...clientErrorResponses },
         },
       },
-      (request) => documents.patch(request.projectId, request.params['*'], request.body.data as JsonObject),
+      (request) => documents.patch(request, request.params['*'], request.body.data as JsonObject),
     );
 
     scope.delete(
       '/documents/docs/*',
       { schema: { params: WildcardParams, response: { 200: DeletedSchema, ...clientErrorResponses } } },
-      (request) => documents.delete(request.projectId, request.params['*']),
+      (request) => documents.delete(request, request.params['*']),
     );
 
     scope.post(
@@ -85,7 +88,7 @@ export function documentRoutes(app: HttpApp, deps: { auth: ClientAuthenticator; 
       async (request, reply) => {
         const { data, parent_path } = request.body;
         const created = await documents.create(
-          request.projectId,
+          request,
           request.params.collection,
           parent_path,
           (data ?? {}) as JsonObject,
@@ -105,7 +108,7 @@ export function documentRoutes(app: HttpApp, deps: { auth: ClientAuthenticator; 
       },
       async (request, reply) => {
         const { parent_path, limit, start_after } = request.query;
-        const list = await documents.list(request.projectId, request.params.collection, {
+        const list = await documents.list(request, request.params.collection, {
           parentPath: parent_path,
           limit,
           startAfter: start_after,
@@ -125,7 +128,7 @@ export function documentRoutes(app: HttpApp, deps: { auth: ClientAuthenticator; 
       },
       async (request, reply) => {
         const { where, parent_path, order_by, limit, offset } = request.query;
-        const list = await documents.query(request.projectId, request.params.collection, {
+        const list = await documents.query(request, request.params.collection, {
           where: where ?? [],
           parentPath: parent_path,
           orderBy: order_by,

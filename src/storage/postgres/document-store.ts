@@ -160,6 +160,7 @@ export function postgresQuerySql(
   const scope = [`project_id = ${params.add(projectId)}`];
   if (options.parent !== undefined) scope.push(`parent = ${params.add(options.parent)}`);
   scope.push(`collection = ${params.add(options.collection)}`);
+  if (options.startAfter !== undefined) scope.push(`path > ${params.add(options.startAfter)}`);
   const where = compileWhere(options.where, params);
   const orderBy = compileOrderBy(options.orderBy, params);
   // LIMIT NULL means no limit.

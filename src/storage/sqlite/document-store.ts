@@ -72,10 +72,15 @@ export function sqliteQuerySql(
     offset: options.offset ?? 0,
   });
   if (options.parent !== undefined) params.values.parent = options.parent;
-  const [index, scope] =
+  const [index, parentScope] =
     options.parent !== undefined
       ? ['documents_by_parent', 'parent = @parent AND collection = @collection']
       : ['documents_by_collection', 'collection = @collection'];
+  let scope = parentScope;
+  if (options.startAfter !== undefined) {
+    params.values.after = options.startAfter;
+    scope += ' AND path > @after';
+  }
   const sql = `SELECT ${DOCUMENT_JSON} FROM documents INDEXED BY ${index}
 WHERE project_id = @project AND ${scope} AND ${where}
 ORDER BY ${orderBy} LIMIT @limit OFFSET @offset`;

@@ -1,0 +1,187 @@
+/**
+ * The client document store (§2) under the project's access rules (§9): every operation is
+ * decided after the path checks and before 404, and lists and queries return only what the caller
+ * may list. Admins use `DocumentService` directly (rules do not apply to them). Under the open
+ * ruleset each call goes straight to `DocumentService`.
+ *
+ * A write is checked and then done in two statements: a concurrent write between them is not
+ * seen by the rule (atomic preconditions come with document versions, §11).
+ */
+import type { Clock } from '../clock.js';
+import { AppError } from '../errors.js';
+import type { JsonObject, JsonValue } from '../json.js';
+import { type PathLimits, parseCollectionName, parseDocumentPath, parseParentPath } from '../paths.js';
+import type { DocumentJson, DocumentRecord, DocumentStore, DocumentWithCollections } from '../ports.js';
+import type { CompiledRuleset, DocumentMethod, RuleAuth, RuleCheck } from '../rules/compiled-ruleset.js';
+import { planList } from '../rules/list-plan.js';
+import type { RuleAuthLookup } from '../rules/rule-auth.js';
+import type { RulesSource } from '../rules/rules-source.js';
+import { parseOrderBy, parseWhere } from '../where.js';
+import { type DocumentService, type ListRequest, parseDocumentJson, type QueryRequest } from './document-service.js';
+
+/** Who a client request acts for. */
+export interface DocumentCaller {
+  projectId: number;
+  userId: number;
+}
+
+export const RULES_DENIED = 'Permission denied by rules';
+const denied = () => new AppError('forbidden', RULES_DENIED);
+/** How many documents a list or query checked document by document reads at a time. */
+const CHECK_BATCH = 100;
+
+const asResource = (record: DocumentRecord | null): JsonValue =>
+  record ? { id: record.id, path: record.path, data: record.data } : null;
+
+/** The document store as a player sees it: `DocumentService` behind the rules. */
+export class RuledDocumentService {
+  constructor(
+    private readonly documents: DocumentService,
+    private readonly store: Pick<DocumentStore, 'get' | 'getWithCollections'>,
+    private readonly rules: RulesSource,
+    private readonly auth: RuleAuthLookup,
+    private readonly clock: Clock,
+    private readonly limits: PathLimits,
+  ) {}
+
+  async get(caller: DocumentCaller, rawPath: string): Promise<DocumentWithCollections> {
+    const rules = await this.rules.compiled(caller.projectId);
+    if (rules.open) return this.documents.get(caller.projectId, rawPath);
+    const { path } = parseDocumentPath(rawPath, this.limits);
+    const check = this.checkOrDeny(rules, 'get', path);
+    const record = await this.store.getWithCollections(caller.projectId, path);
+    await this.require(caller, check, asResource(record), null);
+    return record ?? this.documents.get(caller.projectId, path);
+  }
+
+  async put(caller: DocumentCaller, rawPath: string, data: JsonObject) {
+    const rules = await this.rules.compiled(caller.projectId);
+    if (rules.open) return this.documents.put(caller.projectId, rawPath, data);
+    const { path, name: id } = parseDocumentPath(rawPath, this.limits);
+    const create = rules.documentCheck('create', path);
+    const update = rules.documentCheck('update', path);
+    const after: JsonValue = { id, path, data };
+    const auth = await this.auth.of(caller.projectId, caller.userId);
+    // Whether the document exists decides which check applies; read it only when that matters.
+    const mayCreate = create.decide(this.facts(auth, null, after)).allowed;
+    const mayUpdateBlind = update.readsResource ? null : update.decide(this.facts(auth, null, after)).allowed;
+    if (mayCreate !== mayUpdateBlind) {
+      const existing = await this.store.get(caller.projectId, path);
+      const allowed = existing ? update.decide(this.facts(auth, asResource(existing), after)).allowed : mayCreate;
+      if (!allowed) throw denied();
+    } else if (!mayCreate) {
+      throw denied();
+    }
+    return this.documents.put(caller.projectId, path, data);
+  }
+
+  async create(caller: DocumentCaller, rawCollection: string, rawParent: string | undefined, data: JsonObject) {
+    const rules = await this.rules.compiled(caller.projectId);
+    if (rules.open) return this.documents.create(caller.projectId, rawCollection, rawParent, data);
+    const planned = this.documents.newDocumentPath(rawCollection, rawParent);
+    const check = this.checkOrDeny(rules, 'create', planned.path);
+    await this.require(caller, check, null, { id: planned.id, path: planned.path, data });
+    return this.documents.insert(caller.projectId, planned, data);
+  }
+
+  async patch(caller: DocumentCaller, rawPath: string, patch: JsonObject): Promise<DocumentRecord> {
+    const rules = await this.rules.compiled(caller.projectId);
+    if (rules.open) return this.documents.patch(caller.projectId, rawPath, patch);
+    const { path, name: id } = parseDocumentPath(rawPath, this.limits);
+    const check = this.checkOrDeny(rules, 'update', path);
+    const existing = await this.store.get(caller.projectId, path);
+    const merged = { id: existing?.id ?? id, path, data: { ...(existing?.data ?? {}), ...patch } };
+    await this.require(caller, check, asResource(existing), merged);
+    return this.documents.patch(caller.projectId, path, patch);
+  }
+
+  async delete(caller: DocumentCaller, rawPath: string): Promise<{ deleted: string }> {
+    const rules = await this.rules.compiled(caller.projectId);
+    if (rules.open) return this.documents.delete(caller.projectId, rawPath);
+    const { path } = parseDocumentPath(rawPath, this.limits);
+    const check = this.checkOrDeny(rules, 'delete', path);
+    const existing = check.readsResource ? await this.store.get(caller.projectId, path) : null;
+    await this.require(caller, check, asResource(existing), null);
+    return this.documents.delete(caller.projectId, path);
+  }
+
+  /** Direct children the caller may list, by path; the limit counts those only. */
+  async list(caller: DocumentCaller, rawCollection: string, request: ListRequest): Promise<DocumentJson[]> {
+    const rules = await this.rules.compiled(caller.projectId);
+    if (rules.open) return this.documents.list(caller.projectId, rawCollection, request);
+    const parent = parseParentPath(request.parentPath, this.limits);
+    const collection = parseCollectionName(rawCollection);
+    const auth = await this.auth.of(caller.projectId, caller.userId);
+    const plan = planList(rules, parent, collection, { auth, time: new Date(this.clock.now()) });
+    if (plan.kind === 'all') return this.documents.list(caller.projectId, rawCollection, request);
+    if (plan.kind === 'where') return this.documents.list(caller.projectId, rawCollection, request, plan.clauses);
+    if (plan.kind === 'none') return [];
+    const limit = request.limit ?? 20;
+    const allowed: DocumentJson[] = [];
+    let startAfter = request.startAfter;
+    while (allowed.length < limit) {
+      const batch = await this.documents.list(caller.projectId, rawCollection, {
+        ...request,
+        startAfter,
+        limit: CHECK_BATCH,
+      });
+      allowed.push(...this.listable(rules, auth, batch));
+      if (batch.length < CHECK_BATCH) break;
+      startAfter = parseDocumentJson(batch[batch.length - 1] as DocumentJson).path;
+    }
+    return allowed.slice(0, limit);
+  }
+
+  /** Matching documents the caller may list; `offset` and `limit` count those only. */
+  async query(caller: DocumentCaller, rawCollection: string, request: QueryRequest): Promise<DocumentJson[]> {
+    const rules = await this.rules.compiled(caller.projectId);
+    if (rules.open) return this.documents.query(caller.projectId, rawCollection, request);
+    const parent = request.parentPath === undefined ? null : parseParentPath(request.parentPath, this.limits);
+    const collection = parseCollectionName(rawCollection);
+    const auth = await this.auth.of(caller.projectId, caller.userId);
+    const plan = planList(rules, parent, collection, { auth, time: new Date(this.clock.now()) });
+    if (plan.kind === 'all') return this.documents.query(caller.projectId, rawCollection, request);
+    if (plan.kind === 'where') return this.documents.query(caller.projectId, rawCollection, request, plan.clauses);
+    if (plan.kind === 'none') {
+      // The request's clauses are still checked, so a bad one is a 400 whatever the rules.
+      parseWhere(request.where);
+      if (request.orderBy) parseOrderBy(request.orderBy);
+      return [];
+    }
+    const wanted = (request.offset ?? 0) + (request.limit ?? Number.POSITIVE_INFINITY);
+    const allowed: DocumentJson[] = [];
+    for (let offset = 0; allowed.length < wanted; offset += CHECK_BATCH) {
+      const batch = await this.documents.query(caller.projectId, rawCollection, {
+        ...request,
+        offset,
+        limit: CHECK_BATCH,
+      });
+      allowed.push(...this.listable(rules, auth, batch));
+      if (batch.length < CHECK_BATCH) break;
+    }
+    return allowed.slice(request.offset ?? 0, wanted);
+  }
+
+  private listable(rules: CompiledRuleset, auth: RuleAuth, batch: readonly DocumentJson[]): DocumentJson[] {
+    return batch.filter((json) => {
+      const record = parseDocumentJson(json);
+      return rules.documentCheck('list', record.path).decide(this.facts(auth, asResource(record), null)).allowed;
+    });
+  }
+
+  /** The check of an operation; denied at once when no rule of the path grants it. */
+  private checkOrDeny(rules: CompiledRuleset, method: DocumentMethod, path: string): RuleCheck {
+    const check = rules.documentCheck(method, path);
+    if (check.candidates.length === 0) throw denied();
+    return check;
+  }
+
+  private async require(caller: DocumentCaller, check: RuleCheck, resource: JsonValue, after: JsonValue) {
+    const auth = await this.auth.of(caller.projectId, caller.userId);
+    if (!check.decide(this.facts(auth, resource, after)).allowed) throw denied();
+  }
+
+  private facts(auth: RuleAuth, resource: JsonValue, requestResource: JsonValue) {
+    return { auth, time: new Date(this.clock.now()), resource, requestResource };
+  }
+}
