@@ -95,9 +95,15 @@ function subexpression(expression: CompiledExpression, node: CelNode, candidate:
   const { start, end } = node as CelNode & { start: number; end: number };
   const source = expression.source.slice(start, end);
   let parts = compiledParts.get(expression);
-  if (!parts) compiledParts.set(expression, (parts = new Map()));
+  if (!parts) {
+    parts = new Map();
+    compiledParts.set(expression, parts);
+  }
   let part = parts.get(source);
-  if (!part) parts.set(source, (part = compileExpression(source, candidate.rule.pattern.variables)));
+  if (!part) {
+    part = compileExpression(source, candidate.rule.pattern.variables);
+    parts.set(source, part);
+  }
   return part;
 }
 
