@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { definitionProblem } from '../../../src/core/leaderboards/leaderboard-definition.js';
-import type { Leaderboard, League } from '../../../src/core/leaderboards/leaderboard-model.js';
+import {
+  ANTI_CHEAT_DEFAULTS,
+  type Leaderboard,
+  type League,
+} from '../../../src/core/leaderboards/leaderboard-model.js';
 import { nextPeriod, periodContaining } from '../../../src/core/leaderboards/period-schedule.js';
 import { destinationOf, planLeagueMoves } from '../../../src/core/leaderboards/promotion.js';
 import { scoreOf, statOf } from '../../../src/core/leaderboards/rank-order.js';
@@ -31,6 +35,7 @@ const board = (extra: Partial<Leaderboard> = {}): Leaderboard => ({
   period: { start: 0, end: null },
   leagues: [league('global', 0)],
   rewards: [],
+  ...ANTI_CHEAT_DEFAULTS,
   ...extra,
 });
 
