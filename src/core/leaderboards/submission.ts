@@ -18,7 +18,7 @@ export interface SubmissionOutcome {
 export type SubmissionSource = 'client' | 'server';
 
 /**
- * The anti-cheat rules of a board (§9), checked before anything is read or written: a client on a
+ * The anti-cheat rules of a board (§9), checked before the user's entry is read or written: a client on a
  * board that accepts server submissions only → 403; a value outside `[stat_min, stat_max]`
  * (inclusive, null = no bound) → 422 on every route.
  */
