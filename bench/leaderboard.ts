@@ -16,6 +16,7 @@ import { pathToFileURL } from 'node:url';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { systemClock } from '../src/core/clock.js';
+import { ANTI_CHEAT_DEFAULTS } from '../src/core/leaderboards/leaderboard-model.js';
 import { createLeaderboards, type LeaderboardService } from '../src/core/leaderboards/leaderboard-service.js';
 import { MemoryRankCache } from '../src/core/leaderboards/memory-rank-cache.js';
 import type { Storage } from '../src/core/ports.js';
@@ -127,6 +128,7 @@ async function benchEngine(
       reset: 'none',
       leagues: [{ slug: 'global', name: 'Global', order: 0, minStat: null, promoteTop: null, demoteBottom: null }],
       rewards: [],
+      ...ANTI_CHEAT_DEFAULTS,
     });
     const board = await storage.leaderboards.get(PROJECT, SLUG);
     if (!board) throw new Error('bench board missing');

@@ -13,6 +13,7 @@ import pg from 'pg';
 import { createServices } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { PLAYER_ROLE } from '../src/core/auth/player-role.js';
+import { ANTI_CHEAT_DEFAULTS } from '../src/core/leaderboards/leaderboard-model.js';
 import type { Storage } from '../src/core/ports.js';
 import { PostgresStorage, quoteIdent } from '../src/storage/postgres/postgres-storage.js';
 import { SqliteStorage } from '../src/storage/sqlite/sqlite-storage.js';
@@ -104,6 +105,7 @@ export async function prepareDatabase(engine: Engine, settings: BenchSettings): 
       reset: 'none',
       leagues: [{ slug: 'global', name: 'Global', order: 0, minStat: null, promoteTop: null, demoteBottom: null }],
       rewards: [],
+      ...ANTI_CHEAT_DEFAULTS,
     });
     const started = performance.now();
     await loadDatasets(storage, created.project_id, board.id, settings);

@@ -171,7 +171,7 @@ export function createServices(config: Config, storage: Storage, options: Servic
       accounts: storage.accounts,
       accountService: accounts,
       auth,
-      submit: (projectId, slug, userId, value) => leaderboards.submit(projectId, slug, userId, value),
+      submit: (projectId, slug, userId, value) => leaderboards.submit(projectId, slug, userId, value, 'server'),
     }),
   };
 }

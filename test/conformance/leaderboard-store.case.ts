@@ -91,6 +91,19 @@ export function leaderboardStoreCases(engine: EngineFixture): void {
       await store.create(project + 1, def, { start: T0, end: null });
     });
 
+    it('keeps anti-cheat settings (§9) exactly, and a board created without them has the defaults', async () => {
+      const project = nextProject++;
+      const guarded = definition('guarded', { clientSubmit: false, statMin: -0.5, statMax: 1e15 });
+      const created = await store.create(project, guarded, { start: T0, end: null });
+      expect(created).toMatchObject({ clientSubmit: false, statMin: -0.5, statMax: 1e15 });
+      expect(await store.get(project, 'guarded')).toEqual(created);
+      expect((await store.listAll()).find((b) => b.id === created.id)).toEqual(created);
+      const halfOpen = await store.create(project, definition('floor', { statMin: 0 }), { start: T0, end: null });
+      expect(halfOpen).toMatchObject({ clientSubmit: true, statMin: 0, statMax: null });
+      const open = await store.create(project, definition('open'), { start: T0, end: null });
+      expect(open).toMatchObject({ clientSubmit: true, statMin: null, statMax: null });
+    });
+
     it('reads a standing: nothing, then the entry and the assignment', async () => {
       const board = await store.create(nextProject++, ladder('standing'), { start: T0, end: T0 + DAY });
       expect(await store.standing(board.id, 5)).toEqual({ entry: null, assignedLeague: null });

@@ -55,9 +55,19 @@ for (const engine of engines) {
         period: { end: null },
         leagues: [{ slug: 'global', name: 'Global', order: 0, min_stat: null, promote_top: null, demote_bottom: null }],
         rewards: [],
+        client_submit: true,
+        stat_min: null,
+        stat_max: null,
       });
       const meta = (await bundle('plain', 'meta')).json().meta;
-      expect(meta).toMatchObject({ id: res.json().id, slug: 'plain', period: res.json().period });
+      expect(meta).toMatchObject({
+        id: res.json().id,
+        slug: 'plain',
+        period: res.json().period,
+        client_submit: true,
+        stat_min: null,
+        stat_max: null,
+      });
     });
 
     it('creates a board with leagues and rewards; the slug is unique (409) and the definition checked (422)', async () => {
@@ -261,6 +271,121 @@ for (const engine of engines) {
           .sort(),
       ).toEqual([p0, p1, p2].sort());
       expect((await submit('ladder', p0, 5)).json().league).toBe('bronze');
+    });
+
+    describe('anti-cheat boards (§9)', () => {
+      const clientSubmit = (slug: string, value: number, prefix = '/leaderboards') =>
+        t.app.http.inject({ method: 'POST', url: `${prefix}/${slug}/stats`, headers: t.headers, payload: { value } });
+      const myStat = async (slug: string) => (await bundle(slug, 'me')).json().me.stat_value;
+      const refusedValue = (res: { statusCode: number; json: () => { detail: unknown } }) => {
+        expect(res.statusCode).toBe(422);
+        expect(res.json().detail).toEqual([
+          { loc: ['body', 'value'], msg: expect.any(String), type: expect.any(String) },
+        ]);
+      };
+
+      it('a board with client_submit false refuses clients (403) on both prefixes; the admin route still submits', async () => {
+        const created = await call('POST', base, { slug: 'server-only', name: 'Server only', client_submit: false });
+        expect(created.statusCode).toBe(201);
+        expect(created.json()).toMatchObject({ client_submit: false, stat_min: null, stat_max: null });
+        expect((await bundle('server-only', 'meta')).json().meta).toMatchObject({ client_submit: false });
+        for (const prefix of ['/leaderboards', '/client/leaderboards']) {
+          const refused = await clientSubmit('server-only', 10, prefix);
+          expect(refused.statusCode).toBe(403);
+          expect(refused.json()).toEqual({ detail: 'Leaderboard accepts server submissions only' });
+        }
+        expect(await myStat('server-only')).toBeNull();
+        const byServer = await submit('server-only', t.userId, 10);
+        expect(byServer.statusCode).toBe(200);
+        expect(byServer.json()).toMatchObject({ user_id: t.userId, stat_value: 10, rank: 1 });
+        // The §1 checks come first: no token is 401, not 403.
+        const anonymous = await t.app.http.inject({
+          method: 'POST',
+          url: '/leaderboards/server-only/stats',
+          headers: { ...t.headers, authorization: '' },
+          payload: { value: 1 },
+        });
+        expect(anonymous.statusCode).toBe(401);
+        expect((await clientSubmit('no-such-board', 1)).statusCode).toBe(404);
+      });
+
+      it('accepts values in [stat_min, stat_max] inclusive; outside → 422 on every route, nothing written', async () => {
+        const created = await call('POST', base, {
+          slug: 'bounded',
+          name: 'Bounded',
+          operator: 'latest',
+          stat_min: 0,
+          stat_max: 100,
+        });
+        expect(created.json()).toMatchObject({ client_submit: true, stat_min: 0, stat_max: 100 });
+        expect((await bundle('bounded', 'meta')).json().meta).toMatchObject({ stat_min: 0, stat_max: 100 });
+        expect((await clientSubmit('bounded', 0)).statusCode).toBe(200);
+        expect((await clientSubmit('bounded', 100, '/client/leaderboards')).statusCode).toBe(200);
+        for (const value of [-0.001, 100.001, -1e300, 1e300]) {
+          refusedValue(await clientSubmit('bounded', value));
+          refusedValue(await clientSubmit('bounded', value, '/client/leaderboards'));
+          refusedValue(await submit('bounded', t.userId, value));
+        }
+        expect(await myStat('bounded')).toBe(100);
+        const other = players[1] as number;
+        expect((await submit('bounded', other, 0)).json()).toMatchObject({ stat_value: 0 });
+        expect((await submit('bounded', other, 100)).json()).toMatchObject({ stat_value: 100 });
+        refusedValue(await submit('bounded', other, 101));
+        expect((await bundle('bounded', 'entries')).json().entries.pagination.total).toBe(2);
+        // A server-only board checks the client's permission before the value: 403, not 422.
+        await call('POST', base, { slug: 'strict', name: 'Strict', client_submit: false, stat_max: 1 });
+        expect((await clientSubmit('strict', 5)).statusCode).toBe(403);
+        refusedValue(await submit('strict', other, 5));
+      });
+
+      it('a one-sided bound limits that side only, and stat_min may equal stat_max', async () => {
+        await call('POST', base, { slug: 'floor', name: 'Floor', operator: 'latest', stat_min: 10 });
+        expect((await clientSubmit('floor', 1e300)).statusCode).toBe(200);
+        refusedValue(await clientSubmit('floor', 9.99));
+        await call('POST', base, { slug: 'ceiling', name: 'Ceiling', operator: 'latest', stat_max: -10 });
+        expect((await clientSubmit('ceiling', -1e300)).statusCode).toBe(200);
+        refusedValue(await clientSubmit('ceiling', -9));
+        const exact = await call('POST', base, { slug: 'exact', name: 'Exact', stat_min: 7, stat_max: 7 });
+        expect(exact.statusCode).toBe(201);
+        expect((await clientSubmit('exact', 7)).statusCode).toBe(200);
+        refusedValue(await clientSubmit('exact', 8));
+      });
+
+      it('stat_min > stat_max is a 422 on creation and edit; edits change the fields, null removing a bound', async () => {
+        const inverted = await call('POST', base, { slug: 'inverted', name: 'Inverted', stat_min: 5, stat_max: 1 });
+        expect(inverted.statusCode).toBe(422);
+        expect(inverted.json().detail).toEqual([
+          { loc: ['body', 'stat_min'], msg: 'must be <= stat_max', type: 'value_error' },
+        ]);
+        expect((await call('GET', `${base}/inverted`)).statusCode).toBe(404);
+        for (const body of [{ client_submit: 'no' }, { stat_min: 'low' }, { stat_max: [1] }]) {
+          expect((await call('POST', base, { slug: 'typed', name: 'Typed', ...body })).statusCode).toBe(422);
+        }
+
+        const crossing = await call('PATCH', `${base}/bounded`, { stat_min: 200 });
+        expect(crossing.statusCode).toBe(422);
+        expect(crossing.json().detail[0].loc).toEqual(['body', 'stat_min']);
+        expect((await call('GET', `${base}/bounded`)).json()).toMatchObject({ stat_min: 0, stat_max: 100 });
+
+        const edited = await call('PATCH', `${base}/bounded`, { client_submit: false, stat_max: null, stat_min: 50 });
+        expect(edited.statusCode).toBe(200);
+        expect(edited.json()).toMatchObject({ client_submit: false, stat_min: 50, stat_max: null });
+        expect((await clientSubmit('bounded', 60)).statusCode).toBe(403);
+        expect((await submit('bounded', t.userId, 1e6)).json()).toMatchObject({ stat_value: 1e6 });
+        refusedValue(await submit('bounded', t.userId, 49));
+
+        // An edit that leaves the fields out keeps them.
+        const renamed = await call('PATCH', `${base}/bounded`, { name: 'Renamed' });
+        expect(renamed.json()).toMatchObject({ name: 'Renamed', client_submit: false, stat_min: 50, stat_max: null });
+        const reopened = await call('PATCH', `${base}/bounded`, { client_submit: true, stat_min: null });
+        expect(reopened.json()).toMatchObject({ client_submit: true, stat_min: null, stat_max: null });
+        expect((await bundle('bounded', 'meta')).json().meta).toMatchObject({
+          client_submit: true,
+          stat_min: null,
+          stat_max: null,
+        });
+        expect((await clientSubmit('bounded', -5)).json()).toMatchObject({ stat_value: -5 });
+      });
     });
   });
 }

@@ -71,6 +71,9 @@ for (const engine of engines) {
         operator: 'best',
         reset: 'none',
         period: { start: new Date(T0).toISOString(), end: null },
+        client_submit: true,
+        stat_min: null,
+        stat_max: null,
       });
     });
 

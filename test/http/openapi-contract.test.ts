@@ -241,6 +241,25 @@ for (const engine of engines) {
         await expectStatus(200, 'POST', `${prefix}/season/stats`, { ...player, body: { value: 50 } });
         await expectStatus(422, 'POST', `${prefix}/season/stats`, { ...player, body: { value: 'x' } });
       }
+      // Anti-cheat boards (§9): the new fields in every board answer, 403 for clients, 422 out of bounds.
+      await expectStatus(201, 'POST', boards, {
+        ...owner,
+        body: { slug: 'guarded', name: 'Guarded', client_submit: false, stat_min: 0, stat_max: 10 },
+      });
+      await expectStatus(422, 'POST', boards, { ...owner, body: { slug: 'x', name: 'X', stat_min: 2, stat_max: 1 } });
+      await expectStatus(200, 'PATCH', `${boards}/guarded`, { ...owner, body: { stat_max: 100.5 } });
+      await expectStatus(200, 'POST', `${boards}/guarded/stats`, {
+        ...owner,
+        body: { user_id: t.userId, value: 100.5 },
+      });
+      await expectStatus(422, 'POST', `${boards}/guarded/stats`, { ...owner, body: { user_id: t.userId, value: -1 } });
+      for (const prefix of ['/leaderboards', '/client/leaderboards']) {
+        await expectStatus(403, 'POST', `${prefix}/guarded/stats`, { ...player, body: { value: 1 } });
+        await expectStatus(200, 'GET', `${prefix}/guarded/bundle?include=meta`, player);
+      }
+      await expectStatus(200, 'PATCH', `${boards}/guarded`, { ...owner, body: { client_submit: true } });
+      await expectStatus(422, 'POST', `/leaderboards/guarded/stats`, { ...player, body: { value: 101 } });
+
       await expectStatus(200, 'POST', `${boards}/season/reset`, owner);
       await expectStatus(404, 'POST', `${boards}/none/reset`, owner);
       for (const prefix of ['/leaderboards', '/client/leaderboards']) {

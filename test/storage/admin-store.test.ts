@@ -150,6 +150,30 @@ for (const engine of engines) {
       expect(await storage.leaderboardAdmin.listSlugs(projectB)).toEqual([]);
     });
 
+    it('redefines a board’s anti-cheat settings (§9), null clearing a bound', async () => {
+      const board = await storage.leaderboards.create(
+        projectA,
+        definition('guarded', { clientSubmit: false, statMin: 1, statMax: 10 }),
+        { start: 0, end: null },
+      );
+      const loosened = definition('guarded', { clientSubmit: true, statMin: null, statMax: 99.5 });
+      expect(await storage.leaderboardAdmin.redefine(board.id, loosened)).toBe(true);
+      expect(await storage.leaderboards.get(projectA, 'guarded')).toMatchObject({
+        clientSubmit: true,
+        statMin: null,
+        statMax: 99.5,
+        revision: board.revision + 1,
+      });
+      expect(await storage.leaderboardAdmin.redefine(board.id, definition('guarded', { clientSubmit: false }))).toBe(
+        true,
+      );
+      expect(await storage.leaderboards.get(projectA, 'guarded')).toMatchObject({
+        clientSubmit: false,
+        statMin: null,
+        statMax: null,
+      });
+    });
+
     it('takes the reset lease of a running period and ends it at `now`, once', async () => {
       const board = await storage.leaderboards.create(projectA, definition('early'), { start: 1000, end: null });
       expect(await storage.leaderboardAdmin.beginResetNow(board.id, 999, 'me', 5000, 6000)).toBe(false);

@@ -18,6 +18,9 @@ export function definition(slug: string, extra: Partial<LeaderboardDefinition> =
     reset: 'none',
     leagues: [league('global', 0)],
     rewards: [],
+    clientSubmit: true,
+    statMin: null,
+    statMax: null,
     ...extra,
   };
 }

@@ -36,11 +36,14 @@ for (const engine of engines) {
         nickname: 'Bobby',
         avatarUrl: 'https://x/b.png',
       });
-      await leaderboards.create(p, definition('score', { sort: 'asc', operator: 'latest' }));
+      await leaderboards.create(
+        p,
+        definition('score', { sort: 'asc', operator: 'latest', clientSubmit: false, statMin: 0, statMax: 1000.5 }),
+      );
       await leaderboards.create(p, ladder('ladder'));
-      await leaderboards.submit(p, 'score', bob.id, 12.5);
-      await leaderboards.submit(p, 'score', cat.id, 9.75);
-      await leaderboards.submit(p, 'score', t.userId, 12.5);
+      await leaderboards.submit(p, 'score', bob.id, 12.5, 'server');
+      await leaderboards.submit(p, 'score', cat.id, 9.75, 'server');
+      await leaderboards.submit(p, 'score', t.userId, 12.5, 'server');
       await leaderboards.submit(p, 'ladder', cat.id, 3);
       source = await t.app.services.transfer.exportProject(p);
     });
@@ -67,7 +70,11 @@ for (const engine of engines) {
         operator: 'latest',
         reset: 'none',
         assignments: [],
+        client_submit: false,
+        stat_min: 0,
+        stat_max: 1000.5,
       });
+      expect(ladderBoard).toMatchObject({ client_submit: true, stat_min: null, stat_max: null });
       expect(score?.leagues).toEqual([
         { slug: 'global', name: 'GLOBAL', order: 0, min_stat: null, promote_top: null, demote_bottom: null },
       ]);
@@ -139,6 +146,12 @@ for (const engine of engines) {
         (f: ProjectExport) => f.leaderboards[1]?.assignments.push({ user_id: 1, league: 'global' }),
         'leaderboards[1].assignments[0]',
       ],
+      [(f: ProjectExport) => Object.assign(f.leaderboards[1] ?? {}, { stat_min: 2000 }), 'leaderboards[1].stat_min'],
+      [
+        (f: ProjectExport) => Object.assign(f.leaderboards[0] ?? {}, { client_submit: 'yes' }),
+        'leaderboards[0].client_submit',
+      ],
+      [(f: ProjectExport) => Object.assign(f.leaderboards[0] ?? {}, { stat_max: '10' }), 'leaderboards[0].stat_max'],
     ] as const)('rejects a malformed file naming the item (%#)', async (mutate, at) => {
       const target = await emptyProject(`malformed-${at}`);
       const file = structuredClone(source);
@@ -208,6 +221,46 @@ for (const engine of engines) {
       });
       await t.app.services.transfer.importProject(target, changed);
       expect(await meta()).toMatchObject({ name: 'Renamed', operator: 'best' });
+    });
+
+    it('imports a file from before anti-cheat boards (no client_submit, stat_min, stat_max) with the defaults', async () => {
+      const older = structuredClone(source) as { leaderboards: Record<string, unknown>[] };
+      for (const board of older.leaderboards) {
+        delete board.client_submit;
+        delete board.stat_min;
+        delete board.stat_max;
+      }
+      const fresh = await emptyProject('older-file');
+      await t.app.services.transfer.importProject(fresh, older);
+      const imported = await t.app.services.transfer.exportProject(fresh);
+      for (const board of imported.leaderboards) {
+        expect(board).toMatchObject({ client_submit: true, stat_min: null, stat_max: null });
+      }
+      // A board replaced by such a file is replaced whole: its anti-cheat settings go back to the defaults.
+      const replaced = await emptyProject('older-over-newer');
+      await t.app.services.transfer.importProject(replaced, source);
+      await t.app.services.transfer.importProject(replaced, older);
+      const score = (await t.app.services.transfer.exportProject(replaced)).leaderboards[1];
+      expect(score).toMatchObject({ slug: 'score', client_submit: true, stat_min: null, stat_max: null });
+      expect(score?.entries).toHaveLength(3);
+      const me = await t.app.services.leaderboards.submit(replaced, 'score', t.userId, -5);
+      expect(me.stat_value).toBe(-5);
+    });
+
+    it('imports entries outside the bounds (they govern submissions only), and a replacement sets new bounds', async () => {
+      const target = await emptyProject('narrowed');
+      const narrowed = structuredClone(source);
+      Object.assign(narrowed.leaderboards[1] as object, { client_submit: true, stat_min: 10, stat_max: 11 });
+      await t.app.services.transfer.importProject(target, narrowed);
+      const board = await t.app.services.leaderboards.admin.get(target, 'score');
+      expect(board).toMatchObject({ clientSubmit: true, statMin: 10, statMax: 11 });
+      expect(
+        (await t.app.services.transfer.exportProject(target)).leaderboards[1]?.entries.map((e) => e.stat_value),
+      ).toEqual(source.leaderboards[1]?.entries.map((e) => e.stat_value));
+      await expect(t.app.services.leaderboards.submit(target, 'score', t.userId, 12)).rejects.toMatchObject({
+        code: 'validation',
+      });
+      expect((await t.app.services.leaderboards.submit(target, 'score', t.userId, 10.5)).stat_value).toBe(10.5);
     });
 
     it('answers 404 for a project that does not exist', async () => {

@@ -2,15 +2,16 @@
 import { badRequest } from '../errors.js';
 import type { JsonValue } from '../json.js';
 import type { LeaderboardEdit } from '../leaderboards/leaderboard-admin.js';
-import type {
-  Leaderboard,
-  LeaderboardDefinition,
-  LeaderboardType,
-  League,
-  ResetSchedule,
-  Reward,
-  SortOrder,
-  SubmitOperator,
+import {
+  ANTI_CHEAT_DEFAULTS,
+  type Leaderboard,
+  type LeaderboardDefinition,
+  type LeaderboardType,
+  type League,
+  type ResetSchedule,
+  type Reward,
+  type SortOrder,
+  type SubmitOperator,
 } from '../leaderboards/leaderboard-model.js';
 import { isoTime } from '../leaderboards/period-schedule.js';
 
@@ -43,6 +44,9 @@ export interface BoardInput {
   reset?: ResetSchedule;
   leagues?: LeagueInput[];
   rewards?: RewardInput[];
+  client_submit?: boolean;
+  stat_min?: number | null;
+  stat_max?: number | null;
 }
 
 /** A change of a board as sent; `type`, `sort` and `reset` may be repeated but not changed. */
@@ -68,6 +72,9 @@ export interface BoardView {
     demote_bottom: number | null;
   }[];
   rewards: { league: string; rank_from: number; rank_to: number; reward: JsonValue }[];
+  client_submit: boolean;
+  stat_min: number | null;
+  stat_max: number | null;
 }
 
 /** What a board is when the request leaves a field out (§5: one league `global`). */
@@ -114,6 +121,9 @@ export function definitionOf(input: BoardInput): LeaderboardDefinition {
     reset: input.reset ?? DEFAULTS.reset,
     leagues: leaguesOf(input.leagues ?? DEFAULTS.leagues),
     rewards: rewardsOf(input.rewards ?? []),
+    clientSubmit: input.client_submit ?? ANTI_CHEAT_DEFAULTS.clientSubmit,
+    statMin: input.stat_min ?? ANTI_CHEAT_DEFAULTS.statMin,
+    statMax: input.stat_max ?? ANTI_CHEAT_DEFAULTS.statMax,
   };
 }
 
@@ -130,6 +140,9 @@ export function editOf(board: Leaderboard, input: BoardChangeInput): Leaderboard
   if (input.operator !== undefined) edit.operator = input.operator;
   if (input.leagues !== undefined) edit.leagues = leaguesOf(input.leagues);
   if (input.rewards !== undefined) edit.rewards = rewardsOf(input.rewards);
+  if (input.client_submit !== undefined) edit.clientSubmit = input.client_submit;
+  if (input.stat_min !== undefined) edit.statMin = input.stat_min;
+  if (input.stat_max !== undefined) edit.statMax = input.stat_max;
   return edit;
 }
 
@@ -159,5 +172,8 @@ export function boardView(board: Leaderboard): BoardView {
       rank_to: r.rankTo,
       reward: r.reward,
     })),
+    client_submit: board.clientSubmit,
+    stat_min: board.statMin,
+    stat_max: board.statMax,
   };
 }

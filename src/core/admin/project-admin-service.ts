@@ -79,7 +79,7 @@ export interface ProjectAdminDeps {
   accounts: AccountStore;
   accountService: AccountService;
   auth: Pick<AuthService, 'forgetClient'>;
-  /** Submits a stat for a user (the leaderboard service's `submit`). */
+  /** Submits a stat for a user as a server would (the leaderboard service's `submit` with source `server`). */
   submit(projectId: number, slug: string, userId: number, value: number): Promise<MeView>;
 }
 

@@ -8,7 +8,10 @@ import type { LeaderboardResets } from './leaderboard-resets.js';
 
 /** What an admin may change of a board; slug, type, sort and reset stay (they define its ranks and periods). */
 export type LeaderboardEdit = Partial<
-  Pick<LeaderboardDefinition, 'name' | 'description' | 'operator' | 'leagues' | 'rewards'>
+  Pick<
+    LeaderboardDefinition,
+    'name' | 'description' | 'operator' | 'leagues' | 'rewards' | 'clientSubmit' | 'statMin' | 'statMax'
+  >
 >;
 
 /** What the board administration needs: the leaderboard stores and the reset runner of the service. */
@@ -57,6 +60,10 @@ export class LeaderboardAdmin {
       reset: board.reset,
       leagues: edit.leagues ?? board.leagues,
       rewards: edit.rewards ?? board.rewards,
+      clientSubmit: edit.clientSubmit ?? board.clientSubmit,
+      // null is a value here (no bound), so only a missing field keeps the board's bound.
+      statMin: edit.statMin === undefined ? board.statMin : edit.statMin,
+      statMax: edit.statMax === undefined ? board.statMax : edit.statMax,
     };
     checkDefinition(definition);
     if (!(await this.deps.admin.redefine(board.id, definition))) throw notFound(BOARD_NOT_FOUND);

@@ -22,6 +22,9 @@ export function definitionProblem(def: LeaderboardDefinition): DefinitionProblem
   if (def.type === 'AT_RESET' && def.reset === 'none') {
     return { at: 'reset', message: 'an AT_RESET leaderboard needs a reset schedule (daily, weekly or monthly)' };
   }
+  if (def.statMin !== null && def.statMax !== null && def.statMin > def.statMax) {
+    return { at: 'stat_min', message: 'must be <= stat_max' };
+  }
   const slugs = new Set<string>();
   for (const [i, league] of def.leagues.entries()) {
     const at = `leagues[${i}]`;

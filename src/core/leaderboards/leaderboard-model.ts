@@ -55,7 +55,19 @@ export interface LeaderboardDefinition {
   /** By order ascending. */
   leagues: League[];
   rewards: Reward[];
+  /** False: only the admin API (game servers, server keys) may submit; a client's submission is refused (403). */
+  clientSubmit: boolean;
+  /** The lowest value a submission may carry (inclusive); null: no lower bound. */
+  statMin: number | null;
+  /** The highest value a submission may carry (inclusive); null: no upper bound. */
+  statMax: number | null;
 }
+
+/** The anti-cheat settings of a board (§9): who may submit, and which values. */
+export type AntiCheat = Pick<LeaderboardDefinition, 'clientSubmit' | 'statMin' | 'statMax'>;
+
+/** A board's anti-cheat settings when its definition (an admin request, an older export file) leaves them out. */
+export const ANTI_CHEAT_DEFAULTS: Readonly<AntiCheat> = { clientSubmit: true, statMin: null, statMax: null };
 
 /** A stored board with its current period. */
 export interface Leaderboard extends LeaderboardDefinition {

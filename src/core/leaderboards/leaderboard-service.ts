@@ -33,7 +33,7 @@ import { isoTime, periodContaining } from './period-schedule.js';
 import type { RankCache } from './rank-cache.js';
 import { isUnranked, scoreOf, statOf } from './rank-order.js';
 import { RankSync } from './rank-sync.js';
-import { applySubmission } from './submission.js';
+import { applySubmission, checkSubmission, type SubmissionSource } from './submission.js';
 
 /** The bundle's section names, in the order of the §5 messages. */
 export const BUNDLE_SECTIONS = ['meta', 'leagues', 'rewards', 'entries', 'users', 'me'] as const;
@@ -202,13 +202,24 @@ export class LeaderboardService {
     return this.listing(board, this.listingLeague(board, query.league, standing), query);
   }
 
-  /** Applies a submitted value with the board's operator and returns the user's `me`. */
-  async submit(projectId: number, slug: string, userId: number, value: number): Promise<MeView> {
+  /**
+   * Applies a submitted value with the board's operator and returns the user's `me`. `source` says
+   * who submits (a client unless told otherwise), for the board's anti-cheat rules.
+   */
+  async submit(
+    projectId: number,
+    slug: string,
+    userId: number,
+    value: number,
+    source: SubmissionSource = 'client',
+  ): Promise<MeView> {
     if (!Number.isFinite(value)) {
       throw validationFailed([{ loc: ['body', 'value'], msg: 'must be a finite number', type: 'value_error' }]);
     }
     for (let attempt = 0; attempt < MAX_WRITE_ATTEMPTS; attempt++) {
       const board = await this.board(projectId, slug);
+      // Checked on every attempt: a retry follows a new revision, whose rules are the ones that apply.
+      checkSubmission(board, value, source);
       if (isExpired(board.period, this.deps.clock.now())) {
         await this.awaitReset(board);
         continue;

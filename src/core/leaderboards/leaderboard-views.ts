@@ -28,6 +28,10 @@ export interface MetaView {
   operator: Leaderboard['operator'];
   reset: Leaderboard['reset'];
   period: { start: string; end: string | null };
+  /** Anti-cheat (§9): whether clients may submit, and the accepted range of a submitted value. */
+  client_submit: boolean;
+  stat_min: number | null;
+  stat_max: number | null;
 }
 
 /** One item of the bundle's `leagues` section; `users` counts the league's listing. */
@@ -138,6 +142,9 @@ export function metaView(board: Leaderboard): MetaView {
     operator: board.operator,
     reset: board.reset,
     period: { start: isoTime(board.period.start), end: board.period.end === null ? null : isoTime(board.period.end) },
+    client_submit: board.clientSubmit,
+    stat_min: board.statMin,
+    stat_max: board.statMax,
   };
 }
 

@@ -1,5 +1,6 @@
-import { validationFailed } from '../errors.js';
+import { AppError, validationFailed } from '../errors.js';
 import {
+  type AntiCheat,
   type Leaderboard,
   type LeaderboardDefinition,
   type LeaderboardEntry,
@@ -11,6 +12,26 @@ import {
 export interface SubmissionOutcome {
   entry: LeaderboardEntry;
   assign: string | null;
+}
+
+/** Who submits: a client for themself (§5), or the admin API (an admin or a server key) for any user (§6). */
+export type SubmissionSource = 'client' | 'server';
+
+/**
+ * The anti-cheat rules of a board (§9), checked before the user's entry is read or written: a client on a
+ * board that accepts server submissions only → 403; a value outside `[stat_min, stat_max]`
+ * (inclusive, null = no bound) → 422 on every route.
+ */
+export function checkSubmission(board: AntiCheat, value: number, source: SubmissionSource): void {
+  if (source === 'client' && !board.clientSubmit) {
+    throw new AppError('forbidden', 'Leaderboard accepts server submissions only');
+  }
+  if (board.statMin !== null && value < board.statMin) {
+    throw validationFailed([{ loc: ['body', 'value'], msg: `must be >= ${board.statMin}`, type: 'minimum' }]);
+  }
+  if (board.statMax !== null && value > board.statMax) {
+    throw validationFailed([{ loc: ['body', 'value'], msg: `must be <= ${board.statMax}`, type: 'maximum' }]);
+  }
 }
 
 /** The league a stat reaches on a CONTINUOUS board: the highest whose `min_stat` it reaches, else the lowest. */

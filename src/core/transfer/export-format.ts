@@ -8,7 +8,7 @@ import { Compile } from 'typebox/compile';
 import { AppError } from '../errors.js';
 import { hasUnstorableText, isJsonObject, type JsonObject, type JsonValue, UNSTORABLE_TEXT } from '../json.js';
 import { definitionProblem } from '../leaderboards/leaderboard-definition.js';
-import type { LeaderboardDefinition } from '../leaderboards/leaderboard-model.js';
+import { ANTI_CHEAT_DEFAULTS, type LeaderboardDefinition } from '../leaderboards/leaderboard-model.js';
 import { type PathLimits, parseDocumentPath } from '../paths.js';
 
 const Iso = Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{3}Z$' });
@@ -49,6 +49,10 @@ export const ExportLeaderboardSchema = Type.Object({
     }),
   ),
   assignments: Type.Array(Type.Object({ user_id: Type.Integer({ minimum: 1 }), league: Type.String() })),
+  // Optional: files exported before anti-cheat boards existed import with the defaults.
+  client_submit: Type.Optional(Type.Boolean()),
+  stat_min: Type.Optional(Nullable(Type.Number())),
+  stat_max: Type.Optional(Nullable(Type.Number())),
 });
 
 export const ExportUserSchema = Type.Object({
@@ -117,6 +121,9 @@ export function definitionOf(board: ExportLeaderboard): LeaderboardDefinition {
       rankTo: r.rank_to,
       reward: r.reward as JsonValue,
     })),
+    clientSubmit: board.client_submit ?? ANTI_CHEAT_DEFAULTS.clientSubmit,
+    statMin: board.stat_min ?? ANTI_CHEAT_DEFAULTS.statMin,
+    statMax: board.stat_max ?? ANTI_CHEAT_DEFAULTS.statMax,
   };
 }
 
@@ -132,6 +139,8 @@ function checkLeaderboard(board: ExportLeaderboard, at: string): void {
     if (assigned.has(a.user_id)) throw badItem(`${here}.user_id`, `user ${a.user_id} is assigned twice`);
     assigned.set(a.user_id, a.league);
   }
+  // Entries are not held to stat_min/stat_max: the bounds govern submissions, and a board whose
+  // bounds were narrowed keeps the stats it had (export then import must reproduce it).
   const seen = new Set<number>();
   for (const [i, e] of board.entries.entries()) {
     const here = `${at}.entries[${i}]`;

@@ -62,8 +62,9 @@ export function adminLeaderboardRoutes(app: HttpApp, deps: AdminLeaderboardDeps)
       schema: {
         tags,
         description:
-          'Creates a leaderboard (defaults: CONTINUOUS, desc, best, reset none, one league `global`); its first ' +
-          `period is the one containing now. 409 when the slug is taken; 422 for an invalid definition. ${NEEDS}`,
+          'Creates a leaderboard (defaults: CONTINUOUS, desc, best, reset none, one league `global`, client_submit ' +
+          'true, no stat_min/stat_max); its first period is the one containing now. 409 when the slug is taken; 422 ' +
+          `for an invalid definition (also stat_min > stat_max). ${NEEDS}`,
         security: adminSecurity,
         params: ProjectParams,
         body: CreateBoardBody,
@@ -96,7 +97,8 @@ export function adminLeaderboardRoutes(app: HttpApp, deps: AdminLeaderboardDeps)
       schema: {
         tags,
         description:
-          'Edits name, description, operator, leagues and/or rewards (leagues and rewards are replaced whole). ' +
+          'Edits name, description, operator, leagues, rewards, client_submit, stat_min and/or stat_max (leagues and ' +
+          'rewards are replaced whole; a null bound removes it; stat_min > stat_max → 422). ' +
           'type, sort and reset cannot change (400). Current entries are re-homed: by stat on CONTINUOUS boards, ' +
           `to the lowest league when theirs is gone on AT_RESET boards. ${NEEDS}`,
         security: adminSecurity,
@@ -119,8 +121,9 @@ export function adminLeaderboardRoutes(app: HttpApp, deps: AdminLeaderboardDeps)
       schema: {
         tags,
         description:
-          'Submits a stat for any user of the project, with the board’s operator, as a game server would; answers ' +
-          `that user's \`me\`. 404 \`User not found\` / \`Leaderboard not found\`. ${NEEDS}`,
+          'Submits a stat for any user of the project, with the board’s operator, as a game server would (also on ' +
+          'boards with client_submit false); answers that user’s `me`. 422 for a value outside [stat_min, stat_max]. ' +
+          `404 \`User not found\` / \`Leaderboard not found\`. ${NEEDS}`,
         security: adminSecurity,
         params: BoardParams,
         body: AdminSubmitBody,

@@ -79,7 +79,8 @@ export function leaderboardRoutes(
             response: { 200: MeSchema, ...clientErrorResponses, 503: ErrorSchema },
           },
         },
-        (request) => leaderboards.submit(request.projectId, request.params.slug, request.userId, request.body.value),
+        (request) =>
+          leaderboards.submit(request.projectId, request.params.slug, request.userId, request.body.value, 'client'),
       );
     }
   });

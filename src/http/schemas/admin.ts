@@ -2,6 +2,7 @@
 import Type, { type TSchema } from 'typebox';
 import { ErrorSchema } from './common.js';
 import { DocumentSchema } from './documents.js';
+import { antiCheatFields } from './leaderboards.js';
 
 const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 const Id = (description: string) => Type.String({ description: `${description} (a positive integer)` });
@@ -138,6 +139,24 @@ const RewardInput = Type.Object({
   reward: Type.Unknown({ description: 'Free JSON the game interprets' }),
 });
 
+/** Anti-cheat settings as sent: omitted on creation, the defaults (true, null, null); on an edit, unchanged. */
+const antiCheatInput = {
+  client_submit: Type.Optional(
+    Type.Boolean({ description: 'false: only the admin route (server keys) submits, clients get 403; default true' }),
+  ),
+  stat_min: Type.Optional(
+    Nullable(Type.Number({ description: 'Lowest accepted submitted value (inclusive); null (default): no bound' })),
+  ),
+  stat_max: Type.Optional(
+    Nullable(
+      Type.Number({
+        description:
+          'Highest accepted submitted value (inclusive); null (default): no bound; stat_min > stat_max → 422',
+      }),
+    ),
+  ),
+};
+
 export const CreateBoardBody = Type.Object({
   slug: Type.String(),
   name: Type.String({ minLength: 1 }),
@@ -148,6 +167,7 @@ export const CreateBoardBody = Type.Object({
   reset: Type.Optional(Reset),
   leagues: Type.Optional(Type.Array(LeagueInput, { description: 'Default: one league `global`' })),
   rewards: Type.Optional(Type.Array(RewardInput)),
+  ...antiCheatInput,
 });
 
 export const UpdateBoardBody = Type.Object({
@@ -156,6 +176,7 @@ export const UpdateBoardBody = Type.Object({
   operator: Type.Optional(Operator),
   leagues: Type.Optional(Type.Array(LeagueInput, { description: 'Replaces every league' })),
   rewards: Type.Optional(Type.Array(RewardInput, { description: 'Replaces every reward' })),
+  ...antiCheatInput,
   type: Type.Optional(BoardType),
   sort: Type.Optional(SortOrder),
   reset: Type.Optional(Reset),
@@ -186,6 +207,7 @@ export const BoardSchema = Type.Object({
   rewards: Type.Array(
     Type.Object({ league: Type.String(), rank_from: Type.Integer(), rank_to: Type.Integer(), reward: Type.Unknown() }),
   ),
+  ...antiCheatFields,
 });
 export const BoardsSchema = Type.Object({ leaderboards: Type.Array(BoardSchema) });
 

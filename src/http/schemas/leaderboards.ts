@@ -3,6 +3,13 @@ import Type, { type TSchema } from 'typebox';
 
 const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 
+/** A board's anti-cheat settings (§9) as every board representation shows them. */
+export const antiCheatFields = {
+  client_submit: Type.Boolean({ description: 'false: clients get 403; only the admin route (server keys) submits' }),
+  stat_min: Nullable(Type.Number({ description: 'Lowest accepted submitted value (inclusive); null: no bound' })),
+  stat_max: Nullable(Type.Number({ description: 'Highest accepted submitted value (inclusive); null: no bound' })),
+};
+
 export const LeaderboardParams = Type.Object({ slug: Type.String() });
 
 const listingQuery = {
@@ -82,6 +89,7 @@ const Meta = Type.Object({
   operator: Type.Union([Type.Literal('best'), Type.Literal('latest'), Type.Literal('increment')]),
   reset: Type.Union([Type.Literal('none'), Type.Literal('daily'), Type.Literal('weekly'), Type.Literal('monthly')]),
   period: Type.Object({ start: Type.String(), end: Nullable(Type.String()) }),
+  ...antiCheatFields,
 });
 
 const LeagueItem = Type.Object({
@@ -151,7 +159,9 @@ export const leaderboardRouteDescriptions = {
   users:
     'One page of a league’s users by rank (source=ranked) or every assigned user (source=assigned, AT_RESET only).',
   stats:
-    'Submits a stat for the caller; the board’s operator (best, latest, increment) combines it. Returns the caller’s `me`.',
+    'Submits a stat for the caller; the board’s operator (best, latest, increment) combines it. Returns the caller’s `me`. ' +
+    '403 `Leaderboard accepts server submissions only` on a board with `client_submit: false`; 422 (`loc` ' +
+    '`["body", "value"]`) for a value outside the board’s `[stat_min, stat_max]`.',
   history:
     'Final standings of an archived (ended) period: `{period: {start, end}, archived_at, league, pagination, standings: ' +
     '[{rank, user_id, stat_value, league, updated_at, reward, profile?}], me}`. `period` picks the period by its start ' +

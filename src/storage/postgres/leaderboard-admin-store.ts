@@ -36,8 +36,9 @@ export class PostgresLeaderboardAdminStore implements LeaderboardAdminStore {
       const locked = await client.query('SELECT 1 FROM leaderboards WHERE id = $1 FOR UPDATE', [boardId]);
       if (locked.rowCount === 0) return false;
       await client.query(
-        'UPDATE leaderboards SET name = $1, description = $2, operator = $3, revision = revision + 1 WHERE id = $4',
-        [def.name, def.description, def.operator, boardId],
+        `UPDATE leaderboards SET name = $1, description = $2, operator = $3, client_submit = $4, stat_min = $5,
+           stat_max = $6, revision = revision + 1 WHERE id = $7`,
+        [def.name, def.description, def.operator, def.clientSubmit, def.statMin, def.statMax, boardId],
       );
       await writeDefinitionParts(client, boardId, def);
       const lowest = lowestLeague(def).slug;

@@ -38,6 +38,9 @@ interface BoardRow {
   revision: number;
   period_start: Millis;
   period_end: Millis | null;
+  client_submit: boolean;
+  stat_min: number | null;
+  stat_max: number | null;
   leagues: {
     slug: string;
     name: string;
@@ -60,7 +63,7 @@ interface HistoryRow {
 
 // One statement per board read: leagues and rewards come along as JSON arrays.
 const SELECT_BOARD = `SELECT b.id, b.project_id, b.slug, b.name, b.description, b.type, b.sort, b.operator, b.reset,
-    b.revision, b.period_start, b.period_end,
+    b.revision, b.period_start, b.period_end, b.client_submit, b.stat_min, b.stat_max,
     COALESCE((SELECT json_agg(json_build_object('slug', l.slug, 'name', l.name, 'ord', l.ord, 'min_stat', l.min_stat,
         'promote_top', l.promote_top, 'demote_bottom', l.demote_bottom) ORDER BY l.ord)
       FROM leaderboard_leagues l WHERE l.leaderboard_id = b.id), '[]') AS leagues,
@@ -86,8 +89,9 @@ export async function insertBoard(
   period: Period,
 ): Promise<number | null> {
   const inserted = await db.query<{ id: number }>(
-    `INSERT INTO leaderboards (project_id, slug, name, description, type, sort, operator, reset, period_start, period_end)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT (project_id, slug) DO NOTHING RETURNING id`,
+    `INSERT INTO leaderboards (project_id, slug, name, description, type, sort, operator, reset, period_start, period_end,
+       client_submit, stat_min, stat_max)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) ON CONFLICT (project_id, slug) DO NOTHING RETURNING id`,
     [
       projectId,
       def.slug,
@@ -99,6 +103,9 @@ export async function insertBoard(
       def.reset,
       period.start,
       period.end,
+      def.clientSubmit,
+      def.statMin,
+      def.statMax,
     ],
   );
   const id = inserted.rows[0]?.id ?? null;
@@ -444,6 +451,9 @@ function toBoard(row: BoardRow): Leaderboard {
     reset: row.reset,
     revision: row.revision,
     period: { start: Number(row.period_start), end: row.period_end === null ? null : Number(row.period_end) },
+    clientSubmit: row.client_submit,
+    statMin: row.stat_min,
+    statMax: row.stat_max,
     leagues: row.leagues.map(
       (l): League => ({
         slug: l.slug,

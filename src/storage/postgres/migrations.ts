@@ -187,4 +187,15 @@ CREATE INDEX projects_by_org ON projects (org_id, id);
 CREATE INDEX clients_by_project ON clients (project_id, created_at);
 `,
   },
+  {
+    // Versions 5 and 6 belong to other branches; the runner applies whichever versions are missing.
+    version: 7,
+    name: 'leaderboard anti-cheat',
+    sql: `
+ALTER TABLE leaderboards
+  ADD COLUMN client_submit BOOLEAN NOT NULL DEFAULT true,
+  ADD COLUMN stat_min DOUBLE PRECISION,
+  ADD COLUMN stat_max DOUBLE PRECISION;
+`,
+  },
 ];

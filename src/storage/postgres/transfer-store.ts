@@ -25,6 +25,9 @@ interface BoardRow {
   sort: ExportLeaderboard['sort'];
   operator: ExportLeaderboard['operator'];
   reset: ExportLeaderboard['reset'];
+  client_submit: boolean;
+  stat_min: number | null;
+  stat_max: number | null;
 }
 
 const iso = (ms: string) => new Date(Number(ms)).toISOString();
@@ -60,7 +63,8 @@ export class PostgresTransferStore implements TransferStore {
         roles: string[];
       }>('SELECT id, username, nickname, avatar_url, roles FROM users WHERE project_id = $1 ORDER BY id', [projectId]);
       const boards = await client.query<BoardRow>(
-        'SELECT id, slug, name, description, type, sort, operator, reset FROM leaderboards WHERE project_id = $1 ORDER BY slug COLLATE "C"',
+        `SELECT id, slug, name, description, type, sort, operator, reset, client_submit, stat_min, stat_max
+         FROM leaderboards WHERE project_id = $1 ORDER BY slug COLLATE "C"`,
         [projectId],
       );
       const leaderboards: ExportLeaderboard[] = [];
@@ -200,8 +204,22 @@ async function importBoard(
     boardId = existing.id;
     await client.query(
       `UPDATE leaderboards SET name = $1, description = $2, type = $3, sort = $4, operator = $5, reset = $6, revision = revision + 1,
-         period_start = $7, period_end = $8, reset_owner = NULL, reset_lease_until = NULL WHERE id = $9`,
-      [def.name, def.description, def.type, def.sort, def.operator, def.reset, period.start, period.end, boardId],
+         period_start = $7, period_end = $8, reset_owner = NULL, reset_lease_until = NULL,
+         client_submit = $9, stat_min = $10, stat_max = $11 WHERE id = $12`,
+      [
+        def.name,
+        def.description,
+        def.type,
+        def.sort,
+        def.operator,
+        def.reset,
+        period.start,
+        period.end,
+        def.clientSubmit,
+        def.statMin,
+        def.statMax,
+        boardId,
+      ],
     );
     await client.query('DELETE FROM leaderboard_entries WHERE leaderboard_id = $1', [boardId]);
     await client.query('DELETE FROM leaderboard_assignments WHERE leaderboard_id = $1', [boardId]);

@@ -35,9 +35,10 @@ export class SqliteLeaderboardAdminStore implements LeaderboardAdminStore {
       .transaction((): boolean => {
         const updated = this.db
           .prepare(
-            'UPDATE leaderboards SET name = ?, description = ?, operator = ?, revision = revision + 1 WHERE id = ?',
+            `UPDATE leaderboards SET name = ?, description = ?, operator = ?, client_submit = ?, stat_min = ?, stat_max = ?,
+               revision = revision + 1 WHERE id = ?`,
           )
-          .run(def.name, def.description, def.operator, boardId);
+          .run(def.name, def.description, def.operator, def.clientSubmit ? 1 : 0, def.statMin, def.statMax, boardId);
         if (updated.changes === 0) return false;
         writeDefinitionParts(this.db, boardId, def);
         if (def.type === 'CONTINUOUS') {

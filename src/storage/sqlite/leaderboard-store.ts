@@ -34,6 +34,10 @@ interface BoardRow {
   revision: number;
   period_start: number;
   period_end: number | null;
+  /** 0 or 1. */
+  client_submit: number;
+  stat_min: number | null;
+  stat_max: number | null;
 }
 
 interface LeagueRow {
@@ -65,7 +69,7 @@ interface HistoryRow extends EntryRow {
 }
 
 const BOARD_COLUMNS =
-  'id, project_id, slug, name, description, type, sort, operator, reset, revision, period_start, period_end';
+  'id, project_id, slug, name, description, type, sort, operator, reset, revision, period_start, period_end, client_submit, stat_min, stat_max';
 
 const toHistory = (row: HistoryRow): ArchivedStanding => ({
   rank: row.rank,
@@ -86,8 +90,9 @@ export function insertBoard(
 ): number {
   const result = db
     .prepare(
-      `INSERT INTO leaderboards (project_id, slug, name, description, type, sort, operator, reset, period_start, period_end, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO leaderboards (project_id, slug, name, description, type, sort, operator, reset, period_start, period_end,
+         client_submit, stat_min, stat_max, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     )
     .run(
       projectId,
@@ -100,6 +105,9 @@ export function insertBoard(
       def.reset,
       period.start,
       period.end,
+      def.clientSubmit ? 1 : 0,
+      def.statMin,
+      def.statMax,
       now,
     );
   const boardId = Number(result.lastInsertRowid);
@@ -476,6 +484,9 @@ function boardFromRows(row: BoardRow, leagues: LeagueRow[], rewards: RewardRow[]
     reset: row.reset,
     revision: row.revision,
     period: { start: row.period_start, end: row.period_end },
+    clientSubmit: row.client_submit === 1,
+    statMin: row.stat_min,
+    statMax: row.stat_max,
     leagues: leagues.map(
       (l): League => ({
         slug: l.slug,

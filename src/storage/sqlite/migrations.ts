@@ -216,4 +216,14 @@ CREATE INDEX documents_by_collection ON documents (project_id, collection, path)
 CREATE INDEX documents_by_parent ON documents (project_id, parent, collection, path);
 `,
   },
+  {
+    // Versions 6 and 7 belong to other branches; the runner applies whichever versions are missing.
+    version: 8,
+    name: 'leaderboard anti-cheat',
+    sql: `
+ALTER TABLE leaderboards ADD COLUMN client_submit INTEGER NOT NULL DEFAULT 1;
+ALTER TABLE leaderboards ADD COLUMN stat_min REAL;
+ALTER TABLE leaderboards ADD COLUMN stat_max REAL;
+`,
+  },
 ];

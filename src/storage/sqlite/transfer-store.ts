@@ -25,6 +25,10 @@ interface BoardRow {
   sort: ExportLeaderboard['sort'];
   operator: ExportLeaderboard['operator'];
   reset: ExportLeaderboard['reset'];
+  /** 0 or 1. */
+  client_submit: number;
+  stat_min: number | null;
+  stat_max: number | null;
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -62,7 +66,8 @@ export class SqliteTransferStore implements TransferStore {
         .map((row) => ({ ...row, roles: JSON.parse(row.roles) as string[] }));
       const boards = this.db
         .prepare<[number], BoardRow>(
-          'SELECT id, slug, name, description, type, sort, operator, reset FROM leaderboards WHERE project_id = ? ORDER BY slug',
+          `SELECT id, slug, name, description, type, sort, operator, reset, client_submit, stat_min, stat_max
+           FROM leaderboards WHERE project_id = ? ORDER BY slug`,
         )
         .all(projectId);
       return {
@@ -134,8 +139,8 @@ export class SqliteTransferStore implements TransferStore {
         'SELECT user_id, league FROM leaderboard_assignments WHERE leaderboard_id = ? ORDER BY user_id',
       )
       .all(board.id);
-    const { id: _id, ...fields } = board;
-    return { ...fields, leagues, rewards, entries, assignments };
+    const { id: _id, client_submit, ...fields } = board;
+    return { ...fields, client_submit: client_submit === 1, leagues, rewards, entries, assignments };
   }
 
   private importUsers(projectId: number, file: ProjectExport): void {
@@ -200,9 +205,23 @@ export class SqliteTransferStore implements TransferStore {
       this.db
         .prepare(
           `UPDATE leaderboards SET name = ?, description = ?, type = ?, sort = ?, operator = ?, reset = ?, revision = revision + 1,
-             period_start = ?, period_end = ?, reset_owner = NULL, reset_lease_until = NULL WHERE id = ?`,
+             period_start = ?, period_end = ?, reset_owner = NULL, reset_lease_until = NULL,
+             client_submit = ?, stat_min = ?, stat_max = ? WHERE id = ?`,
         )
-        .run(def.name, def.description, def.type, def.sort, def.operator, def.reset, period.start, period.end, boardId);
+        .run(
+          def.name,
+          def.description,
+          def.type,
+          def.sort,
+          def.operator,
+          def.reset,
+          period.start,
+          period.end,
+          def.clientSubmit ? 1 : 0,
+          def.statMin,
+          def.statMax,
+          boardId,
+        );
       this.db.prepare('DELETE FROM leaderboard_entries WHERE leaderboard_id = ?').run(boardId);
       this.db.prepare('DELETE FROM leaderboard_assignments WHERE leaderboard_id = ?').run(boardId);
       writeDefinitionParts(this.db, boardId, def);

@@ -1,11 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { definitionProblem } from '../../../src/core/leaderboards/leaderboard-definition.js';
-import type { Leaderboard, League } from '../../../src/core/leaderboards/leaderboard-model.js';
+import {
+  ANTI_CHEAT_DEFAULTS,
+  type Leaderboard,
+  type League,
+} from '../../../src/core/leaderboards/leaderboard-model.js';
 import { nextPeriod, periodContaining } from '../../../src/core/leaderboards/period-schedule.js';
 import { destinationOf, planLeagueMoves } from '../../../src/core/leaderboards/promotion.js';
 import { scoreOf, statOf } from '../../../src/core/leaderboards/rank-order.js';
 import { rewardFor } from '../../../src/core/leaderboards/rewards.js';
-import { applySubmission, leagueForStat } from '../../../src/core/leaderboards/submission.js';
+import { applySubmission, checkSubmission, leagueForStat } from '../../../src/core/leaderboards/submission.js';
 
 const at = (iso: string) => Date.parse(iso);
 const league = (slug: string, order: number, extra: Partial<League> = {}): League => ({
@@ -31,6 +35,7 @@ const board = (extra: Partial<Leaderboard> = {}): Leaderboard => ({
   period: { start: 0, end: null },
   leagues: [league('global', 0)],
   rewards: [],
+  ...ANTI_CHEAT_DEFAULTS,
   ...extra,
 });
 
@@ -114,6 +119,53 @@ describe('submissions', () => {
       entry: { league: 'high' },
       assign: null,
     });
+  });
+});
+
+describe('anti-cheat (§9)', () => {
+  const refusal = (run: () => void) => {
+    try {
+      run();
+    } catch (error) {
+      return error;
+    }
+    return null;
+  };
+
+  it('refuses clients on a server-only board with 403, whatever the value; servers pass', () => {
+    const serverOnly = board({ clientSubmit: false, statMax: 10 });
+    expect(refusal(() => checkSubmission(serverOnly, 5, 'client'))).toMatchObject({
+      code: 'forbidden',
+      message: 'Leaderboard accepts server submissions only',
+    });
+    expect(refusal(() => checkSubmission(serverOnly, 50, 'client'))).toMatchObject({ code: 'forbidden' });
+    expect(refusal(() => checkSubmission(serverOnly, 5, 'server'))).toBeNull();
+    expect(refusal(() => checkSubmission(board(), 5, 'client'))).toBeNull();
+  });
+
+  it('accepts values in [stat_min, stat_max] inclusive, on every source; null is no bound', () => {
+    const bounded = board({ statMin: -1.5, statMax: 100 });
+    for (const source of ['client', 'server'] as const) {
+      for (const value of [-1.5, 0, 100]) expect(refusal(() => checkSubmission(bounded, value, source))).toBeNull();
+      for (const value of [-1.5000001, 100.0000001, -1e308, 1e308]) {
+        expect(refusal(() => checkSubmission(bounded, value, source))).toMatchObject({
+          code: 'validation',
+          issues: [{ loc: ['body', 'value'] }],
+        });
+      }
+    }
+    expect(refusal(() => checkSubmission(board({ statMin: 0 }), 1e308, 'client'))).toBeNull();
+    expect(refusal(() => checkSubmission(board({ statMax: 0 }), -1e308, 'client'))).toBeNull();
+    expect(refusal(() => checkSubmission(board(), -1e308, 'client'))).toBeNull();
+  });
+
+  it('a definition needs stat_min <= stat_max', () => {
+    expect(definitionProblem(board({ statMin: 2, statMax: 1 }))).toEqual({
+      at: 'stat_min',
+      message: 'must be <= stat_max',
+    });
+    expect(definitionProblem(board({ statMin: 1, statMax: 1 }))).toBeNull();
+    expect(definitionProblem(board({ statMin: 5, statMax: null }))).toBeNull();
   });
 });
 
