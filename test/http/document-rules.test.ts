@@ -161,6 +161,15 @@ for (const engine of engines) {
       ]);
     });
 
+    it('checks a query at any depth by parent: each parent planned once, documents checked only when the plan needs them', async () => {
+      const theirs = `/documents/docs/users/${other.userId}/saves/s2`;
+      expect((await call('PUT', theirs, { data: { coins: 1 } }, other.headers)).statusCode).toBe(200);
+      expect(paths(await call('GET', '/documents/query/saves'))).toEqual([`users/${me()}/saves/s1`]);
+      expect(paths(await call('GET', '/documents/query/saves', undefined, other.headers))).toEqual([
+        `users/${other.userId}/saves/s2`,
+      ]);
+    });
+
     it('answers an empty list, never 403, when no document may be listed; bad clauses are still 400', async () => {
       await call('PUT', '/documents/docs/secret/s1', { data: {} });
       const listed = await call('GET', '/documents/collections/secret');

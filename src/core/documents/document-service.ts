@@ -45,6 +45,18 @@ export function parseDocumentJson(json: DocumentJson): DocumentRecord {
   return JSON.parse(json) as DocumentRecord;
 }
 
+/**
+ * The path of a store's `DocumentJson` without parsing its data: the text starts
+ * `{"id":<string>,"path":<string>,` and a JSON string holds no unescaped quote, so the first
+ * `,"path":"` is the key.
+ */
+export function documentJsonPath(json: DocumentJson): string {
+  const start = json.indexOf(',"path":"') + 8;
+  let end = start + 1;
+  while (json[end] !== '"') end += json[end] === '\\' ? 2 : 1;
+  return JSON.parse(json.slice(start, end + 1)) as string;
+}
+
 /** The document store's rules (§2) over any storage engine. */
 export class DocumentService {
   constructor(

@@ -13,11 +13,17 @@ import type { JsonObject, JsonValue } from '../json.js';
 import { type PathLimits, parseCollectionName, parseDocumentPath, parseParentPath } from '../paths.js';
 import type { DocumentJson, DocumentRecord, DocumentStore, DocumentWithCollections } from '../ports.js';
 import type { CompiledRuleset, DocumentMethod, RuleAuth, RuleCheck } from '../rules/compiled-ruleset.js';
-import { planList } from '../rules/list-plan.js';
+import { type ListPlan, planList } from '../rules/list-plan.js';
 import type { RuleAuthLookup } from '../rules/rule-auth.js';
 import type { RulesSource } from '../rules/rules-source.js';
 import { parseOrderBy, parseWhere } from '../where.js';
-import { type DocumentService, type ListRequest, parseDocumentJson, type QueryRequest } from './document-service.js';
+import {
+  type DocumentService,
+  documentJsonPath,
+  type ListRequest,
+  parseDocumentJson,
+  type QueryRequest,
+} from './document-service.js';
 
 /** Who a client request acts for. */
 export interface DocumentCaller {
@@ -29,6 +35,12 @@ export const RULES_DENIED = 'Permission denied by rules';
 const denied = () => new AppError('forbidden', RULES_DENIED);
 /** How many documents a list or query checked document by document reads at a time. */
 const CHECK_BATCH = 100;
+
+/** The parent document path of a document path (`''` at the root). */
+function parentOf(path: string): string {
+  const collectionSlash = path.lastIndexOf('/', path.lastIndexOf('/') - 1);
+  return collectionSlash < 0 ? '' : path.slice(0, collectionSlash);
+}
 
 const asResource = (record: DocumentRecord | null): JsonValue =>
   record ? { id: record.id, path: record.path, data: record.data } : null;
@@ -125,9 +137,9 @@ export class RuledDocumentService {
         startAfter,
         limit: CHECK_BATCH,
       });
-      allowed.push(...this.listable(rules, auth, batch));
+      allowed.push(...this.listable(rules, auth, collection, batch));
       if (batch.length < CHECK_BATCH) break;
-      startAfter = parseDocumentJson(batch[batch.length - 1] as DocumentJson).path;
+      startAfter = documentJsonPath(batch[batch.length - 1] as DocumentJson);
     }
     return allowed.slice(0, limit);
   }
@@ -156,16 +168,30 @@ export class RuledDocumentService {
         offset,
         limit: CHECK_BATCH,
       });
-      allowed.push(...this.listable(rules, auth, batch));
+      allowed.push(...this.listable(rules, auth, collection, batch));
       if (batch.length < CHECK_BATCH) break;
     }
     return allowed.slice(request.offset ?? 0, wanted);
   }
 
-  private listable(rules: CompiledRuleset, auth: RuleAuth, batch: readonly DocumentJson[]): DocumentJson[] {
+  /**
+   * The documents of `batch` the caller may list. Documents of one parent share a plan, made once
+   * per parent; only those whose plan depends on the document itself are parsed and checked.
+   */
+  private listable(rules: CompiledRuleset, auth: RuleAuth, collection: string, batch: readonly DocumentJson[]) {
+    const plans = new Map<string, ListPlan>();
+    const time = new Date(this.clock.now());
     return batch.filter((json) => {
+      const path = documentJsonPath(json);
+      const parent = parentOf(path);
+      let plan = plans.get(parent);
+      if (!plan) {
+        plan = planList(rules, parent, collection, { auth, time });
+        plans.set(parent, plan);
+      }
+      if (plan.kind !== 'where' && plan.kind !== 'each') return plan.kind === 'all';
       const record = parseDocumentJson(json);
-      return rules.documentCheck('list', record.path).decide(this.facts(auth, asResource(record), null)).allowed;
+      return rules.documentCheck('list', path).decide(this.facts(auth, asResource(record), null)).allowed;
     });
   }
 
