@@ -141,6 +141,35 @@ for (const engine of engines) {
       ).toEqual(['posts/q0', 'posts/q2', 'posts/q4']);
     });
 
+    it('hands a data-dependent list rule to the database: the store returns only allowed rows', async () => {
+      const store = t.app.services.storage.documents;
+      const rows: number[] = [];
+      const query = store.query.bind(store);
+      store.query = async (projectId, options) => {
+        const found = await query(projectId, options);
+        rows.push(found.length);
+        return found;
+      };
+      try {
+        for (let i = 0; i < 30; i++) {
+          const headers = i % 10 === 0 ? t.headers : other.headers;
+          const owner = i % 10 === 0 ? me() : String(other.userId);
+          await call(
+            'PUT',
+            `/documents/docs/posts/r${String(i).padStart(2, '0')}`,
+            { data: { owner, score: 0 } },
+            headers,
+          );
+        }
+        rows.length = 0;
+        const listed = paths(await call('GET', '/documents/collections/posts?start_after=q5&limit=2'));
+        expect(listed).toEqual(['posts/r00', 'posts/r10']);
+        expect(rows).toEqual([2]);
+      } finally {
+        store.query = query;
+      }
+    });
+
     it('checks other list rules document by document, with the same counting', async () => {
       const theirs = String(other.userId);
       const notes = [
