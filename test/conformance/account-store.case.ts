@@ -106,6 +106,8 @@ export function accountStoreCases(engine: EngineFixture): void {
           nickname: 'Dora',
           avatarUrl: 'https://a/b.png',
           roles: ['player'],
+          disabled: false,
+          tokenEpoch: 0,
         });
       });
 
