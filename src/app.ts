@@ -9,6 +9,7 @@ import { RedisBus } from './bus/redis-bus.js';
 import type { Config } from './config.js';
 import { AdminService } from './core/admin/admin-service.js';
 import { ProjectAdminService } from './core/admin/project-admin-service.js';
+import { ServerKeyService } from './core/admin/server-keys.js';
 import { AccountService } from './core/auth/account-service.js';
 import { AuthService } from './core/auth/auth-service.js';
 import { type Clock, systemClock } from './core/clock.js';
@@ -26,6 +27,7 @@ import { adminAuthRoutes } from './http/routes/admin-auth.js';
 import { adminDocumentRoutes } from './http/routes/admin-documents.js';
 import { adminLeaderboardRoutes } from './http/routes/admin-leaderboards.js';
 import { adminProjectRoutes } from './http/routes/admin-projects.js';
+import { adminServerKeyRoutes } from './http/routes/admin-server-keys.js';
 import { authRoutes } from './http/routes/auth.js';
 import { documentRoutes } from './http/routes/documents.js';
 import { healthRoutes } from './http/routes/health.js';
@@ -57,6 +59,8 @@ export interface Services {
   admins: AdminService;
   /** Project administration behind the admin API (§6). */
   projectAdmin: ProjectAdminService;
+  /** Server keys of game servers (§9). */
+  serverKeys: ServerKeyService;
 }
 
 /** A built service: its HTTP app and what it holds open. */
@@ -123,6 +127,7 @@ export function createServices(config: Config, storage: Storage, options: Servic
   });
   const bus = options.bus ?? new InProcessBus();
   const accounts = new AccountService(storage.accounts, auth);
+  const serverKeys = new ServerKeyService(storage.serverKeys);
   const leaderboards = createLeaderboards({
     store: storage.leaderboards,
     profiles: storage.accounts,
@@ -163,6 +168,7 @@ export function createServices(config: Config, storage: Storage, options: Servic
     admins: new AdminService({
       admins: storage.admins,
       projects: storage.accounts,
+      serverKeys,
       jwtSecret,
       tokenTtlSeconds: config.adminTokenTtlSeconds,
     }),
@@ -173,6 +179,7 @@ export function createServices(config: Config, storage: Storage, options: Servic
       auth,
       submit: (projectId, slug, userId, value) => leaderboards.submit(projectId, slug, userId, value, 'server'),
     }),
+    serverKeys,
   };
 }
 
@@ -218,6 +225,7 @@ export async function buildApp(
   adminAuthRoutes(http, { admins: services.admins });
   adminDocumentRoutes(http, { guard, documents: services.documents });
   adminProjectRoutes(http, { guard, projects: services.projectAdmin });
+  adminServerKeyRoutes(http, { guard, keys: services.serverKeys });
   adminLeaderboardRoutes(http, { guard, leaderboards: services.leaderboards, projects: services.projectAdmin });
   const realtime = new RealtimeGateway(
     services.tree,

@@ -117,6 +117,21 @@ export interface User {
   nickname: string;
   avatarUrl: string | null;
   roles: string[];
+  /** A disabled user cannot sign in, refresh or use a token (§9, §13). */
+  disabled: boolean;
+  /**
+   * Moves on at every disable. Access tokens carry the epoch they were issued under and are
+   * refused once it is not the user's current one, so re-enabling revives no older token.
+   */
+  tokenEpoch: number;
+}
+
+/** What the check of every client request needs to know about its user (cached a few seconds). */
+export interface UserAccess {
+  /** Union of the permissions of the user's roles. */
+  permissions: string[];
+  disabled: boolean;
+  tokenEpoch: number;
 }
 
 /** The public part of a user that leaderboards show. */
@@ -179,6 +194,13 @@ export interface AccountStore {
   listRoles(projectId: number): Promise<Role[]>;
   /** Union of the permissions of the user's roles; null when the user does not exist. */
   permissionsOf(projectId: number, userId: number): Promise<string[] | null>;
+  /** Permissions, disabled flag and token epoch of a user in one read; null when the user does not exist. */
+  accessOf(projectId: number, userId: number): Promise<UserAccess | null>;
+  /**
+   * Enables or disables a user. Disabling also moves the token epoch on and drops the user's
+   * refresh tokens, in one transaction. Null when the user does not exist.
+   */
+  setUserDisabled(projectId: number, userId: number, disabled: boolean): Promise<User | null>;
   /** Stores a new refresh token's hash (and drops the user's expired ones). */
   saveRefreshToken(tokenHash: string, projectId: number, userId: number, expiresAt: Date): Promise<void>;
   /** Removes a refresh token of the project and returns its user id when it had not expired; null otherwise. */
@@ -224,6 +246,35 @@ export interface AdminStore {
   listClients(projectId: number): Promise<ClientInfo[]>;
   /** Replaces the secret hash of a client of that project; false when it has no such client. */
   replaceClientSecret(projectId: number, clientId: string, secretHash: string): Promise<boolean>;
+}
+
+/** The admin role of a server key: never `owner` (a key cannot manage projects or clients). */
+export type ServerKeyRole = Exclude<AdminRole, 'owner'>;
+
+/** A server key of a project (§9), without its secret. */
+export interface ServerKey {
+  id: number;
+  projectId: number;
+  name: string;
+  role: ServerKeyRole;
+  /** Epoch milliseconds. */
+  createdAt: number;
+}
+
+/** A live server key with the organisation of its project, as a key lookup finds it. */
+export interface ServerKeyGrant extends ServerKey {
+  orgId: number;
+}
+
+/** Server keys of game servers (§9), stored as SHA-256 hashes of the keys only. */
+export interface ServerKeyStore {
+  create(projectId: number, name: string, role: ServerKeyRole, keyHash: string): Promise<ServerKey>;
+  /** The project's keys that are not revoked, by id. */
+  list(projectId: number): Promise<ServerKey[]>;
+  /** Revokes a live key of the project; false when it has no such key (or it was revoked). */
+  revoke(projectId: number, keyId: number): Promise<boolean>;
+  /** The live key with that hash, or null (unknown or revoked). */
+  findByHash(keyHash: string): Promise<ServerKeyGrant | null>;
 }
 
 /** One leaf of the realtime tree: a non-object JSON value stored whole at its path. */
@@ -452,6 +503,7 @@ export interface Storage {
   readonly transfer: TransferStore;
   readonly admins: AdminStore;
   readonly leaderboardAdmin: LeaderboardAdminStore;
+  readonly serverKeys: ServerKeyStore;
   /** Resolves when the database answers; rejects otherwise. */
   ping(): Promise<void>;
   close(): Promise<void>;

@@ -1,21 +1,21 @@
 import type { FastifyRequest } from 'fastify';
 import type { AdminPermission } from '../core/admin/admin-permissions.js';
-import type { AdminService } from '../core/admin/admin-service.js';
+import type { AdminCaller, AdminService } from '../core/admin/admin-service.js';
 import type { Admin } from '../core/ports.js';
 import { credentialsFromHeaders } from './auth-hook.js';
 import type { HttpApp } from './server.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
-    /** The signed-in admin; set by `adminAccess` hooks (null before). */
-    admin: Admin | null;
+    /** The caller of an admin route, an admin or a server key; set by `adminAccess` hooks (null before). */
+    admin: AdminCaller | null;
   }
 }
 
 /** The checks of admin routes (§6), as `AdminService` runs them. */
 export type AdminGuard = Pick<
   AdminService,
-  'authenticate' | 'requireOrganisation' | 'requireProject' | 'requirePermission'
+  'authenticateCaller' | 'requireOrganisation' | 'requireProject' | 'requirePermission'
 >;
 
 /**
@@ -36,24 +36,34 @@ export function decorateAdminRequests(app: HttpApp): void {
  * An `onRequest` hook for an admin route, run before validation so that nothing about a project
  * leaks to a stranger: token (401), then the tenant of the URL (404, the same for another
  * organisation's project and a missing one), then the role's permission (403). A project in
- * scope becomes `request.projectId`, as on client routes.
+ * scope becomes `request.projectId`, as on client routes. Server keys (§9) are taken only by
+ * routes inside one project: a key belongs to one project, so elsewhere it is a 401.
  */
 export function adminAccess(guard: AdminGuard, access: AdminAccess = {}) {
+  const inProject = access.scope === 'project' || access.scope === 'org-project';
   return async (request: FastifyRequest): Promise<void> => {
-    const admin = await guard.authenticate(credentialsFromHeaders(request).accessToken);
-    request.admin = admin;
+    const token = credentialsFromHeaders(request).accessToken;
+    const caller = await guard.authenticateCaller(token, { serverKeys: inProject });
+    request.admin = caller;
     const params = (request.params ?? {}) as Record<string, string | undefined>;
-    if (access.scope === 'org') guard.requireOrganisation(admin, params.org_id);
-    if (access.scope === 'project' || access.scope === 'org-project') {
+    if (access.scope === 'org') guard.requireOrganisation(caller, params.org_id);
+    if (inProject) {
       const orgId = access.scope === 'org-project' ? (params.org_id ?? '') : undefined;
-      request.projectId = (await guard.requireProject(admin, params.project_id, orgId)).id;
+      request.projectId = (await guard.requireProject(caller, params.project_id, orgId)).id;
     }
-    if (access.permission) guard.requirePermission(admin, access.permission);
+    if (access.permission) guard.requirePermission(caller, access.permission);
   };
 }
 
-/** The admin a guarded route runs for. */
-export function adminOf(request: FastifyRequest): Admin {
-  if (!request.admin) throw new Error('adminOf() on a route without an adminAccess hook');
+/** The caller a guarded route runs for: an admin or a server key. */
+export function callerOf(request: FastifyRequest): AdminCaller {
+  if (!request.admin) throw new Error('callerOf() on a route without an adminAccess hook');
   return request.admin;
+}
+
+/** The admin a guarded route outside any project runs for (such routes refuse server keys). */
+export function adminOf(request: FastifyRequest): Admin {
+  const caller = callerOf(request);
+  if (caller.kind !== 'admin') throw new Error('adminOf() on a route that admits server keys');
+  return caller;
 }

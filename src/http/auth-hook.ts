@@ -1,9 +1,12 @@
 import type { FastifyRequest } from 'fastify';
+import type { AccessGrant } from '../core/auth/auth-service.js';
 
 /** Who a client request acts for, set by the auth hook. */
 export interface Principal {
   projectId: number;
   userId: number;
+  /** The token epoch the request was admitted under (long-lived sockets re-check it). */
+  tokenEpoch: number;
 }
 
 declare module 'fastify' {
@@ -19,10 +22,10 @@ declare module 'fastify' {
 export interface ClientAuthenticator {
   /** The project of valid client credentials; throws `invalid_client`. */
   authenticateClient(clientId: string | undefined, clientSecret: string | undefined): Promise<number>;
-  /** The user of a valid access token of that project; throws `invalid_token`. */
-  verifyAccessToken(token: string | undefined, projectId: number): Promise<number>;
-  /** Throws `forbidden` unless the user holds the permission. */
-  requirePermission(projectId: number, userId: number, permission: string): Promise<void>;
+  /** The user (and token epoch) of a valid access token of that project, user enabled; throws `invalid_token`. */
+  verifyAccessGrant(token: string | undefined, projectId: number): Promise<AccessGrant>;
+  /** Throws `forbidden` unless the user holds the permission; `invalid_token` once disabled or past `tokenEpoch`. */
+  requirePermission(projectId: number, userId: number, permission: string, tokenEpoch?: number): Promise<void>;
 }
 
 /** The three values of §1, from headers (or, for WebSocket handshakes, from the query string). */
@@ -55,9 +58,9 @@ export async function authenticate(
   permission: string,
 ): Promise<Principal> {
   const projectId = await auth.authenticateClient(credentials.clientId, credentials.clientSecret);
-  const userId = await auth.verifyAccessToken(credentials.accessToken, projectId);
+  const { userId, tokenEpoch } = await auth.verifyAccessGrant(credentials.accessToken, projectId);
   await auth.requirePermission(projectId, userId, permission);
-  return { projectId, userId };
+  return { projectId, userId, tokenEpoch };
 }
 
 /** An `onRequest` hook that admits only users holding `permission` (§1). */

@@ -18,7 +18,14 @@ export async function registerOpenApi(app: HttpApp): Promise<void> {
         securitySchemes: {
           clientId: { type: 'apiKey', in: 'header', name: 'x-client-id' },
           clientSecret: { type: 'apiKey', in: 'header', name: 'x-client-secret' },
-          bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
+          bearer: {
+            type: 'http',
+            scheme: 'bearer',
+            description:
+              'A client access token (JWT) on client routes; an admin token (JWT) on admin routes; or, on ' +
+              '`/admin/projects/{project_id}/…` and `/document-store/{org_id}/{project_id}/…` routes only, a server ' +
+              'key `sk_…` of that project, with the permissions of its admin role (another project: 404).',
+          },
         },
       },
     },

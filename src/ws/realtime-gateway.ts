@@ -55,6 +55,10 @@ export function handshakeCredentials(request: FastifyRequest): Credentials {
 export class RealtimeGateway {
   private readonly feeds = new Map<number, ProjectFeed>();
   private readonly sessions = new Set<RealtimeSession>();
+  /** The token epoch each handshake was admitted under, from the auth hook to `accept`. */
+  private readonly epochs = new WeakMap<FastifyRequest, number>();
+  /** The token epoch of each connection, re-checked with its permission. */
+  private readonly sessionEpochs = new WeakMap<RealtimeSession, number>();
   private heartbeat: NodeJS.Timeout | null = null;
   private permissionTimer: NodeJS.Timeout | null = null;
   private checkingPermissions = false;
@@ -90,9 +94,10 @@ export class RealtimeGateway {
         const principal = await authenticate(auth, handshakeCredentials(request), PERMISSION);
         request.projectId = principal.projectId;
         request.userId = principal.userId;
+        this.epochs.set(request, principal.tokenEpoch);
       });
       scope.get('/realtime/ws', { websocket: true }, (socket, request) =>
-        this.accept(socket, request.projectId, request.userId),
+        this.accept(socket, request.projectId, request.userId, this.epochs.get(request) ?? 0),
       );
     });
   }
@@ -123,7 +128,7 @@ export class RealtimeGateway {
     this.feeds.clear();
   }
 
-  private accept(socket: WebSocket, projectId: number, userId: number): void {
+  private accept(socket: WebSocket, projectId: number, userId: number, tokenEpoch: number): void {
     const feed = this.feedOf(projectId);
     const session = new RealtimeSession(socket, { projectId, userId }, feed, {
       tree: this.tree,
@@ -136,6 +141,7 @@ export class RealtimeGateway {
       onError: (error) => this.log.error({ err: error }, 'realtime session error'),
     });
     this.sessions.add(session);
+    this.sessionEpochs.set(session, tokenEpoch);
     // Start the feed now, so the first subscribe finds it ready.
     feed.ready().catch((error: unknown) => this.log.warn({ err: error }, 'realtime feed not ready'));
     this.heartbeat ??= setInterval(() => {
@@ -149,7 +155,8 @@ export class RealtimeGateway {
 
   /**
    * A connection outlives its handshake: a user whose role lost `client.realtime` (or who was
-   * deleted) is disconnected with 1008 within the permission cache time plus this interval.
+   * deleted or disabled, even if enabled again since) is disconnected with 1008 within the
+   * permission cache time plus this interval.
    */
   private async checkPermissions(): Promise<void> {
     const auth = this.auth;
@@ -158,7 +165,7 @@ export class RealtimeGateway {
     try {
       for (const session of [...this.sessions]) {
         try {
-          await auth.requirePermission(session.projectId, session.userId, PERMISSION);
+          await auth.requirePermission(session.projectId, session.userId, PERMISSION, this.sessionEpochs.get(session));
         } catch (error) {
           // An outage says nothing about the user: keep every socket, and try again next time.
           if (error instanceof AppError && error.code === 'unavailable') {

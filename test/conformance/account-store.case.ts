@@ -106,6 +106,8 @@ export function accountStoreCases(engine: EngineFixture): void {
           nickname: 'Dora',
           avatarUrl: 'https://a/b.png',
           roles: ['player'],
+          disabled: false,
+          tokenEpoch: 0,
         });
       });
 
@@ -255,6 +257,43 @@ export function accountStoreCases(engine: EngineFixture): void {
           Array.from({ length: 8 }, () => store.consumeRefreshToken(projectId, 'h4', now)),
         );
         expect(results.filter((r) => r === userId)).toHaveLength(1);
+      });
+    });
+
+    describe('disabling users', () => {
+      it('disables with a new token epoch and no refresh tokens left; enabling keeps the epoch', async () => {
+        const user = await store.createUser(projectId, newUser('kim'));
+        const later = new Date(Date.now() + HOUR);
+        await store.saveRefreshToken('k1', projectId, user.id, later);
+        await store.saveRefreshToken('k2', projectId, user.id, later);
+        expect(await store.accessOf(projectId, user.id)).toEqual({
+          permissions: PLAYER.permissions,
+          disabled: false,
+          tokenEpoch: 0,
+        });
+        expect(await store.setUserDisabled(projectId, user.id, true)).toMatchObject({ disabled: true, tokenEpoch: 1 });
+        expect(await store.accessOf(projectId, user.id)).toMatchObject({ disabled: true, tokenEpoch: 1 });
+        expect(await store.consumeRefreshToken(projectId, 'k1', new Date())).toBeNull();
+        expect(await store.consumeRefreshToken(projectId, 'k2', new Date())).toBeNull();
+        expect(await store.setUserDisabled(projectId, user.id, false)).toMatchObject({
+          disabled: false,
+          tokenEpoch: 1,
+        });
+        expect(await store.findUserByUsername(projectId, 'kim')).toMatchObject({ disabled: false, tokenEpoch: 1 });
+      });
+
+      it('touches only that user of that project; an unknown user is null', async () => {
+        const a = await store.createUser(projectId, newUser('lou'));
+        const b = await store.createUser(projectId, newUser('max'));
+        await store.saveRefreshToken('m1', projectId, b.id, new Date(Date.now() + HOUR));
+        const org = await store.ensureOrganisation('elsewhere');
+        const other = (await store.createProject(org.id, 'other', PLAYER)).id;
+        expect(await store.setUserDisabled(other, a.id, true)).toBeNull();
+        expect(await store.setUserDisabled(projectId, 999, true)).toBeNull();
+        await store.setUserDisabled(projectId, a.id, true);
+        expect(await store.findUserById(projectId, b.id)).toMatchObject({ disabled: false, tokenEpoch: 0 });
+        expect(await store.consumeRefreshToken(projectId, 'm1', new Date())).toBe(b.id);
+        expect(await store.accessOf(projectId, 999)).toBeNull();
       });
     });
   });

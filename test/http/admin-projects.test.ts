@@ -200,6 +200,7 @@ for (const engine of engines) {
         nickname: expect.any(String),
         avatar_url: null,
         roles: ['player'],
+        disabled: false,
       });
       for (const query of ['page=0', 'page_size=101', 'page_size=0', 'page=x']) {
         expect((await call('GET', `${base}?${query}`, f.editor)).statusCode).toBe(422);

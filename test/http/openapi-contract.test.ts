@@ -205,6 +205,32 @@ for (const engine of engines) {
       await expectStatus(200, 'PUT', `${project}/roles/tester`, { ...owner, body: { permissions: [] } });
       await expectStatus(404, 'PUT', `${project}/roles/ghost`, { ...owner, body: { permissions: [] } });
 
+      // Server keys (§9), a key on its project's routes, and disabling a user (§13).
+      const keys = `${project}/server-keys`;
+      const key = await expectStatus(201, 'POST', keys, { ...owner, body: { name: 'game server', role: 'viewer' } });
+      await expectStatus(422, 'POST', keys, { ...owner, body: { name: 'bad', role: 'owner' } });
+      await expectStatus(403, 'POST', keys, { ...viewer, body: { name: 'no', role: 'viewer' } });
+      await expectStatus(200, 'GET', keys, viewer);
+      await expectStatus(404, 'GET', keys, stranger);
+      const byKey = { headers: { authorization: `Bearer ${key.key}` } };
+      await expectStatus(200, 'GET', `${store}/docs/users/u1`, byKey);
+      await expectStatus(403, 'PUT', `${store}/docs/users/u1`, { ...byKey, body: { data: {} } });
+      await expectStatus(401, 'GET', '/documents/docs/users/u1', { headers: { ...client, ...byKey.headers } });
+      await expectStatus(200, 'DELETE', `${keys}/${key.id}`, owner);
+      await expectStatus(404, 'DELETE', `${keys}/${key.id}`, owner);
+      await expectStatus(401, 'GET', project, byKey);
+      const disabled = await expectStatus(200, 'PATCH', `${project}/users/${signup.user.id}`, {
+        ...owner,
+        body: { disabled: true },
+      });
+      expect(disabled.disabled).toBe(true);
+      await expectStatus(401, 'POST', '/auth/login', {
+        headers: client,
+        body: { username: 'contract_user', password: 'password-123' },
+      });
+      await expectStatus(422, 'PATCH', `${project}/users/${signup.user.id}`, { ...owner, body: { disabled: 1 } });
+      await expectStatus(200, 'PATCH', `${project}/users/${signup.user.id}`, { ...owner, body: { disabled: false } });
+
       // Leaderboards: administration, then the client routes on both prefixes (§5).
       const boards = `${project}/leaderboards`;
       await expectStatus(201, 'POST', boards, {

@@ -75,6 +75,8 @@ for (const engine of engines) {
         nickname: 'n1',
         avatarUrl: null,
         roles: ['player'],
+        disabled: false,
+        tokenEpoch: 0,
       });
       expect(await storage.admins.listUsers(projectA, 5, 10)).toEqual([]);
     });

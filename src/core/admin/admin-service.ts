@@ -8,9 +8,30 @@ import {
   verifyPassword,
 } from '../auth/passwords.js';
 import { AppError, notFound, type ValidationIssue, validationFailed } from '../errors.js';
-import type { AccountStore, Admin, AdminStore, Project } from '../ports.js';
+import type { AccountStore, Admin, AdminStore, Project, ServerKeyGrant, ServerKeyRole } from '../ports.js';
 import { type AdminPermission, type AdminRole, isAdminRole, ROLE_PERMISSIONS, roleHolds } from './admin-permissions.js';
 import { AdminTokens } from './admin-tokens.js';
+import { looksLikeServerKey } from './server-keys.js';
+
+/** A signed-in admin as the caller of an admin route. */
+export interface AdminAccountCaller extends Admin {
+  kind: 'admin';
+}
+
+/**
+ * A server key as the caller of an admin route (§9): the key's role within its organisation,
+ * confined to its one project (`requireProject` answers 404 for any other).
+ */
+export interface ServerKeyCaller {
+  kind: 'server_key';
+  keyId: number;
+  orgId: number;
+  projectId: number;
+  role: ServerKeyRole;
+}
+
+/** Who an admin route runs for: the permission and tenant checks read only `orgId` and `role`. */
+export type AdminCaller = AdminAccountCaller | ServerKeyCaller;
 
 /** An admin as the API and the CLI show it. */
 export interface AdminView {
@@ -36,6 +57,8 @@ export interface AdminLogin {
 export interface AdminServiceOptions {
   admins: AdminStore;
   projects: Pick<AccountStore, 'getProject'>;
+  /** Recognises server keys; without it, admin routes take admin tokens only. */
+  serverKeys?: { authenticate(credential: string): Promise<ServerKeyGrant | null> };
   /** The HS256 key shared with client tokens (CDS_JWT_SECRET). */
   jwtSecret: Uint8Array;
   tokenTtlSeconds?: number;
@@ -77,10 +100,12 @@ export class AdminService {
   private readonly projects: Pick<AccountStore, 'getProject'>;
   private readonly tokens: AdminTokens;
   private readonly scrypt: ScryptParams;
+  private readonly serverKeys: AdminServiceOptions['serverKeys'];
 
   constructor(options: AdminServiceOptions) {
     this.admins = options.admins;
     this.projects = options.projects;
+    this.serverKeys = options.serverKeys;
     this.tokens = new AdminTokens(options.jwtSecret, options.tokenTtlSeconds ?? 3600);
     this.scrypt = options.scrypt ?? DEFAULT_SCRYPT_PARAMS;
   }
@@ -130,36 +155,50 @@ export class AdminService {
     return admin;
   }
 
+  /**
+   * The caller of an admin route: the admin of a valid admin token, or, where `serverKeys` is
+   * true (routes inside one project), a live server key. 401 otherwise.
+   */
+  async authenticateCaller(token: string | undefined, options: { serverKeys: boolean }): Promise<AdminCaller> {
+    if (token && looksLikeServerKey(token)) {
+      const grant = options.serverKeys && this.serverKeys ? await this.serverKeys.authenticate(token) : null;
+      if (!grant) throw new AppError('invalid_token', INVALID_TOKEN);
+      return { kind: 'server_key', keyId: grant.id, orgId: grant.orgId, projectId: grant.projectId, role: grant.role };
+    }
+    return { kind: 'admin', ...(await this.authenticate(token)) };
+  }
+
   /** The admin with the permissions of their role. */
   me(admin: Admin): AdminMe {
     return { ...adminView(admin), permissions: [...ROLE_PERMISSIONS[admin.role]].sort() };
   }
 
   /** Throws 403 unless the admin's role holds the permission. */
-  requirePermission(admin: Admin, permission: AdminPermission): void {
-    if (!roleHolds(admin.role, permission)) throw new AppError('forbidden', `Permission '${permission}' required`);
+  requirePermission(caller: Pick<AdminCaller, 'role'>, permission: AdminPermission): void {
+    if (!roleHolds(caller.role, permission)) throw new AppError('forbidden', `Permission '${permission}' required`);
   }
 
   /** The admin's own organisation when `rawOrgId` names it; 404 otherwise (another tenant's, malformed). */
-  requireOrganisation(admin: Admin, rawOrgId: string | number | undefined): number {
-    if (parseId(rawOrgId) !== admin.orgId) throw notFound(ORGANISATION_NOT_FOUND);
-    return admin.orgId;
+  requireOrganisation(caller: Pick<AdminCaller, 'orgId'>, rawOrgId: string | number | undefined): number {
+    if (parseId(rawOrgId) !== caller.orgId) throw notFound(ORGANISATION_NOT_FOUND);
+    return caller.orgId;
   }
 
   /**
    * The project `rawProjectId` names when it belongs to the admin's organisation (and to
    * `rawOrgId` when the URL names one); 404 `Project not found` otherwise, the same answer
-   * whether the project is another tenant's or does not exist.
+   * whether the project is another tenant's or does not exist. A server key has one project only.
    */
   async requireProject(
-    admin: Admin,
+    caller: AdminCaller,
     rawProjectId: string | number | undefined,
     rawOrgId?: string | number,
   ): Promise<Project> {
     const projectId = parseId(rawProjectId);
-    const orgMatches = rawOrgId === undefined || parseId(rawOrgId) === admin.orgId;
-    const project = projectId === null || !orgMatches ? null : await this.projects.getProject(projectId);
-    if (!project || project.orgId !== admin.orgId) throw notFound(PROJECT_NOT_FOUND);
+    const orgMatches = rawOrgId === undefined || parseId(rawOrgId) === caller.orgId;
+    const keyMatches = caller.kind === 'admin' || caller.projectId === projectId;
+    const project = projectId === null || !orgMatches || !keyMatches ? null : await this.projects.getProject(projectId);
+    if (!project || project.orgId !== caller.orgId) throw notFound(PROJECT_NOT_FOUND);
     return project;
   }
 }

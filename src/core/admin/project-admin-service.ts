@@ -27,6 +27,16 @@ export interface UserView {
   nickname: string;
   avatar_url: string | null;
   roles: string[];
+  /** A disabled user cannot sign in and its tokens are refused (§13). */
+  disabled: boolean;
+}
+
+/** The changes `PATCH /admin/projects/{project_id}/users/{user_id}` may make. */
+export interface UserChange {
+  nickname?: string;
+  avatar_url?: string | null;
+  roles?: string[];
+  disabled?: boolean;
 }
 
 /** A role as the admin API shows it. */
@@ -70,6 +80,7 @@ function userView(user: User): UserView {
     nickname: user.nickname,
     avatar_url: user.avatarUrl,
     roles: user.roles,
+    disabled: user.disabled,
   };
 }
 
@@ -78,7 +89,7 @@ export interface ProjectAdminDeps {
   admins: AdminStore;
   accounts: AccountStore;
   accountService: AccountService;
-  auth: Pick<AuthService, 'forgetClient'>;
+  auth: Pick<AuthService, 'forgetClient' | 'forgetPermissions'>;
   /** Submits a stat for a user as a server would (the leaderboard service's `submit` with source `server`). */
   submit(projectId: number, slug: string, userId: number, value: number): Promise<MeView>;
 }
@@ -149,14 +160,18 @@ export class ProjectAdminService {
     return userView(user);
   }
 
-  /** Changes a user's profile and/or roles; roles are checked before anything changes (400 for unknown ones). */
-  async updateUser(
-    projectId: number,
-    userId: number,
-    change: { nickname?: string; avatar_url?: string | null; roles?: string[] },
-  ): Promise<UserView> {
+  /**
+   * Changes a user's profile, roles and/or disabled flag; roles are checked before anything
+   * changes (400 for unknown ones). Disabling refuses the user's tokens at once here and within
+   * the permission cache time elsewhere, and drops its refresh tokens.
+   */
+  async updateUser(projectId: number, userId: number, change: UserChange): Promise<UserView> {
     await this.getUser(projectId, userId);
     if (change.roles !== undefined) await this.deps.accountService.setUserRoles(projectId, userId, change.roles);
+    if (change.disabled !== undefined) {
+      await this.deps.accounts.setUserDisabled(projectId, userId, change.disabled);
+      this.deps.auth.forgetPermissions(projectId, userId);
+    }
     const profile: { nickname?: string; avatarUrl?: string | null } = {};
     if (change.nickname !== undefined) profile.nickname = change.nickname;
     if (change.avatar_url !== undefined) profile.avatarUrl = change.avatar_url;

@@ -34,6 +34,12 @@ export interface Me extends AuthUser {
   permissions: string[];
 }
 
+/** Who a valid access token speaks for: its user and the token epoch it was issued under. */
+export interface AccessGrant {
+  userId: number;
+  tokenEpoch: number;
+}
+
 /** Settings of the auth service. */
 export interface AuthServiceOptions {
   accounts: AccountStore;
@@ -53,6 +59,7 @@ const INVALID_CLIENT = 'Invalid client credentials';
 const INVALID_TOKEN = 'Invalid or expired token';
 const INVALID_LOGIN = 'Invalid username or password';
 const INVALID_REFRESH = 'Invalid or expired refresh token';
+const ACCOUNT_DISABLED = 'Account disabled';
 // Compared against when a client id is unknown, so that case costs the same as a wrong secret.
 const NO_SECRET_HASH = Buffer.alloc(32);
 const GUEST_NAME_ATTEMPTS = 4;
@@ -62,8 +69,9 @@ interface CachedClient {
   secretHash: Buffer;
 }
 
-interface CachedPermissions {
-  permissions: ReadonlySet<string> | null;
+/** A user's access as last read: null when the user does not exist. */
+interface CachedAccess {
+  access: { permissions: ReadonlySet<string>; disabled: boolean; tokenEpoch: number } | null;
 }
 
 /** Throws a 422 unless the username and password follow the §1 rules. */
@@ -101,7 +109,7 @@ export class AuthService {
   private readonly refreshTtlMs: number;
   private readonly scrypt: ScryptParams;
   private readonly clients: LRUCache<string, CachedClient>;
-  private readonly permissions: LRUCache<string, CachedPermissions>;
+  private readonly access: LRUCache<string, CachedAccess>;
 
   constructor(options: AuthServiceOptions) {
     this.accounts = options.accounts;
@@ -109,7 +117,7 @@ export class AuthService {
     this.refreshTtlMs = (options.refreshTokenTtlSeconds ?? 30 * 24 * 3600) * 1000;
     this.scrypt = options.scrypt ?? DEFAULT_SCRYPT_PARAMS;
     this.clients = new LRUCache({ max: 10_000, ttl: options.clientCacheMs ?? 5000 });
-    this.permissions = new LRUCache({ max: 100_000, ttl: options.permissionCacheMs ?? 5000 });
+    this.access = new LRUCache({ max: 100_000, ttl: options.permissionCacheMs ?? 5000 });
     // Computed now so the first failed login is not faster than later ones.
     void dummyHash(this.scrypt);
   }
@@ -132,24 +140,52 @@ export class AuthService {
     return client.projectId;
   }
 
-  /** The user of a valid access token issued for that project; throws `invalid_token` (401). */
-  async verifyAccessToken(token: string | undefined, projectId: number): Promise<number> {
+  /**
+   * The user and epoch of a valid access token issued for that project to a user who still
+   * exists, is enabled and has not been disabled since; throws `invalid_token` (401). The user's
+   * state comes from the cache `requirePermission` reads, so a disable reaches every instance
+   * within its lifetime without a read per request.
+   */
+  async verifyAccessGrant(token: string | undefined, projectId: number): Promise<AccessGrant> {
     const claims = token ? await this.tokens.verify(token) : null;
     if (!claims || claims.projectId !== projectId) throw new AppError('invalid_token', INVALID_TOKEN);
-    return claims.userId;
+    await this.currentAccess(projectId, claims.userId, claims.epoch);
+    return { userId: claims.userId, tokenEpoch: claims.epoch };
   }
 
-  /** Throws `forbidden` (403) unless the user holds the permission; a vanished user is `invalid_token`. */
-  async requirePermission(projectId: number, userId: number, permission: string): Promise<void> {
+  /** The user of a valid access token (see `verifyAccessGrant`); throws `invalid_token` (401). */
+  async verifyAccessToken(token: string | undefined, projectId: number): Promise<number> {
+    return (await this.verifyAccessGrant(token, projectId)).userId;
+  }
+
+  /**
+   * Throws `forbidden` (403) unless the user holds the permission; a vanished or disabled user is
+   * `invalid_token`, and so is one whose epoch moved past `tokenEpoch` when given (a connection
+   * admitted before a disable).
+   */
+  async requirePermission(projectId: number, userId: number, permission: string, tokenEpoch?: number): Promise<void> {
+    const access = await this.currentAccess(projectId, userId, tokenEpoch);
+    if (!access.permissions.has(permission)) throw new AppError('forbidden', `Permission '${permission}' required`);
+  }
+
+  /** The user's cached access; `invalid_token` unless the user exists, is enabled and (when given) still at `tokenEpoch`. */
+  private async currentAccess(
+    projectId: number,
+    userId: number,
+    tokenEpoch: number | undefined,
+  ): Promise<NonNullable<CachedAccess['access']>> {
     const key = `${projectId}:${userId}`;
-    let cached = this.permissions.get(key);
+    let cached = this.access.get(key);
     if (!cached) {
-      const list = await this.accounts.permissionsOf(projectId, userId);
-      cached = { permissions: list ? new Set(list) : null };
-      this.permissions.set(key, cached);
+      const found = await this.accounts.accessOf(projectId, userId);
+      cached = { access: found ? { ...found, permissions: new Set(found.permissions) } : null };
+      this.access.set(key, cached);
     }
-    if (!cached.permissions) throw new AppError('invalid_token', INVALID_TOKEN);
-    if (!cached.permissions.has(permission)) throw new AppError('forbidden', `Permission '${permission}' required`);
+    const { access } = cached;
+    if (!access || access.disabled || (tokenEpoch !== undefined && tokenEpoch !== access.tokenEpoch)) {
+      throw new AppError('invalid_token', INVALID_TOKEN);
+    }
+    return access;
   }
 
   /** Drops the remembered secret hash of a client after its secret changed here (§6 rotation). */
@@ -157,10 +193,10 @@ export class AuthService {
     this.clients.delete(clientId);
   }
 
-  /** Drops remembered permissions (of one user, or all) after a role change made here. */
+  /** Drops remembered permissions and state (of one user, or all) after a role change or a disable made here. */
   forgetPermissions(projectId?: number, userId?: number): void {
-    if (projectId !== undefined && userId !== undefined) this.permissions.delete(`${projectId}:${userId}`);
-    else this.permissions.clear();
+    if (projectId !== undefined && userId !== undefined) this.access.delete(`${projectId}:${userId}`);
+    else this.access.clear();
   }
 
   /** Creates a user with the `player` role and signs them in; a taken username is `conflict` (409). */
@@ -185,6 +221,8 @@ export class AuthService {
     const hash = user?.passwordHash ?? (await dummyHash(this.scrypt));
     const matches = await verifyPassword(input.password, hash);
     if (!user?.passwordHash || !matches) throw new AppError('invalid_login', INVALID_LOGIN);
+    // Told only to whoever knows the password, so it reveals nothing about which usernames exist.
+    if (user.disabled) throw new AppError('invalid_login', ACCOUNT_DISABLED);
     return this.issueTokens(user);
   }
 
@@ -200,6 +238,7 @@ export class AuthService {
           roles: [PLAYER_ROLE],
           deviceId,
         });
+        if (user.disabled) throw new AppError('invalid_login', ACCOUNT_DISABLED);
         return await this.issueTokens(user);
       } catch (error) {
         // The random name collided with an existing username: draw another.
@@ -213,7 +252,8 @@ export class AuthService {
   async refresh(projectId: number, refreshToken: string): Promise<AuthResponse> {
     const userId = await this.accounts.consumeRefreshToken(projectId, sha256Hex(refreshToken), new Date());
     const user = userId === null ? null : await this.accounts.findUserById(projectId, userId);
-    if (!user) throw new AppError('invalid_token', INVALID_REFRESH);
+    // A disable drops the user's refresh tokens; one saved by a sign-in racing it still meets this.
+    if (!user || user.disabled) throw new AppError('invalid_token', INVALID_REFRESH);
     return this.issueTokens(user);
   }
 
@@ -243,13 +283,14 @@ export class AuthService {
   async issueAccessToken(projectId: number, userId: number): Promise<{ access_token: string; expires_in: number }> {
     const user = await this.accounts.findUserById(projectId, userId);
     if (!user) throw new AppError('not_found', 'User not found');
-    const signed = await this.tokens.sign(projectId, userId);
+    if (user.disabled) throw new AppError('invalid_login', ACCOUNT_DISABLED);
+    const signed = await this.tokens.sign(projectId, userId, user.tokenEpoch);
     return { access_token: signed.token, expires_in: signed.expiresIn };
   }
 
   /** Signs the user in: a new access token and a new stored refresh token. */
   async issueTokens(user: User): Promise<AuthResponse> {
-    const access = await this.tokens.sign(user.projectId, user.id);
+    const access = await this.tokens.sign(user.projectId, user.id, user.tokenEpoch);
     const refreshToken = newRefreshToken();
     const expiresAt = new Date(Date.now() + this.refreshTtlMs);
     await this.accounts.saveRefreshToken(sha256Hex(refreshToken), user.projectId, user.id, expiresAt);

@@ -10,6 +10,8 @@ import { LRUCache } from 'lru-cache';
 export interface AccessClaims {
   projectId: number;
   userId: number;
+  /** The user's token epoch when it was issued (`User.tokenEpoch`); 0 for tokens without the claim. */
+  epoch: number;
   /** Expiry in seconds since the epoch. */
   exp: number;
 }
@@ -23,6 +25,8 @@ export interface SignedAccessToken {
 const ALGORITHM = 'HS256';
 const TOKEN_TYPE = 'access';
 const USER_ID = /^[1-9][0-9]{0,15}$/;
+/** The extra claim naming the user's token epoch (beside `sub, pid, typ, iat, exp`). */
+const EPOCH_CLAIM = 'epoch';
 
 /** Signs and verifies the access tokens of client users. */
 export class AccessTokens {
@@ -38,10 +42,10 @@ export class AccessTokens {
     this.verified = new LRUCache({ max: cacheSize });
   }
 
-  /** Signs a token for the user of a project, valid for the configured lifetime. */
-  async sign(projectId: number, userId: number): Promise<SignedAccessToken> {
+  /** Signs a token for the user of a project under their current token epoch, valid for the configured lifetime. */
+  async sign(projectId: number, userId: number, epoch: number): Promise<SignedAccessToken> {
     const iat = Math.floor(Date.now() / 1000);
-    const token = await new SignJWT({ pid: projectId, typ: TOKEN_TYPE })
+    const token = await new SignJWT({ pid: projectId, typ: TOKEN_TYPE, [EPOCH_CLAIM]: epoch })
       .setProtectedHeader({ alg: ALGORITHM, typ: 'JWT' })
       .setSubject(String(userId))
       .setIssuedAt(iat)
@@ -59,9 +63,11 @@ export class AccessTokens {
     try {
       const { payload } = await jwtVerify(token, this.secret, { algorithms: [ALGORITHM] });
       const { sub, pid, typ, exp } = payload;
+      const epoch = payload[EPOCH_CLAIM] ?? 0;
       if (typ !== TOKEN_TYPE || typeof sub !== 'string' || !USER_ID.test(sub)) return null;
       if (typeof pid !== 'number' || !Number.isSafeInteger(pid) || pid < 1 || typeof exp !== 'number') return null;
-      claims = { projectId: pid, userId: Number(sub), exp };
+      if (typeof epoch !== 'number' || !Number.isSafeInteger(epoch) || epoch < 0) return null;
+      claims = { projectId: pid, userId: Number(sub), epoch, exp };
     } catch {
       return null;
     }

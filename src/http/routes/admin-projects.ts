@@ -191,8 +191,11 @@ export function adminProjectRoutes(app: HttpApp, deps: AdminProjectDeps): void {
       schema: {
         tags,
         description:
-          'Changes a user’s nickname, avatar_url and/or roles (exactly the roles given; an unknown role is a 400 ' +
-          `and changes nothing). Role changes reach existing tokens within 10 s. Needs \`user.manage\`. ${SCOPE}`,
+          'Changes a user’s nickname, avatar_url, roles (exactly the roles given; an unknown role is a 400 ' +
+          'and changes nothing) and/or `disabled`. Role changes reach existing tokens within 10 s. Disabling refuses ' +
+          'login and guest sign-in (401 `Account disabled`) and refresh, and the user’s tokens within 10 s on every ' +
+          'instance (sockets close with 1008); tokens issued before a disable stay refused after re-enabling. ' +
+          `Needs \`user.manage\`. ${SCOPE}`,
         security: adminSecurity,
         params: UserParams,
         body: UpdateUserBody,

@@ -98,13 +98,44 @@ export const UserSchema = Type.Object({
   nickname: Type.String(),
   avatar_url: AvatarUrl,
   roles: Type.Array(Type.String()),
+  disabled: Type.Boolean({ description: 'A disabled user cannot sign in, refresh or use its tokens' }),
 });
 export const UsersPageSchema = Type.Object({ users: Type.Array(UserSchema), ...pageInfo });
 export const UpdateUserBody = Type.Object({
   nickname: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
   avatar_url: Type.Optional(AvatarUrl),
   roles: Type.Optional(Type.Array(Type.String(), { description: 'Exactly these roles; each must exist' })),
+  disabled: Type.Optional(
+    Type.Boolean({
+      description:
+        'true: login and guest sign-in answer 401 `Account disabled`, refresh tokens are dropped, access tokens are ' +
+        'refused within 10 s and open sockets closed with 1008. false: enabled again; tokens issued before the ' +
+        'disable stay refused.',
+    }),
+  ),
 });
+
+export const ServerKeyParams = Type.Object({ project_id: Id('Project id'), key_id: Id('Server key id') });
+const ServerKeyRoleSchema = Type.Union([Type.Literal('editor'), Type.Literal('viewer')], {
+  description: 'The admin role whose permissions the key holds, within its project only',
+});
+export const CreateServerKeyBody = Type.Object({
+  name: Type.String({ minLength: 1, maxLength: 200 }),
+  role: ServerKeyRoleSchema,
+});
+const serverKeyFields = {
+  id: Type.Integer(),
+  name: Type.String(),
+  role: ServerKeyRoleSchema,
+  created_at: Type.String({ description: 'ISO 8601' }),
+};
+export const ServerKeySchema = Type.Object(serverKeyFields);
+export const IssuedServerKeySchema = Type.Object({
+  ...serverKeyFields,
+  key: Type.String({ description: '`sk_` and 256 random bits; shown this once, only its SHA-256 is stored' }),
+});
+export const ServerKeysSchema = Type.Object({ server_keys: Type.Array(ServerKeySchema) });
+export const DeletedServerKeySchema = Type.Object({ deleted: Type.Integer({ description: 'The revoked key’s id' }) });
 
 export const RoleSchema = Type.Object({ name: Type.String(), permissions: Type.Array(Type.String()) });
 export const RolesSchema = Type.Object({ roles: Type.Array(RoleSchema) });

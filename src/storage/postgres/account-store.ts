@@ -7,6 +7,7 @@ import type {
   Project,
   Role,
   User,
+  UserAccess,
   UserProfile,
   UserWithPassword,
 } from '../../core/ports.js';
@@ -19,6 +20,8 @@ interface UserRow {
   nickname: string;
   avatar_url: string | null;
   roles: string[];
+  disabled: boolean;
+  token_epoch: number;
 }
 
 interface ProjectRow {
@@ -27,7 +30,7 @@ interface ProjectRow {
   name: string;
 }
 
-const USER_COLUMNS = 'project_id, id, username, password_hash, nickname, avatar_url, roles';
+const USER_COLUMNS = 'project_id, id, username, password_hash, nickname, avatar_url, roles, disabled, token_epoch';
 
 // The id comes from the project's counter in the same statement, so a failed insert (a taken
 // username) rolls the counter back, and concurrent sign-ups queue on the project's row.
@@ -47,6 +50,8 @@ function toUser(row: UserRow): User {
     nickname: row.nickname,
     avatarUrl: row.avatar_url,
     roles: row.roles,
+    disabled: row.disabled,
+    tokenEpoch: row.token_epoch,
   };
 }
 
@@ -220,8 +225,12 @@ export class PostgresAccountStore implements AccountStore {
   }
 
   async permissionsOf(projectId: number, userId: number): Promise<string[] | null> {
-    const row = await this.one<{ permissions: string[] }>(
-      `SELECT coalesce((
+    return (await this.accessOf(projectId, userId))?.permissions ?? null;
+  }
+
+  async accessOf(projectId: number, userId: number): Promise<UserAccess | null> {
+    const row = await this.one<{ permissions: string[]; disabled: boolean; token_epoch: number }>(
+      `SELECT u.disabled, u.token_epoch, coalesce((
          SELECT jsonb_agg(DISTINCT p.permission ORDER BY p.permission)
          FROM roles r, jsonb_array_elements_text(r.permissions) AS p(permission)
          WHERE r.project_id = u.project_id AND r.name IN (SELECT jsonb_array_elements_text(u.roles))
@@ -229,7 +238,23 @@ export class PostgresAccountStore implements AccountStore {
        FROM users u WHERE u.project_id = $1 AND u.id = $2`,
       [projectId, userId],
     );
-    return row ? row.permissions : null;
+    return row ? { permissions: row.permissions, disabled: row.disabled, tokenEpoch: row.token_epoch } : null;
+  }
+
+  async setUserDisabled(projectId: number, userId: number, disabled: boolean): Promise<User | null> {
+    // One statement: disabling moves the epoch on (every token issued so far stays refused, even
+    // after re-enabling) and drops the user's refresh tokens.
+    const row = await this.one<UserRow>(
+      `WITH changed AS (
+         UPDATE users SET disabled = $3, token_epoch = token_epoch + CASE WHEN $3 THEN 1 ELSE 0 END
+         WHERE project_id = $1 AND id = $2 RETURNING ${USER_COLUMNS}
+       ), dropped AS (
+         DELETE FROM refresh_tokens WHERE $3 AND project_id = $1 AND user_id = $2 AND EXISTS (SELECT 1 FROM changed)
+       )
+       SELECT * FROM changed`,
+      [projectId, userId, disabled],
+    );
+    return row ? toUser(row) : null;
   }
 
   async saveRefreshToken(tokenHash: string, projectId: number, userId: number, expiresAt: Date): Promise<void> {

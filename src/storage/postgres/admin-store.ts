@@ -26,6 +26,8 @@ interface UserRow {
   nickname: string;
   avatar_url: string | null;
   roles: string[];
+  disabled: boolean;
+  token_epoch: number;
 }
 
 const ADMIN_COLUMNS = 'id, org_id, email, password_hash, role';
@@ -76,7 +78,7 @@ export class PostgresAdminStore implements AdminStore {
 
   async listUsers(projectId: number, offset: number, limit: number): Promise<User[]> {
     const { rows } = await this.pool.query<UserRow>(
-      `SELECT project_id, id, username, nickname, avatar_url, roles FROM users
+      `SELECT project_id, id, username, nickname, avatar_url, roles, disabled, token_epoch FROM users
        WHERE project_id = $1 ORDER BY id LIMIT $2 OFFSET $3`,
       [projectId, limit, offset],
     );
@@ -87,6 +89,8 @@ export class PostgresAdminStore implements AdminStore {
       nickname: row.nickname,
       avatarUrl: row.avatar_url,
       roles: row.roles,
+      disabled: row.disabled,
+      tokenEpoch: row.token_epoch,
     }));
   }
 

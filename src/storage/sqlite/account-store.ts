@@ -7,6 +7,7 @@ import type {
   Project,
   Role,
   User,
+  UserAccess,
   UserProfile,
   UserWithPassword,
 } from '../../core/ports.js';
@@ -19,6 +20,8 @@ interface UserRow {
   nickname: string;
   avatar_url: string | null;
   roles: string;
+  disabled: number;
+  token_epoch: number;
 }
 
 interface ProjectRow {
@@ -27,7 +30,7 @@ interface ProjectRow {
   name: string;
 }
 
-const USER_COLUMNS = 'project_id, id, username, password_hash, nickname, avatar_url, roles';
+const USER_COLUMNS = 'project_id, id, username, password_hash, nickname, avatar_url, roles, disabled, token_epoch';
 
 function toUser(row: UserRow): User {
   return {
@@ -37,6 +40,8 @@ function toUser(row: UserRow): User {
     nickname: row.nickname,
     avatarUrl: row.avatar_url,
     roles: JSON.parse(row.roles) as string[],
+    disabled: row.disabled !== 0,
+    tokenEpoch: row.token_epoch,
   };
 }
 
@@ -57,7 +62,8 @@ function uniqueViolation(error: unknown): 'username' | 'device' | null {
 export class SqliteAccountStore implements AccountStore {
   private readonly insertUser: (projectId: number, user: NewUser) => User;
   private readonly guestTransaction: (projectId: number, user: NewUser & { deviceId: string }) => User;
-  private readonly permissionsTransaction: (projectId: number, userId: number) => string[] | null;
+  private readonly accessTransaction: (projectId: number, userId: number) => UserAccess | null;
+  private readonly disableTransaction: (projectId: number, userId: number, disabled: boolean) => User | null;
 
   constructor(private readonly db: Database.Database) {
     const nextId = db.prepare<[number], { id: number }>(
@@ -73,8 +79,16 @@ export class SqliteAccountStore implements AccountStore {
     const byDevice = db.prepare<[number, string], UserRow>(
       `SELECT ${USER_COLUMNS} FROM users WHERE project_id = ? AND device_id = ?`,
     );
-    const userRoles = db.prepare<[number, number], { roles: string }>(
-      'SELECT roles FROM users WHERE project_id = ? AND id = ?',
+    const userAccess = db.prepare<[number, number], { roles: string; disabled: number; token_epoch: number }>(
+      'SELECT roles, disabled, token_epoch FROM users WHERE project_id = ? AND id = ?',
+    );
+    // Disabling moves the epoch on, so every token issued so far is refused even after re-enabling.
+    const setDisabled = db.prepare<[number, number, number, number], UserRow>(
+      `UPDATE users SET disabled = ?, token_epoch = token_epoch + ? WHERE project_id = ? AND id = ?
+       RETURNING ${USER_COLUMNS}`,
+    );
+    const dropRefreshTokens = db.prepare<[number, number]>(
+      'DELETE FROM refresh_tokens WHERE project_id = ? AND user_id = ?',
     );
     const rolePermissions = db.prepare<[number, string], { permission: string }>(
       `SELECT DISTINCT p.value AS permission FROM roles r, json_each(r.permissions) p
@@ -103,10 +117,20 @@ export class SqliteAccountStore implements AccountStore {
       const existing = byDevice.get(projectId, user.deviceId);
       return existing ? toUser(existing) : this.insertUser(projectId, user);
     }).immediate;
-    this.permissionsTransaction = db.transaction((projectId: number, userId: number) => {
-      const row = userRoles.get(projectId, userId);
+    this.accessTransaction = db.transaction((projectId: number, userId: number) => {
+      const row = userAccess.get(projectId, userId);
       if (!row) return null;
-      return rolePermissions.all(projectId, row.roles).map((r) => r.permission);
+      return {
+        permissions: rolePermissions.all(projectId, row.roles).map((r) => r.permission),
+        disabled: row.disabled !== 0,
+        tokenEpoch: row.token_epoch,
+      };
+    });
+    this.disableTransaction = db.transaction((projectId: number, userId: number, disabled: boolean) => {
+      const row = setDisabled.get(disabled ? 1 : 0, disabled ? 1 : 0, projectId, userId);
+      if (!row) return null;
+      if (disabled) dropRefreshTokens.run(projectId, userId);
+      return toUser(row);
     });
   }
 
@@ -250,7 +274,15 @@ export class SqliteAccountStore implements AccountStore {
   }
 
   async permissionsOf(projectId: number, userId: number): Promise<string[] | null> {
-    return this.permissionsTransaction(projectId, userId);
+    return this.accessTransaction(projectId, userId)?.permissions ?? null;
+  }
+
+  async accessOf(projectId: number, userId: number): Promise<UserAccess | null> {
+    return this.accessTransaction(projectId, userId);
+  }
+
+  async setUserDisabled(projectId: number, userId: number, disabled: boolean): Promise<User | null> {
+    return this.disableTransaction(projectId, userId, disabled);
   }
 
   async saveRefreshToken(tokenHash: string, projectId: number, userId: number, expiresAt: Date): Promise<void> {

@@ -26,6 +26,8 @@ interface UserRow {
   nickname: string;
   avatar_url: string | null;
   roles: string;
+  disabled: number;
+  token_epoch: number;
 }
 
 const ADMIN_COLUMNS = 'id, org_id, email, password_hash, role';
@@ -78,7 +80,7 @@ export class SqliteAdminStore implements AdminStore {
   async listUsers(projectId: number, offset: number, limit: number): Promise<User[]> {
     const rows = this.db
       .prepare<[number, number, number], UserRow>(
-        `SELECT project_id, id, username, nickname, avatar_url, roles FROM users
+        `SELECT project_id, id, username, nickname, avatar_url, roles, disabled, token_epoch FROM users
          WHERE project_id = ? ORDER BY id LIMIT ? OFFSET ?`,
       )
       .all(projectId, limit, offset);
@@ -89,6 +91,8 @@ export class SqliteAdminStore implements AdminStore {
       nickname: row.nickname,
       avatarUrl: row.avatar_url,
       roles: JSON.parse(row.roles) as string[],
+      disabled: row.disabled !== 0,
+      tokenEpoch: row.token_epoch,
     }));
   }
 

@@ -217,7 +217,27 @@ CREATE INDEX documents_by_parent ON documents (project_id, parent, collection, p
 `,
   },
   {
-    // Versions 6 and 7 belong to other branches; the runner applies whichever versions are missing.
+    version: 6,
+    name: 'server keys and disabled users',
+    // `token_epoch` moves on at every disable and access tokens carry the epoch they were issued
+    // under, so tokens from before a disable stay refused after re-enabling (`iat` has one-second
+    // resolution, too coarse to tell them apart). Server keys are stored as SHA-256 hashes only.
+    sql: `
+ALTER TABLE users ADD COLUMN disabled INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE users ADD COLUMN token_epoch INTEGER NOT NULL DEFAULT 0;
+CREATE TABLE server_keys (
+  id INTEGER PRIMARY KEY,
+  project_id INTEGER NOT NULL REFERENCES projects(id),
+  name TEXT NOT NULL,
+  role TEXT NOT NULL CHECK (role IN ('editor', 'viewer')),
+  key_hash TEXT NOT NULL UNIQUE,
+  created_at INTEGER NOT NULL,
+  revoked_at INTEGER
+);
+CREATE INDEX server_keys_by_project ON server_keys (project_id, id);
+`,
+  },
+  {
     version: 8,
     name: 'leaderboard anti-cheat',
     sql: `
