@@ -79,7 +79,9 @@ export class RuledDocumentService {
     const mayUpdateBlind = update.readsResource ? null : update.decide(this.facts(auth, null, after)).allowed;
     if (mayCreate !== mayUpdateBlind) {
       const existing = await this.store.get(caller.projectId, path);
-      const allowed = existing ? update.decide(this.facts(auth, asResource(existing), after)).allowed : mayCreate;
+      const allowed = existing
+        ? update.decide(this.facts(auth, asResource(existing), { id: existing.id, path, data })).allowed
+        : mayCreate;
       if (!allowed) throw denied();
     } else if (!mayCreate) {
       throw denied();

@@ -33,7 +33,7 @@ describe('example rulesets', () => {
         const existing = c.existing === undefined ? null : c.existing;
         if (c.area === 'realtime') {
           const check = rules.realtimeCheck(c.method as RealtimeMethod, c.path);
-          const requestResource = c.method === 'write' ? { value: c.data ?? null } : null;
+          const requestResource = (c.method === 'write' ? { value: c.data ?? null } : null) as null;
           return check.decide({ auth, time, resource: { value: existing as null }, requestResource }).allowed;
         }
         const id = c.path.split('/').at(-1);
