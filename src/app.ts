@@ -15,7 +15,11 @@ import { type Clock, systemClock } from './core/clock.js';
 import { DocumentService } from './core/documents/document-service.js';
 import { createLeaderboards, type LeaderboardService } from './core/leaderboards/leaderboard-service.js';
 import type { Bus, Storage } from './core/ports.js';
+import { TreeRules } from './core/realtime/tree-rules.js';
 import { TreeService } from './core/realtime/tree-service.js';
+import { openRulesSource } from './core/rules/open-rules-source.js';
+import { RuleAuthLookup } from './core/rules/rule-auth.js';
+import type { RulesSource } from './core/rules/rules-source.js';
 import { TransferService } from './core/transfer/transfer-service.js';
 import { Metrics, metricsRoutes } from './http/metrics.js';
 import { adminAuthRoutes } from './http/routes/admin-auth.js';
@@ -49,6 +53,8 @@ export interface Services {
   admins: AdminService;
   /** Project administration behind the admin API (§6). */
   projectAdmin: ProjectAdminService;
+  /** `request.auth` of the access rules (§9): a user's id, username and roles, remembered 5 s. */
+  ruleAuth: RuleAuthLookup;
 }
 
 /** A built service: its HTTP app and what it holds open. */
@@ -98,6 +104,8 @@ export interface ServiceOptions {
   /** Default: the in-process bus. */
   bus?: Bus;
   log?: BackgroundLog;
+  /** Where the access rules (§9) come from. Default: every project keeps the open ruleset. */
+  rules?: RulesSource;
 }
 
 /** Wires the services over `storage`. */
@@ -124,10 +132,12 @@ export function createServices(config: Config, storage: Storage, options: Servic
       ? {}
       : { peers: bus, onSyncError: (error: unknown) => log(error, 'leaderboard sync with other instances failed') }),
   });
+  const ruleAuth = new RuleAuthLookup(storage.accounts);
   const tree = new TreeService(storage.tree, bus, {
     pathLimits: config.pathLimits,
     retention: { maxWrites: config.realtime.logMaxWrites, maxAgeMs: config.realtime.logMaxAgeSeconds * 1000 },
     onPublishError: publishFailures(log),
+    rules: new TreeRules({ source: options.rules ?? openRulesSource, auth: ruleAuth, clock }),
   });
   return {
     storage,
@@ -158,13 +168,14 @@ export function createServices(config: Config, storage: Storage, options: Servic
       auth,
       submit: (projectId, slug, userId, value) => leaderboards.submit(projectId, slug, userId, value),
     }),
+    ruleAuth,
   };
 }
 
 /** Builds the whole service; pass `storage` to use an engine opened elsewhere (tests). */
 export async function buildApp(
   config: Config,
-  options: { storage?: Storage; logger?: HttpOptions['logger']; clock?: Clock } = {},
+  options: { storage?: Storage; logger?: HttpOptions['logger']; clock?: Clock; rules?: RulesSource } = {},
 ): Promise<App> {
   const storage = options.storage ?? (await openStorage(config));
   const http = await createHttpApp({
@@ -182,7 +193,12 @@ export async function buildApp(
     if (!options.storage) await storage.close();
     throw error;
   }
-  const services = createServices(config, storage, { bus, log, ...(options.clock ? { clock: options.clock } : {}) });
+  const services = createServices(config, storage, {
+    bus,
+    log,
+    ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.rules ? { rules: options.rules } : {}),
+  });
   const metrics = new Metrics();
   metricsRoutes(http, metrics);
   healthRoutes(http, { storage, bus });
