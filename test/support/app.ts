@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { type App, buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import type { Clock } from '../../src/core/clock.js';
+import type { RulesSource } from '../../src/core/rules/rules-source.js';
 import type { EngineFixture } from './engines.js';
 
 export const TEST_JWT_SECRET = 'test-secret-that-is-long-enough-0123456789';
@@ -50,11 +51,17 @@ export async function createProjectWithPlayer(app: App, orgName: string, project
   return { project, userId: user.id, token: access_token, headers };
 }
 
+/** What a test app may be given besides its environment: a clock, the source of its access rules (§9). */
+export interface TestAppOptions {
+  clock?: Clock;
+  rules?: RulesSource;
+}
+
 /** Starts the app in memory (use `app.http.inject`) over a fresh storage of `engine`. */
 export async function startTestApp(
   engine: EngineFixture,
   env: Record<string, string> = {},
-  options: { clock?: Clock } = {},
+  options: TestAppOptions = {},
 ): Promise<TestApp> {
   const dataDir = mkdtempSync(join(tmpdir(), 'cds-test-'));
   const storage = await engine.create();
