@@ -10,7 +10,7 @@
 import type { Clock } from '../clock.js';
 import { AppError } from '../errors.js';
 import type { JsonValue } from '../json.js';
-import type { CompiledRuleset, RuleAuth, RuleCheck } from '../rules/compiled-ruleset.js';
+import { type CompiledRuleset, OPEN_RULES, type RuleAuth, type RuleCheck } from '../rules/compiled-ruleset.js';
 import type { RuleAuthLookup } from '../rules/rule-auth.js';
 import type { RulesSource } from '../rules/rules-source.js';
 
@@ -111,6 +111,8 @@ export class CallerRules {
   }
 }
 
+const OPEN_CALLER = new CallerRules(OPEN_RULES, null, new Date(0));
+
 /** Where the realtime tree gets the rules of its callers. */
 export class TreeRules {
   constructor(
@@ -124,7 +126,9 @@ export class TreeRules {
   /** The rules `userId` of the project is held to now; its `request.auth` is read only when the ruleset is not open. */
   async of(projectId: number, userId: number): Promise<CallerRules> {
     const ruleset = await this.deps.source.compiled(projectId);
-    const auth = ruleset.open ? null : await this.deps.auth.of(projectId, userId);
+    // The open ruleset looks at nothing: no lookup, no allocation (the benchmarks run under it).
+    if (ruleset.open) return OPEN_CALLER;
+    const auth = await this.deps.auth.of(projectId, userId);
     return new CallerRules(ruleset, auth, new Date(this.deps.clock.now()));
   }
 
