@@ -17,6 +17,7 @@ import { DocumentService } from './core/documents/document-service.js';
 import { RuledDocumentService } from './core/documents/ruled-document-service.js';
 import { createLeaderboards, type LeaderboardService } from './core/leaderboards/leaderboard-service.js';
 import type { Bus, Storage } from './core/ports.js';
+import { TreeRules } from './core/realtime/tree-rules.js';
 import { TreeService } from './core/realtime/tree-service.js';
 import { openRulesSource } from './core/rules/open-rules-source.js';
 import { RuleAuthLookup } from './core/rules/rule-auth.js';
@@ -47,8 +48,6 @@ export interface Services {
   documents: DocumentService;
   /** The document store as players see it: `documents` behind the access rules (§9). */
   clientDocuments: RuledDocumentService;
-  /** `request.auth` of the rules for a user (§9). */
-  ruleAuth: RuleAuthLookup;
   /** Broadcasts between instances (in-process until Redis is configured). */
   bus: Bus;
   tree: TreeService;
@@ -61,6 +60,8 @@ export interface Services {
   projectAdmin: ProjectAdminService;
   /** Server keys of game servers (§9). */
   serverKeys: ServerKeyService;
+  /** `request.auth` of the access rules (§9): a user's id, username and roles, remembered 5 s. */
+  ruleAuth: RuleAuthLookup;
 }
 
 /** A built service: its HTTP app and what it holds open. */
@@ -110,7 +111,7 @@ export interface ServiceOptions {
   /** Default: the in-process bus. */
   bus?: Bus;
   log?: BackgroundLog;
-  /** Where rulesets come from; default: every project open. */
+  /** Where the access rules (§9) come from. Default: every project keeps the open ruleset. */
   rules?: RulesSource;
 }
 
@@ -139,14 +140,15 @@ export function createServices(config: Config, storage: Storage, options: Servic
       ? {}
       : { peers: bus, onSyncError: (error: unknown) => log(error, 'leaderboard sync with other instances failed') }),
   });
+  const ruleAuth = new RuleAuthLookup(storage.accounts);
+  const rules = options.rules ?? openRulesSource;
   const tree = new TreeService(storage.tree, bus, {
     pathLimits: config.pathLimits,
     retention: { maxWrites: config.realtime.logMaxWrites, maxAgeMs: config.realtime.logMaxAgeSeconds * 1000 },
     onPublishError: publishFailures(log),
+    rules: new TreeRules({ source: rules, auth: ruleAuth, clock }),
   });
   const documents = new DocumentService(storage.documents, config.pathLimits);
-  const ruleAuth = new RuleAuthLookup(storage.accounts);
-  const rules = options.rules ?? openRulesSource;
   return {
     storage,
     auth,

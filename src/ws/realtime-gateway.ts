@@ -62,7 +62,9 @@ export class RealtimeGateway {
   private heartbeat: NodeJS.Timeout | null = null;
   private permissionTimer: NodeJS.Timeout | null = null;
   private checkingPermissions = false;
+  private reviewingGrants = false;
   private auth: ClientAuthenticator | null = null;
+  private stopRulesListener: (() => void) | null = null;
 
   constructor(
     private readonly tree: TreeService,
@@ -79,6 +81,8 @@ export class RealtimeGateway {
   /** Registers the WebSocket plugin and the route on `app`. */
   async register(app: HttpApp, auth: ClientAuthenticator): Promise<void> {
     this.auth = auth;
+    // Fired on every instance: the open subscriptions of the project are checked against the new ruleset.
+    this.stopRulesListener = this.tree.onRulesChange((projectId) => void this.reviewGrants(projectId));
     await app.register(websocket, {
       options: { maxPayload: this.options.maxPayload },
       preClose: (done) => {
@@ -105,6 +109,8 @@ export class RealtimeGateway {
   /** Closes every connection with 1001 (going away), waiting briefly for the handshakes. */
   async close(): Promise<void> {
     this.stopTimers();
+    this.stopRulesListener?.();
+    this.stopRulesListener = null;
     const sessions = [...this.sessions];
     const closing = Promise.all(
       sessions.map(
@@ -147,10 +153,10 @@ export class RealtimeGateway {
     this.heartbeat ??= setInterval(() => {
       for (const each of this.sessions) each.heartbeat();
     }, this.options.heartbeatMs ?? 30_000).unref();
-    this.permissionTimer ??= setInterval(
-      () => void this.checkPermissions(),
-      this.options.permissionCheckMs ?? 5_000,
-    ).unref();
+    this.permissionTimer ??= setInterval(() => {
+      void this.checkPermissions();
+      void this.reviewGrants();
+    }, this.options.permissionCheckMs ?? 5_000).unref();
   }
 
   /**
@@ -178,6 +184,34 @@ export class RealtimeGateway {
       }
     } finally {
       this.checkingPermissions = false;
+    }
+  }
+
+  /**
+   * Checks open subscriptions against the rules (§9): every one of `projectId` after its ruleset
+   * changed; periodically, those granted under another ruleset or another `request.auth` (roles
+   * are remembered 5 s, so a role change is seen within that plus this interval).
+   */
+  private async reviewGrants(projectId?: number): Promise<void> {
+    const periodic = projectId === undefined;
+    if (periodic && this.reviewingGrants) return;
+    if (periodic) this.reviewingGrants = true;
+    try {
+      for (const session of [...this.sessions]) {
+        if (!periodic && session.projectId !== projectId) continue;
+        try {
+          await session.reviewGrants(!periodic);
+        } catch (error) {
+          if (error instanceof AppError && error.code === 'unavailable') {
+            this.log.warn({ err: error.cause ?? error }, 'realtime rules check postponed: database unavailable');
+            return;
+          }
+          // A user who vanished is closed by the permission check; anything else is logged.
+          if (!(error instanceof AppError)) this.log.warn({ err: error }, 'realtime rules check failed');
+        }
+      }
+    } finally {
+      if (periodic) this.reviewingGrants = false;
     }
   }
 

@@ -7,6 +7,7 @@ import { updateFor } from '../core/realtime/commit-event.js';
 import {
   ackMessage,
   type ClientMessage,
+  cancelMessage,
   errorMessage,
   initMessage,
   type MessageId,
@@ -15,6 +16,7 @@ import {
   updateMessage,
 } from '../core/realtime/messages.js';
 import { SubscriptionIndex } from '../core/realtime/subscription-index.js';
+import { DENIED_BY_RULES, deniedByRules, type GrantBasis, type ReadCheck } from '../core/realtime/tree-rules.js';
 import type { TreeService } from '../core/realtime/tree-service.js';
 import type { CommitBroadcast } from './commit-broadcast.js';
 import type { FeedListener, ProjectFeed } from './project-feed.js';
@@ -40,6 +42,8 @@ interface LiveSubscription {
   path: string;
   /** The version of the `init` (or resume) this subscription's updates follow. */
   since: number;
+  /** What the rules granted it under (§9); null under the open ruleset. */
+  grant: GrantBasis | null;
 }
 
 type FirstAnswer =
@@ -49,6 +53,7 @@ type FirstAnswer =
 interface PendingSubscription {
   path: string;
   id: MessageId | undefined;
+  grant: GrantBasis | null;
   answer: FirstAnswer | null;
   done: () => void;
 }
@@ -209,19 +214,24 @@ export class RealtimeSession implements FeedListener {
         this.unsubscribe(message.path);
         break;
       case 'set':
-        await tree.set(this.projectId, message.path, message.value);
+        await tree.set(this.projectId, message.path, message.value, this.userId);
         break;
       case 'patch':
-        await tree.patch(this.projectId, message.path, message.value);
+        await tree.patch(this.projectId, message.path, message.value, this.userId);
         break;
       case 'delete':
-        await tree.delete(this.projectId, message.path);
+        await tree.delete(this.projectId, message.path, this.userId);
         break;
     }
     this.send(ackMessage(message.action, message.path, message.id));
   }
 
   private async subscribe(path: string, id: MessageId | undefined, since: number | undefined): Promise<void> {
+    // A rule that needs no stored value decides before anything is registered; one that reads
+    // `resource.value` decides on the snapshot (an error then unregisters, as any failure does).
+    const rules = await this.options.tree.rulesFor(this.projectId, this.userId);
+    const read = rules?.readCheck(path) ?? null;
+    if (read && !read.needsValue && !read.allows(null)) throw deniedByRules();
     const previous = this.live.get(path);
     if (!previous && this.live.size >= this.options.maxSubscriptions) {
       throw new AppError('bad_request', `Too many subscriptions (max ${this.options.maxSubscriptions})`);
@@ -237,11 +247,11 @@ export class RealtimeSession implements FeedListener {
     const finished = new Promise<void>((resolve) => {
       done = resolve;
     });
-    const pending: PendingSubscription = { path, id, answer: null, done };
+    const pending: PendingSubscription = { path, id, grant: rules?.basis ?? null, answer: null, done };
     this.pending = pending;
     try {
       await this.feed.ready();
-      pending.answer = await this.firstAnswer(path, since);
+      pending.answer = await this.firstAnswer(path, since, read?.needsValue ? read : null);
     } catch (error) {
       if (this.pending === pending) this.pending = null;
       this.feed.index.remove(path, this);
@@ -252,14 +262,42 @@ export class RealtimeSession implements FeedListener {
     await finished;
   }
 
-  private async firstAnswer(path: string, since: number | undefined): Promise<FirstAnswer> {
+  /** The `init` or `resume` of a subscription; `read` when the rules must see the value at `path`. */
+  private async firstAnswer(path: string, since: number | undefined, read: ReadCheck | null): Promise<FirstAnswer> {
     const { tree } = this.options;
     if (since !== undefined) {
       const history = await tree.changesSince(this.projectId, since);
-      if (history) return { kind: 'resume', version: history.version, since, commits: history.commits };
+      if (history) {
+        if (read && !read.allows((await tree.snapshot(this.projectId, path)).value)) throw deniedByRules();
+        return { kind: 'resume', version: history.version, since, commits: history.commits };
+      }
     }
     const snapshot = await tree.snapshot(this.projectId, path);
+    if (read && !read.allows(snapshot.value)) throw deniedByRules();
     return { kind: 'init', version: snapshot.version, value: snapshot.value };
+  }
+
+  /**
+   * Checks the live subscriptions again under the rules now (§9): those granted under another
+   * ruleset or another `request.auth`, or all when `all` (the ruleset just changed). One no longer
+   * granted is cancelled and sends nothing more. Data changes alone re-check nothing.
+   */
+  async reviewGrants(all: boolean): Promise<void> {
+    if (this.live.size === 0 || this.closing) return;
+    const { tree } = this.options;
+    const rules = await tree.rulesFor(this.projectId, this.userId);
+    if (!rules) return;
+    for (const subscription of [...this.live.values()]) {
+      if (!all && rules.covers(subscription.grant)) continue;
+      const allowed = await rules.mayRead(subscription.path, tree.valueAt(this.projectId));
+      // Unsubscribed or replaced meanwhile: the new one was decided on its own.
+      if (this.live.get(subscription.path) !== subscription) continue;
+      if (allowed) subscription.grant = rules.basis;
+      else {
+        this.unsubscribe(subscription.path);
+        this.send(cancelMessage(subscription.path, DENIED_BY_RULES));
+      }
+    }
   }
 
   private unsubscribe(path: string): void {
@@ -306,7 +344,7 @@ export class RealtimeSession implements FeedListener {
       this.send(resumeMessage(pending.path, answer.since, pending.id));
       for (const commit of answer.commits) this.replay(pending.path, commit);
     }
-    const subscription = { path: pending.path, since: answer.version };
+    const subscription = { path: pending.path, since: answer.version, grant: pending.grant };
     this.live.set(pending.path, subscription);
     this.liveIndex.add(pending.path, subscription);
     pending.done();

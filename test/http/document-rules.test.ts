@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProjectWithPlayer, startTestApp, type TestApp } from '../support/app.js';
 import { engines } from '../support/engines.js';
-import { MemoryRulesSource } from '../support/memory-rules.js';
+import { MemoryRulesSource } from '../support/rules.js';
 
 const DENIED = { detail: 'Permission denied by rules' };
 

@@ -51,11 +51,17 @@ export async function createProjectWithPlayer(app: App, orgName: string, project
   return { project, userId: user.id, token: access_token, headers };
 }
 
+/** What a test app may be given besides its environment: a clock, the source of its access rules (§9). */
+export interface TestAppOptions {
+  clock?: Clock;
+  rules?: RulesSource;
+}
+
 /** Starts the app in memory (use `app.http.inject`) over a fresh storage of `engine`. */
 export async function startTestApp(
   engine: EngineFixture,
   env: Record<string, string> = {},
-  options: { clock?: Clock; rules?: RulesSource } = {},
+  options: TestAppOptions = {},
 ): Promise<TestApp> {
   const dataDir = mkdtempSync(join(tmpdir(), 'cds-test-'));
   const storage = await engine.create();

@@ -1,6 +1,6 @@
 /** Starts the real app on a loopback port for WebSocket tests (§4). */
 import type { AddressInfo } from 'node:net';
-import { startTestApp, type TestApp } from './app.js';
+import { startTestApp, type TestApp, type TestAppOptions } from './app.js';
 import type { EngineFixture } from './engines.js';
 import { open, type TestSocket } from './ws-client.js';
 
@@ -16,8 +16,9 @@ export interface RealtimeTestApp extends TestApp {
 export async function startRealtimeApp(
   engine: EngineFixture,
   env: Record<string, string> = {},
+  options: TestAppOptions = {},
 ): Promise<RealtimeTestApp> {
-  const t = await startTestApp(engine, env);
+  const t = await startTestApp(engine, env, options);
   await t.app.http.listen({ port: 0, host: '127.0.0.1' });
   const { port } = t.app.http.server.address() as AddressInfo;
   const wsUrl = `ws://127.0.0.1:${port}/realtime/ws`;

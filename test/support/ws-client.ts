@@ -6,7 +6,7 @@ import { setValueAt } from '../../src/core/realtime/tree-value.js';
 
 /** A message of the server, as parsed JSON. */
 export interface ServerMessage {
-  event: 'init' | 'update' | 'ack' | 'error' | 'resume';
+  event: 'init' | 'update' | 'ack' | 'error' | 'resume' | 'cancel';
   path?: string;
   value?: JsonValue;
   version?: number;

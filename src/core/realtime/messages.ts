@@ -1,6 +1,7 @@
 /**
  * The WebSocket protocol of §4: parsing client messages (`{action, path, value?, id?, since?}`)
- * and building the server's `init`, `resume`, `update`, `ack` and `error` messages as JSON text.
+ * and building the server's `init`, `resume`, `update`, `ack`, `error` and `cancel` messages as JSON
+ * text.
  */
 import { AppError } from '../errors.js';
 import { isJsonObject, type JsonObject, type JsonValue } from '../json.js';
@@ -107,4 +108,9 @@ export function ackMessage(action: WriteAction | 'unsubscribe', path: string, id
 /** `error`: a refused message; the connection stays open. */
 export function errorMessage(message: string, id?: MessageId): string {
   return withId({ event: 'error', message }, id);
+}
+
+/** `cancel`: a subscription the rules no longer grant (§9) has ended; nothing more follows for it. */
+export function cancelMessage(path: string, message: string): string {
+  return JSON.stringify({ event: 'cancel', path, message });
 }

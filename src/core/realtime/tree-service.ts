@@ -3,6 +3,7 @@ import { defaultPathLimits, type PathLimits } from '../paths.js';
 import type { Bus, ChangeLogRetention, TreeCommit, TreeHistory, TreeSnapshot, TreeStore } from '../ports.js';
 import { commitChannel, encodeCommit } from './commit-event.js';
 import { parseTreePath } from './tree-path.js';
+import { type CallerRules, deniedByRules, type PlannedWrite, type TreeRules, type ValueAt } from './tree-rules.js';
 import { shallowValue } from './tree-value.js';
 import { planPatch, planSet } from './tree-write.js';
 
@@ -13,6 +14,8 @@ export interface TreeServiceOptions {
   retention: ChangeLogRetention;
   /** Told when a commit could not be published (the write itself stands). */
   onPublishError?: (error: unknown) => void;
+  /** The access rules of client users (§9); without them every caller may do everything. */
+  rules?: TreeRules;
 }
 
 /** A path and the value stored there after a write (or for a read). */
@@ -27,6 +30,10 @@ export const defaultRetention: ChangeLogRetention = { maxWrites: 10_000, maxAgeM
 /**
  * The realtime tree's rules (§3) over any storage engine: every write is validated, committed
  * as one transaction with the project's next version, then published once on the bus.
+ *
+ * Operations given a `userId` are those of a client user and obey the project's access rules
+ * (§9), checked after the path and value checks and before anything is written; without one
+ * (admin, import) they are trusted.
  */
 export class TreeService {
   private readonly limits: PathLimits;
@@ -45,37 +52,82 @@ export class TreeService {
   }
 
   /** The assembled subtree at `rawPath` (null when empty), or only its keys when `shallow`. */
-  async get(projectId: number, rawPath: string, shallow = false): Promise<TreeValue> {
+  async get(projectId: number, rawPath: string, shallow = false, userId?: number): Promise<TreeValue> {
     const path = this.parsePath(rawPath);
-    if (!shallow) return { path, value: (await this.store.snapshot(projectId, path)).value };
+    const rules = await this.rulesFor(projectId, userId);
+    if (!shallow) {
+      // A rule reading `resource.value` reads the very snapshot the answer returns.
+      let snapshot: Promise<TreeSnapshot> | null = null;
+      const read = () => (snapshot ??= this.store.snapshot(projectId, path));
+      if (rules && !(await rules.mayRead(path, async () => (await read()).value))) throw deniedByRules();
+      return { path, value: (await read()).value };
+    }
+    if (rules && !(await rules.mayRead(path, this.valueAt(projectId)))) throw deniedByRules();
     const { leaf, keys } = await this.store.children(projectId, path);
     return { path, value: keys.length > 0 ? shallowValue(keys) : leaf };
   }
 
   /** Replaces the subtree at `rawPath`; returns the value now stored there. */
-  async set(projectId: number, rawPath: string, value: JsonValue): Promise<TreeValue & { version: number }> {
+  async set(
+    projectId: number,
+    rawPath: string,
+    value: JsonValue,
+    userId?: number,
+  ): Promise<TreeValue & { version: number }> {
     const path = this.parsePath(rawPath);
     const set = planSet(path, value, this.limits);
+    await this.requireWrite(projectId, userId, [set]);
     const commit = await this.store.set(projectId, set, this.options.retention);
     await this.publish(projectId, commit);
     return { path, value: set.value, version: commit.version };
   }
 
-  /** Applies each key of `value` as a child set of `rawPath`, atomically; returns the merged value. */
-  async patch(projectId: number, rawPath: string, value: JsonObject): Promise<TreeValue & { version: number }> {
+  /**
+   * Applies each key of `value` as a child set of `rawPath`, atomically; returns the merged value,
+   * or null when a rule forbids the caller to read `rawPath`.
+   */
+  async patch(
+    projectId: number,
+    rawPath: string,
+    value: JsonObject,
+    userId?: number,
+  ): Promise<TreeValue & { version: number }> {
     const path = this.parsePath(rawPath);
     const sets = planPatch(path, value, this.limits);
+    const rules = await this.rulesFor(projectId, userId);
+    if (rules) {
+      // A PATCH without keys changes nothing at `path`, and needs `write` there.
+      const writes: PlannedWrite[] = sets.length > 0 ? sets : [{ path, value: await this.valueAt(projectId)(path) }];
+      if (!(await rules.mayWrite(writes, this.valueAt(projectId)))) throw deniedByRules();
+    }
     const commit = await this.store.patch(projectId, path, sets, this.options.retention);
     await this.publish(projectId, commit);
-    return { path, value: commit.value, version: commit.version };
+    const readable = !rules || (await rules.mayRead(path, async () => commit.value));
+    return { path, value: readable ? commit.value : null, version: commit.version };
   }
 
   /** Deletes the subtree at `rawPath`, whether or not anything was there. */
-  async delete(projectId: number, rawPath: string): Promise<{ deleted: string; version: number }> {
+  async delete(projectId: number, rawPath: string, userId?: number): Promise<{ deleted: string; version: number }> {
     const path = this.parsePath(rawPath);
+    await this.requireWrite(projectId, userId, [{ path, value: null }]);
     const commit = await this.store.delete(projectId, path, this.options.retention);
     await this.publish(projectId, commit);
     return { deleted: path, version: commit.version };
+  }
+
+  /**
+   * The rules client user `userId` is held to now (§9); null for a trusted caller (no user), when
+   * the tree has no rules, or under the open ruleset.
+   */
+  async rulesFor(projectId: number, userId: number | undefined): Promise<CallerRules | null> {
+    if (userId === undefined || !this.options.rules) return null;
+    const rules = await this.options.rules.of(projectId, userId);
+    return rules.open ? null : rules;
+  }
+
+  /** Calls `listener` with the project id whenever a project's ruleset changes; returns a function that stops. */
+  onRulesChange(listener: (projectId: number) => void): () => void {
+    return this.options.rules?.onChange(listener) ?? (() => undefined);
   }
 
   /** The subtree at a normalized path with the version it reflects (a subscription's `init`). */
@@ -101,6 +153,16 @@ export class TreeService {
   /** Publishes a commit made outside this service (an import) so live subscribers see it at once. */
   announce(projectId: number, commit: TreeCommit): Promise<void> {
     return this.publish(projectId, commit);
+  }
+
+  /** Reads the value at a path of the project, for rules reading `resource.value`. */
+  valueAt(projectId: number): ValueAt {
+    return async (path) => (await this.store.snapshot(projectId, path)).value;
+  }
+
+  private async requireWrite(projectId: number, userId: number | undefined, writes: PlannedWrite[]): Promise<void> {
+    const rules = await this.rulesFor(projectId, userId);
+    if (rules && !(await rules.mayWrite(writes, this.valueAt(projectId)))) throw deniedByRules();
   }
 
   private async publish(projectId: number, commit: TreeCommit): Promise<void> {

@@ -1,8 +1,10 @@
 import { OPEN_RULES } from './compiled-ruleset.js';
 import type { RulesSource } from './rules-source.js';
 
-/** Every project under the open ruleset, for good (a service built without stored rules). */
+const open = Promise.resolve(OPEN_RULES);
+
+/** Every project has the open ruleset (§9's default), forever: no rules are stored, none change. */
 export const openRulesSource: RulesSource = {
-  compiled: async () => OPEN_RULES,
+  compiled: () => open,
   onChange: () => () => undefined,
 };

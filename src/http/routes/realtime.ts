@@ -13,7 +13,7 @@ import {
 } from '../schemas/realtime.js';
 import type { HttpApp } from '../server.js';
 
-/** The realtime tree over REST (§3) under `/realtime/db`. */
+/** The realtime tree over REST (§3) under `/realtime/db`, as the signed-in user, whose rules apply (§9). */
 export function realtimeRoutes(app: HttpApp, deps: { auth: ClientAuthenticator; tree: TreeService }): void {
   const { tree } = deps;
   app.register(async (scope: HttpApp) => {
@@ -31,7 +31,8 @@ export function realtimeRoutes(app: HttpApp, deps: { auth: ClientAuthenticator; 
             response: { 200: TreeValueSchema, ...clientErrorResponses },
           },
         },
-        (request) => tree.get(request.projectId, request.params['*'] ?? '', request.query.shallow ?? false),
+        (request) =>
+          tree.get(request.projectId, request.params['*'] ?? '', request.query.shallow ?? false, request.userId),
       );
 
       scope.put(
@@ -49,6 +50,7 @@ export function realtimeRoutes(app: HttpApp, deps: { auth: ClientAuthenticator; 
             request.projectId,
             request.params['*'] ?? '',
             request.body.value as JsonValue,
+            request.userId,
           );
           return { path, value };
         },
@@ -66,7 +68,7 @@ export function realtimeRoutes(app: HttpApp, deps: { auth: ClientAuthenticator; 
         },
         async (request) => {
           const patch = request.body.value as JsonObject;
-          const { path, value } = await tree.patch(request.projectId, request.params['*'] ?? '', patch);
+          const { path, value } = await tree.patch(request.projectId, request.params['*'] ?? '', patch, request.userId);
           return { path, value };
         },
       );
@@ -81,7 +83,7 @@ export function realtimeRoutes(app: HttpApp, deps: { auth: ClientAuthenticator; 
           },
         },
         async (request) => {
-          const { deleted } = await tree.delete(request.projectId, request.params['*'] ?? '');
+          const { deleted } = await tree.delete(request.projectId, request.params['*'] ?? '', request.userId);
           return { deleted };
         },
       );
