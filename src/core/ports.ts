@@ -14,6 +14,7 @@ import type {
 import type { LeagueCount, LeagueMove } from './leaderboards/promotion.js';
 import type { RankKey } from './leaderboards/rank-order.js';
 import type { DocumentPath } from './paths.js';
+import type { RulesStore } from './rules/rules-store.js';
 import type { ProjectExport } from './transfer/export-format.js';
 import type { OrderBy, WhereClause } from './where.js';
 
@@ -450,6 +451,8 @@ export interface Storage {
   readonly transfer: TransferStore;
   readonly admins: AdminStore;
   readonly leaderboardAdmin: LeaderboardAdminStore;
+  /** Revisions of each project's access rules (§9). */
+  readonly rules: RulesStore;
   /** Resolves when the database answers; rejects otherwise. */
   ping(): Promise<void>;
   close(): Promise<void>;

@@ -187,4 +187,19 @@ CREATE INDEX projects_by_org ON projects (org_id, id);
 CREATE INDEX clients_by_project ON clients (project_id, created_at);
 `,
   },
+  {
+    // Version 6: versions 5 and 7 are taken by other features; the runner applies any it has not.
+    // JSON, not JSONB: the ruleset is read back with its keys in the order they were saved.
+    version: 6,
+    name: 'access rules',
+    sql: `
+CREATE TABLE rules_revisions (
+  project_id INTEGER NOT NULL,
+  revision INTEGER NOT NULL,
+  rules JSON NOT NULL,
+  updated_at BIGINT NOT NULL,
+  PRIMARY KEY (project_id, revision)
+);
+`,
+  },
 ];

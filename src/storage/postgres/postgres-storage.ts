@@ -9,6 +9,7 @@ import type {
   TransferStore,
   TreeStore,
 } from '../../core/ports.js';
+import type { RulesStore } from '../../core/rules/rules-store.js';
 import { PostgresAccountStore } from './account-store.js';
 import { PostgresAdminStore } from './admin-store.js';
 import { guardConnectionErrors } from './connection-errors.js';
@@ -16,6 +17,7 @@ import { PostgresDocumentStore } from './document-store.js';
 import { PostgresLeaderboardAdminStore } from './leaderboard-admin-store.js';
 import { PostgresLeaderboardStore } from './leaderboard-store.js';
 import { postgresMigrations } from './migrations.js';
+import { PostgresRulesStore } from './rules-store.js';
 import { PostgresTransferStore } from './transfer-store.js';
 import { PostgresTreeStore } from './tree-store.js';
 
@@ -40,6 +42,7 @@ export class PostgresStorage implements Storage {
   readonly transfer: TransferStore;
   readonly admins: AdminStore;
   readonly leaderboardAdmin: LeaderboardAdminStore;
+  readonly rules: RulesStore;
 
   private constructor(readonly pool: pg.Pool) {
     // While PostgreSQL is unreachable every store answers 503 `Database unavailable`, and the
@@ -51,6 +54,7 @@ export class PostgresStorage implements Storage {
     this.transfer = guardConnectionErrors(new PostgresTransferStore(pool));
     this.admins = guardConnectionErrors(new PostgresAdminStore(pool));
     this.leaderboardAdmin = guardConnectionErrors(new PostgresLeaderboardAdminStore(pool));
+    this.rules = guardConnectionErrors(new PostgresRulesStore(pool));
   }
 
   /** Connects, creates the schema when asked for one, and migrates, both under an advisory lock. */

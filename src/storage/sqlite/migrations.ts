@@ -216,4 +216,18 @@ CREATE INDEX documents_by_collection ON documents (project_id, collection, path)
 CREATE INDEX documents_by_parent ON documents (project_id, parent, collection, path);
 `,
   },
+  {
+    // Version 7: versions 6 and 8 are taken by other features; the runner applies any it has not.
+    version: 7,
+    name: 'access rules',
+    sql: `
+CREATE TABLE rules_revisions (
+  project_id INTEGER NOT NULL,
+  revision INTEGER NOT NULL,
+  rules TEXT NOT NULL,
+  updated_at INTEGER NOT NULL,
+  PRIMARY KEY (project_id, revision)
+) WITHOUT ROWID;
+`,
+  },
 ];

@@ -9,6 +9,7 @@ import type {
   TransferStore,
   TreeStore,
 } from '../../core/ports.js';
+import type { RulesStore } from '../../core/rules/rules-store.js';
 import { SqliteAccountStore } from './account-store.js';
 import { SqliteAdminStore } from './admin-store.js';
 import { SqliteDocumentStore } from './document-store.js';
@@ -16,6 +17,7 @@ import { GroupCommit } from './group-commit.js';
 import { SqliteLeaderboardAdminStore } from './leaderboard-admin-store.js';
 import { SqliteLeaderboardStore } from './leaderboard-store.js';
 import { sqliteMigrations } from './migrations.js';
+import { SqliteRulesStore } from './rules-store.js';
 import { SqliteTransferStore } from './transfer-store.js';
 import { SqliteTreeStore } from './tree-store.js';
 
@@ -29,6 +31,7 @@ export class SqliteStorage implements Storage {
   readonly transfer: TransferStore;
   readonly admins: AdminStore;
   readonly leaderboardAdmin: LeaderboardAdminStore;
+  readonly rules: RulesStore;
 
   private readonly commits: GroupCommit;
 
@@ -42,6 +45,7 @@ export class SqliteStorage implements Storage {
     this.transfer = new SqliteTransferStore(db, tree);
     this.admins = new SqliteAdminStore(db);
     this.leaderboardAdmin = new SqliteLeaderboardAdminStore(db);
+    this.rules = new SqliteRulesStore(db);
   }
 
   /** Opens (creating when missing) the database file, or `:memory:`, and migrates it. */
