@@ -16,12 +16,15 @@ import { DocumentService } from './core/documents/document-service.js';
 import { createLeaderboards, type LeaderboardService } from './core/leaderboards/leaderboard-service.js';
 import type { Bus, Storage } from './core/ports.js';
 import { TreeService } from './core/realtime/tree-service.js';
+import { RulesService } from './core/rules/rules-service.js';
+import { RulesTester } from './core/rules/rules-tester.js';
 import { TransferService } from './core/transfer/transfer-service.js';
 import { Metrics, metricsRoutes } from './http/metrics.js';
 import { adminAuthRoutes } from './http/routes/admin-auth.js';
 import { adminDocumentRoutes } from './http/routes/admin-documents.js';
 import { adminLeaderboardRoutes } from './http/routes/admin-leaderboards.js';
 import { adminProjectRoutes } from './http/routes/admin-projects.js';
+import { adminRulesRoutes } from './http/routes/admin-rules.js';
 import { authRoutes } from './http/routes/auth.js';
 import { documentRoutes } from './http/routes/documents.js';
 import { healthRoutes } from './http/routes/health.js';
@@ -49,6 +52,10 @@ export interface Services {
   admins: AdminService;
   /** Project administration behind the admin API (§6). */
   projectAdmin: ProjectAdminService;
+  /** Each project's access rules (§9): management, and the compiled rulesets the checks read. */
+  rules: RulesService;
+  /** Decides simulated operations under a project's rules (§9 `…/rules/test`, `cds rules test`). */
+  rulesTester: RulesTester;
 }
 
 /** A built service: its HTTP app and what it holds open. */
@@ -129,6 +136,12 @@ export function createServices(config: Config, storage: Storage, options: Servic
     retention: { maxWrites: config.realtime.logMaxWrites, maxAgeMs: config.realtime.logMaxAgeSeconds * 1000 },
     onPublishError: publishFailures(log),
   });
+  const rules = new RulesService({
+    store: storage.rules,
+    clock,
+    bus,
+    onError: (error) => log(error, 'announcing or reloading a ruleset failed; instances revalidate within 5 s'),
+  });
   return {
     storage,
     auth,
@@ -157,6 +170,15 @@ export function createServices(config: Config, storage: Storage, options: Servic
       accountService: accounts,
       auth,
       submit: (projectId, slug, userId, value) => leaderboards.submit(projectId, slug, userId, value),
+    }),
+    rules,
+    rulesTester: new RulesTester({
+      rules,
+      accounts: storage.accounts,
+      documents: storage.documents,
+      tree: storage.tree,
+      limits: config.pathLimits,
+      clock,
     }),
   };
 }
@@ -193,12 +215,14 @@ export async function buildApp(
   // Closing HTTP (also how tests stop an app) stops the reset schedule and any warm-up.
   http.addHook('onClose', async () => {
     await services.leaderboards.stop();
+    await services.rules.close();
   });
   const guard = services.admins;
   adminAuthRoutes(http, { admins: services.admins });
   adminDocumentRoutes(http, { guard, documents: services.documents });
   adminProjectRoutes(http, { guard, projects: services.projectAdmin });
   adminLeaderboardRoutes(http, { guard, leaderboards: services.leaderboards, projects: services.projectAdmin });
+  adminRulesRoutes(http, { guard, rules: services.rules, tester: services.rulesTester });
   const realtime = new RealtimeGateway(
     services.tree,
     services.bus,
@@ -213,6 +237,7 @@ export async function buildApp(
   );
   await realtime.register(http, services.auth);
   await http.ready();
+  await services.rules.listen();
   // Before the warm-up: a move another instance makes while a bucket loads is then replayed into it.
   await services.leaderboards.listen();
   // Ranks load in the background; a request for a league still loading waits for that league only.
@@ -229,6 +254,7 @@ export async function buildApp(
       // Closing HTTP closes every WebSocket with 1001 first (the gateway's preClose).
       await http.close();
       await services.leaderboards.stop();
+      await services.rules.close();
       await services.bus.close();
       await storage.close();
     },
