@@ -213,15 +213,15 @@ export class RulesService implements RulesSource {
     this.reload(projectId);
   }
 
-  /** Re-reads a cached project now (not sharing a load that may have read before the change). */
+  /**
+   * Re-reads a cached project now, not sharing a load that may have read before the change. The
+   * entry counts as stale meanwhile, so callers wait for the new revision instead of using the old.
+   */
   private reload(projectId: number): void {
+    const cached = this.cache.get(projectId);
+    if (cached) cached.checkedAt = Number.NEGATIVE_INFINITY;
     this.loading.delete(projectId);
-    this.load(projectId, 'read').catch((error: unknown) => {
-      // Next use reads it again: the entry is made stale rather than kept as current.
-      const cached = this.cache.get(projectId);
-      if (cached) cached.checkedAt = Number.NEGATIVE_INFINITY;
-      this.deps.onError?.(error);
-    });
+    this.load(projectId, 'read').catch((error: unknown) => this.deps.onError?.(error));
   }
 
   private reloadAll(): void {
