@@ -155,6 +155,7 @@ export function createServices(config: Config, storage: Storage, options: Servic
       accounts: storage.accounts,
       tree,
       leaderboards,
+      rules,
       limits: config.pathLimits,
       clock,
     }),

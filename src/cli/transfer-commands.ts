@@ -49,7 +49,7 @@ export function registerTransferCommands(program: Command, withServices: Service
     .action(async (file: string, options: { project: number; json?: boolean }) => {
       const input = await readJson(file);
       const summary = await withServices((s) => s.transfer.importProject(options.project, input));
-      const text = `Imported ${summary.documents} documents, ${summary.users} users, ${summary.leaderboards} leaderboards (${summary.entries} entries) and ${summary.realtime_paths} realtime paths.`;
+      const text = `Imported ${summary.documents} documents, ${summary.users} users, ${summary.leaderboards} leaderboards (${summary.entries} entries) and ${summary.realtime_paths} realtime paths${summary.rules ? '; set the access rules' : ''}.`;
       process.stdout.write(options.json ? `${JSON.stringify({ imported: summary })}\n` : `${text}\n`);
     });
 }

@@ -81,7 +81,7 @@ export class RulesService implements RulesSource {
   async put(projectId: number, value: unknown): Promise<RevisionView> {
     const rules = parseRuleset(value);
     const saved = await this.deps.store.save(projectId, rules, this.deps.clock.now());
-    await this.changed(projectId, saved.revision, new CompiledRuleset(saved.rules));
+    await this.changed(projectId, saved);
     return viewOf(saved);
   }
 
@@ -102,21 +102,12 @@ export class RulesService implements RulesSource {
     return () => this.listeners.delete(own);
   }
 
-  /**
-   * Takes in a revision saved elsewhere in this process (an import): compiles it here, tells the
-   * listeners and the other instances. `compiled` may be given when the caller has it.
-   */
-  async changed(projectId: number, revision: number, compiled?: CompiledRuleset): Promise<void> {
-    if (compiled) this.remember(projectId, revision, compiled);
-    else {
-      // Not from a load that may have started before the change was committed.
-      this.loading.delete(projectId);
-      this.cache.delete(projectId);
-      await this.load(projectId, 'read');
-    }
+  /** Takes in a revision saved in this process (a PUT, an import): in force here at once, listeners and other instances told. */
+  async changed(projectId: number, saved: RulesRevision): Promise<void> {
+    this.remember(projectId, saved.revision, new CompiledRuleset(saved.rules));
     this.notify(projectId);
     try {
-      await this.deps.bus.publish(RULES_CHANNEL, JSON.stringify({ projectId, revision }));
+      await this.deps.bus.publish(RULES_CHANNEL, JSON.stringify({ projectId, revision: saved.revision }));
     } catch (error) {
       this.deps.onError?.(error);
     }
