@@ -19,15 +19,17 @@ import { createLeaderboards, type LeaderboardService } from './core/leaderboards
 import type { Bus, Storage } from './core/ports.js';
 import { TreeRules } from './core/realtime/tree-rules.js';
 import { TreeService } from './core/realtime/tree-service.js';
-import { openRulesSource } from './core/rules/open-rules-source.js';
 import { RuleAuthLookup } from './core/rules/rule-auth.js';
+import { RulesService } from './core/rules/rules-service.js';
 import type { RulesSource } from './core/rules/rules-source.js';
+import { RulesTester } from './core/rules/rules-tester.js';
 import { TransferService } from './core/transfer/transfer-service.js';
 import { Metrics, metricsRoutes } from './http/metrics.js';
 import { adminAuthRoutes } from './http/routes/admin-auth.js';
 import { adminDocumentRoutes } from './http/routes/admin-documents.js';
 import { adminLeaderboardRoutes } from './http/routes/admin-leaderboards.js';
 import { adminProjectRoutes } from './http/routes/admin-projects.js';
+import { adminRulesRoutes } from './http/routes/admin-rules.js';
 import { adminServerKeyRoutes } from './http/routes/admin-server-keys.js';
 import { authRoutes } from './http/routes/auth.js';
 import { documentRoutes } from './http/routes/documents.js';
@@ -60,8 +62,10 @@ export interface Services {
   projectAdmin: ProjectAdminService;
   /** Server keys of game servers (§9). */
   serverKeys: ServerKeyService;
-  /** `request.auth` of the access rules (§9): a user's id, username and roles, remembered 5 s. */
-  ruleAuth: RuleAuthLookup;
+  /** Each project's access rules (§9): management, and the compiled rulesets the checks read. */
+  rules: RulesService;
+  /** Decides simulated operations under a project's rules (§9 `…/rules/test`, `cds rules test`). */
+  rulesTester: RulesTester;
 }
 
 /** A built service: its HTTP app and what it holds open. */
@@ -111,7 +115,7 @@ export interface ServiceOptions {
   /** Default: the in-process bus. */
   bus?: Bus;
   log?: BackgroundLog;
-  /** Where the access rules (§9) come from. Default: every project keeps the open ruleset. */
+  /** Where the checks read access rules (§9) from; default: the stored rulesets (`RulesService`). */
   rules?: RulesSource;
 }
 
@@ -140,13 +144,19 @@ export function createServices(config: Config, storage: Storage, options: Servic
       ? {}
       : { peers: bus, onSyncError: (error: unknown) => log(error, 'leaderboard sync with other instances failed') }),
   });
+  const rules = new RulesService({
+    store: storage.rules,
+    clock,
+    bus,
+    onError: (error) => log(error, 'announcing or reloading a ruleset failed; instances revalidate within 5 s'),
+  });
+  const ruleSource = options.rules ?? rules;
   const ruleAuth = new RuleAuthLookup(storage.accounts);
-  const rules = options.rules ?? openRulesSource;
   const tree = new TreeService(storage.tree, bus, {
     pathLimits: config.pathLimits,
     retention: { maxWrites: config.realtime.logMaxWrites, maxAgeMs: config.realtime.logMaxAgeSeconds * 1000 },
     onPublishError: publishFailures(log),
-    rules: new TreeRules({ source: rules, auth: ruleAuth, clock }),
+    rules: new TreeRules({ source: ruleSource, auth: ruleAuth, clock }),
   });
   const documents = new DocumentService(storage.documents, config.pathLimits);
   return {
@@ -154,8 +164,14 @@ export function createServices(config: Config, storage: Storage, options: Servic
     auth,
     accounts,
     documents,
-    clientDocuments: new RuledDocumentService(documents, storage.documents, rules, ruleAuth, clock, config.pathLimits),
-    ruleAuth,
+    clientDocuments: new RuledDocumentService(
+      documents,
+      storage.documents,
+      ruleSource,
+      ruleAuth,
+      clock,
+      config.pathLimits,
+    ),
     bus,
     tree,
     leaderboards,
@@ -164,6 +180,7 @@ export function createServices(config: Config, storage: Storage, options: Servic
       accounts: storage.accounts,
       tree,
       leaderboards,
+      rules,
       limits: config.pathLimits,
       clock,
     }),
@@ -182,6 +199,15 @@ export function createServices(config: Config, storage: Storage, options: Servic
       submit: (projectId, slug, userId, value) => leaderboards.submit(projectId, slug, userId, value, 'server'),
     }),
     serverKeys,
+    rules,
+    rulesTester: new RulesTester({
+      rules,
+      accounts: storage.accounts,
+      documents: storage.documents,
+      tree: storage.tree,
+      limits: config.pathLimits,
+      clock,
+    }),
   };
 }
 
@@ -222,6 +248,7 @@ export async function buildApp(
   // Closing HTTP (also how tests stop an app) stops the reset schedule and any warm-up.
   http.addHook('onClose', async () => {
     await services.leaderboards.stop();
+    await services.rules.close();
   });
   const guard = services.admins;
   adminAuthRoutes(http, { admins: services.admins });
@@ -229,6 +256,7 @@ export async function buildApp(
   adminProjectRoutes(http, { guard, projects: services.projectAdmin });
   adminServerKeyRoutes(http, { guard, keys: services.serverKeys });
   adminLeaderboardRoutes(http, { guard, leaderboards: services.leaderboards, projects: services.projectAdmin });
+  adminRulesRoutes(http, { guard, rules: services.rules, tester: services.rulesTester });
   const realtime = new RealtimeGateway(
     services.tree,
     services.bus,
@@ -243,6 +271,7 @@ export async function buildApp(
   );
   await realtime.register(http, services.auth);
   await http.ready();
+  await services.rules.listen();
   // Before the warm-up: a move another instance makes while a bucket loads is then replayed into it.
   await services.leaderboards.listen();
   // Ranks load in the background; a request for a league still loading waits for that league only.
@@ -259,6 +288,7 @@ export async function buildApp(
       // Closing HTTP closes every WebSocket with 1001 first (the gateway's preClose).
       await http.close();
       await services.leaderboards.stop();
+      await services.rules.close();
       await services.bus.close();
       await storage.close();
     },

@@ -4,11 +4,13 @@
  * names; failures print a message to stderr and exit 1.
  */
 import { Command, InvalidArgumentError } from 'commander';
-import { createServices, openStorage, type Services } from '../app.js';
+import { createServices, openBus, openStorage } from '../app.js';
 import { loadConfig } from '../config.js';
 import { AppError } from '../core/errors.js';
+import type { Bus } from '../core/ports.js';
 import { registerAdminCommands } from './admin-commands.js';
-import { registerTransferCommands } from './transfer-commands.js';
+import { registerRulesCommands } from './rules-commands.js';
+import { registerTransferCommands, type ServicesRunner } from './transfer-commands.js';
 
 /** Output mode shared by every command. */
 interface OutputOptions {
@@ -20,16 +22,29 @@ function print(options: OutputOptions, result: object, text: string): void {
   process.stdout.write(options.json ? `${JSON.stringify(result)}\n` : `${text}\n`);
 }
 
-/** Opens storage from the environment, runs `task` with the services, and always closes storage. */
-async function withServices<T>(task: (services: Services) => Promise<T>): Promise<T> {
+/**
+ * Opens storage from the environment, runs `task` with the services, and always closes storage.
+ * A task that `announces` changes running servers must hear of (rules, import) gets the
+ * configured bus (Redis when REDIS_URL is set); without it, or when Redis cannot be reached, the
+ * servers see the change when they next revalidate (within seconds).
+ */
+const withServices: ServicesRunner = async (task, options = {}) => {
   const config = loadConfig(process.env);
   const storage = await openStorage(config);
+  let bus: Bus | undefined;
   try {
-    return await task(createServices(config, storage));
+    if (options.announces && config.redisUrl) {
+      bus = await openBus(config).catch((error: unknown) => {
+        process.stderr.write(`cds: warning: ${describe(error)}; running servers see the change within 5 s\n`);
+        return undefined;
+      });
+    }
+    return await task(createServices(config, storage, bus ? { bus } : {}));
   } finally {
+    await bus?.close();
     await storage.close();
   }
-}
+};
 
 /** Parses a positive integer id option (`--project 3`). */
 function positiveInteger(value: string): number {
@@ -155,6 +170,7 @@ function buildProgram(): Command {
   registerToken(program);
   registerTransferCommands(program, withServices);
   registerAdminCommands(program, withServices);
+  registerRulesCommands(program, withServices);
   return program;
 }
 

@@ -4,21 +4,29 @@ import { type Command, InvalidArgumentError } from 'commander';
 import type { Services } from '../app.js';
 import { AppError } from '../core/errors.js';
 
-/** Runs a task with the services of the configured storage, closing it afterwards (main.ts's `withServices`). */
-export type ServicesRunner = <T>(task: (services: Services) => Promise<T>) => Promise<T>;
+/**
+ * Runs a task with the services of the configured storage, closing it afterwards (main.ts's
+ * `withServices`); `announces` when the task changes what running servers cache (it then
+ * publishes on the configured bus).
+ */
+export type ServicesRunner = <T>(
+  task: (services: Services) => Promise<T>,
+  options?: { announces?: boolean },
+) => Promise<T>;
 
-function projectId(value: string): number {
+/** Parses a `--project` id. */
+export function projectId(value: string): number {
   if (!/^[1-9][0-9]{0,15}$/.test(value)) throw new InvalidArgumentError('expected a positive integer.');
   return Number(value);
 }
 
-/** Reads and parses the import file; a file that is not JSON is named as such. */
-async function readJson(file: string): Promise<unknown> {
+/** Reads and parses a JSON file (`-`: stdin); a file that is not JSON is named as such, after `what`. */
+export async function readJson(file: string, what = 'Invalid import'): Promise<unknown> {
   const text = file === '-' ? await readStdin() : await readFile(file, 'utf8');
   try {
     return JSON.parse(text);
   } catch (error) {
-    throw new AppError('bad_request', `Invalid import: ${file} is not JSON (${(error as Error).message})`);
+    throw new AppError('bad_request', `${what}: ${file} is not JSON (${(error as Error).message})`);
   }
 }
 
@@ -48,8 +56,10 @@ export function registerTransferCommands(program: Command, withServices: Service
     .option('--json', 'machine-readable output')
     .action(async (file: string, options: { project: number; json?: boolean }) => {
       const input = await readJson(file);
-      const summary = await withServices((s) => s.transfer.importProject(options.project, input));
-      const text = `Imported ${summary.documents} documents, ${summary.users} users, ${summary.leaderboards} leaderboards (${summary.entries} entries) and ${summary.realtime_paths} realtime paths.`;
+      const summary = await withServices((s) => s.transfer.importProject(options.project, input), {
+        announces: true,
+      });
+      const text = `Imported ${summary.documents} documents, ${summary.users} users, ${summary.leaderboards} leaderboards (${summary.entries} entries) and ${summary.realtime_paths} realtime paths${summary.rules ? '; set the access rules' : ''}.`;
       process.stdout.write(options.json ? `${JSON.stringify({ imported: summary })}\n` : `${text}\n`);
     });
 }

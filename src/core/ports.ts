@@ -14,6 +14,8 @@ import type {
 import type { LeagueCount, LeagueMove } from './leaderboards/promotion.js';
 import type { RankKey } from './leaderboards/rank-order.js';
 import type { DocumentPath } from './paths.js';
+import type { RulesRevision, RulesStore } from './rules/rules-store.js';
+import type { Ruleset } from './rules/ruleset.js';
 import type { ProjectExport } from './transfer/export-format.js';
 import type { OrderBy, WhereClause } from './where.js';
 
@@ -481,16 +483,26 @@ export interface TransferStore {
   exportProject(projectId: number): Promise<ProjectExport>;
   /**
    * Loads a checked file in one transaction, upserting (§8), with `tree` the file's realtime tree
-   * as child sets at the root committed as one tree write (null when there are none); throws a
-   * 400 naming the first bad item, and then nothing changed.
+   * as child sets at the root committed as one tree write (null when there are none) and `rules`
+   * saved as the ruleset's next revision (null: unchanged); throws a 400 naming the first bad
+   * item, and then nothing changed.
    */
   importProject(
     projectId: number,
     file: ProjectExport,
     tree: TreeSet[],
+    rules: Ruleset | null,
     retention: ChangeLogRetention,
     now: number,
-  ): Promise<TreeCommit | null>;
+  ): Promise<ImportCommit>;
+}
+
+/** What an import committed that others must hear of. */
+export interface ImportCommit {
+  /** The tree write (null when the file had no realtime paths). */
+  tree: TreeCommit | null;
+  /** The ruleset revision saved (null when the file left the ruleset unchanged). */
+  rules: RulesRevision | null;
 }
 
 /** One storage engine holding every store. */
@@ -504,6 +516,8 @@ export interface Storage {
   readonly admins: AdminStore;
   readonly leaderboardAdmin: LeaderboardAdminStore;
   readonly serverKeys: ServerKeyStore;
+  /** Revisions of each project's access rules (§9). */
+  readonly rules: RulesStore;
   /** Resolves when the database answers; rejects otherwise. */
   ping(): Promise<void>;
   close(): Promise<void>;

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
+import { OPEN_RULESET } from '../../src/core/rules/ruleset.js';
 
 const run = promisify(execFile);
 const dataDir = mkdtempSync(join(tmpdir(), 'cds-cli-transfer-'));
@@ -30,7 +31,8 @@ describe('cds export / cds import', () => {
     const imported = JSON.parse((await cds('import', '--project', String(b.project_id), file, '--json')).stdout);
     expect(imported.imported).toMatchObject({ documents: 1, users: 1 });
     const again = JSON.parse((await cds('export', '--project', String(b.project_id))).stdout);
-    expect(again).toEqual(exported);
+    // `rules: null` (never set) imports as the open ruleset, set as a revision (§9).
+    expect(again).toEqual({ ...exported, rules: OPEN_RULESET });
 
     exported.users.push({ id: 1, username: 'dup', nickname: 'dup', avatar_url: null, roles: [] });
     writeFileSync(file, JSON.stringify(exported));

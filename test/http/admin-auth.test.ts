@@ -94,6 +94,7 @@ for (const engine of engines) {
         'document.manage',
         'document.view',
         'leaderboard.manage',
+        'rules.manage',
         'user.manage',
       ]);
       expect((await me(f.viewer.headers)).json().permissions).toEqual(['document.view']);

@@ -292,13 +292,36 @@ for (const engine of engines) {
         await expectStatus(200, 'GET', `${prefix}/season/history?expand=profile`, player);
       }
 
+      // Access rules (§9 Management).
+      const rules = `${project}/rules`;
+      const ownerOnly = { documents: [{ match: 'users/{uid}', allow: { read: 'request.auth.uid == uid' } }] };
+      await expectStatus(200, 'GET', rules, viewer);
+      await expectStatus(404, 'GET', rules, stranger);
+      await expectStatus(200, 'PUT', rules, { ...owner, body: { rules: ownerOnly } });
+      await expectStatus(400, 'PUT', rules, {
+        ...owner,
+        body: { rules: { documents: [{ match: 'a{b}', allow: {} }] } },
+      });
+      await expectStatus(422, 'PUT', rules, { ...owner, body: { rules: [] } });
+      await expectStatus(403, 'PUT', rules, { ...viewer, body: { rules: ownerOnly } });
+      await expectStatus(200, 'GET', `${rules}/revisions`, viewer);
+      await expectStatus(404, 'GET', `${rules}/revisions`, stranger);
+      const testCase = { area: 'documents', method: 'get', path: `users/${t.userId}`, user_id: t.userId };
+      await expectStatus(200, 'POST', `${rules}/test`, { ...viewer, body: { cases: [testCase] } });
+      await expectStatus(422, 'POST', `${rules}/test`, {
+        ...viewer,
+        body: { cases: [{ ...testCase, user_id: 999999 }] },
+      });
+      await expectStatus(400, 'POST', `${rules}/test`, { ...viewer, body: { rules: { x: [] }, cases: [testCase] } });
+      await expectStatus(200, 'PUT', rules, { ...owner, body: { rules: {} } });
+
       expect(contract.failures).toEqual([]);
       expect(contract.uncovered()).toEqual([]);
     });
 
     it('documents every admin route', () => {
       const names = contract.operationNames.filter((name) => /\/(admin|document-store)\//.test(name));
-      expect(names.length).toBeGreaterThanOrEqual(26);
+      expect(names.length).toBeGreaterThanOrEqual(30);
     });
   });
 }

@@ -18,7 +18,7 @@ export const ADMIN_PASSWORD = 'admin-password-1';
 let counter = 0;
 
 /** Creates an admin of `orgId` with `role` and signs them in through `POST /admin/auth/login`. */
-export async function createAdmin(t: TestApp, orgId: number, role: AdminRole): Promise<TestAdmin> {
+export async function createAdmin(t: Pick<TestApp, 'app'>, orgId: number, role: AdminRole): Promise<TestAdmin> {
   counter += 1;
   const email = `${role}${counter}@org${orgId}.example`;
   const created = await t.app.services.admins.createAdmin(orgId, { email, password: ADMIN_PASSWORD, role });

@@ -12,9 +12,22 @@ export interface RunResult {
   stderr: string;
 }
 
-/** A `cds` runner on an SQLite data directory: no DATABASE_URL or JWT secret leaks in from the environment. */
-export function cdsRunner(dataDir: string): (...args: string[]) => Promise<RunResult> {
-  const env = { ...process.env, CDS_DATA_DIR: dataDir, DATABASE_URL: '', CDS_JWT_SECRET: '', CDS_LOG_LEVEL: 'silent' };
+/**
+ * A `cds` runner on an SQLite data directory: no DATABASE_URL or JWT secret leaks in from the
+ * environment; `extraEnv` adds settings (REDIS_URL...).
+ */
+export function cdsRunner(
+  dataDir: string,
+  extraEnv: Record<string, string> = {},
+): (...args: string[]) => Promise<RunResult> {
+  const env = {
+    ...process.env,
+    CDS_DATA_DIR: dataDir,
+    DATABASE_URL: '',
+    CDS_JWT_SECRET: '',
+    CDS_LOG_LEVEL: 'silent',
+    ...extraEnv,
+  };
   return (...args) =>
     new Promise((resolve) => {
       execFile(process.execPath, [BIN, ...args], { cwd: ROOT, env }, (error, stdout, stderr) => {

@@ -4,6 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { commitChannel, decodeCommit } from '../../src/core/realtime/commit-event.js';
+import { OPEN_RULESET } from '../../src/core/rules/ruleset.js';
 import type { ProjectExport } from '../../src/core/transfer/export-format.js';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { engines } from '../support/engines.js';
@@ -93,8 +94,11 @@ for (const engine of engines) {
         leaderboards: 2,
         entries: 4,
         realtime_paths: 2,
+        rules: true,
       });
-      expect(await t.app.services.transfer.exportProject(target)).toEqual(source);
+      // `rules: null` (never set) imports as the open ruleset, set as a revision (§9 Details).
+      expect(source.rules).toBeNull();
+      expect(await t.app.services.transfer.exportProject(target)).toEqual({ ...source, rules: OPEN_RULESET });
       const users = await t.app.services.leaderboards.users(target, 1, 'score', {});
       expect(users.users.map((u) => [u.rank, u.stat_value])).toEqual([
         [1, 9.75],

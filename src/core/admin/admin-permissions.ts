@@ -16,6 +16,8 @@ export const ADMIN_PERMISSIONS = {
   leaderboardManage: 'leaderboard.manage',
   /** List and edit users and roles. */
   userManage: 'user.manage',
+  /** Set a project's access rules (§9); reading and testing them needs any admin role. */
+  rulesManage: 'rules.manage',
   /** Create projects, issue clients and rotate client secrets (secrets of the whole project). */
   projectManage: 'project.manage',
 } as const;
@@ -24,9 +26,10 @@ export const ADMIN_PERMISSIONS = {
 export type AdminPermission = (typeof ADMIN_PERMISSIONS)[keyof typeof ADMIN_PERMISSIONS];
 
 /**
- * What each role holds. `owner` holds everything; `editor` exactly the four permissions §6
- * names; `viewer` reads documents. Projects and client secrets (`project.manage`) are the
- * owner's alone: a client secret opens every player's data, so editing content does not imply it.
+ * What each role holds. `owner` holds everything; `editor` the four permissions §6 names and
+ * `rules.manage` (§9); `viewer` reads documents. Projects and client secrets (`project.manage`)
+ * are the owner's alone: a client secret opens every player's data, so editing content does not
+ * imply it.
  */
 export const ROLE_PERMISSIONS: Readonly<Record<AdminRole, readonly AdminPermission[]>> = {
   owner: Object.values(ADMIN_PERMISSIONS),
@@ -35,6 +38,7 @@ export const ROLE_PERMISSIONS: Readonly<Record<AdminRole, readonly AdminPermissi
     ADMIN_PERMISSIONS.documentManage,
     ADMIN_PERMISSIONS.leaderboardManage,
     ADMIN_PERMISSIONS.userManage,
+    ADMIN_PERMISSIONS.rulesManage,
   ],
   viewer: [ADMIN_PERMISSIONS.documentView],
 };

@@ -10,6 +10,7 @@ import { hasUnstorableText, isJsonObject, type JsonObject, type JsonValue, UNSTO
 import { definitionProblem } from '../leaderboards/leaderboard-definition.js';
 import { ANTI_CHEAT_DEFAULTS, type LeaderboardDefinition } from '../leaderboards/leaderboard-model.js';
 import { type PathLimits, parseDocumentPath } from '../paths.js';
+import { OPEN_RULESET, parseRuleset, type Ruleset } from '../rules/ruleset.js';
 
 const Iso = Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{3}Z$' });
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
@@ -71,6 +72,11 @@ export const ProjectExportSchema = Type.Object({
   realtime: Type.Unknown(),
   users: Type.Array(ExportUserSchema),
   leaderboards: Type.Array(ExportLeaderboardSchema),
+  rules: Type.Optional(
+    Type.Unknown({
+      description: 'The §9 ruleset; null when the project never set one. On import: absent leaves it unchanged',
+    }),
+  ),
 });
 
 /** A parsed export file. */
@@ -196,4 +202,20 @@ export function parseProjectExport(input: unknown, limits: PathLimits): ProjectE
     checkLeaderboard(board, `leaderboards[${i}]`);
   }
   return file;
+}
+
+/**
+ * The ruleset an import sets as a new revision (§8, §9): null when the file has no `rules` (the
+ * ruleset stays), the open ruleset for `rules: null`. An invalid one is a 400 naming `rules.<where>`.
+ */
+export function importedRules(file: ProjectExport): Ruleset | null {
+  if (file.rules === undefined) return null;
+  if (file.rules === null) return OPEN_RULESET;
+  if (!isJsonObject(file.rules)) throw badItem('rules', 'must be an object or null');
+  try {
+    return parseRuleset(file.rules, 'rules.');
+  } catch (error) {
+    if (error instanceof AppError) throw new AppError('bad_request', `Invalid import: ${error.message}`);
+    throw error;
+  }
 }

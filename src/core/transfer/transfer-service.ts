@@ -6,7 +6,8 @@ import type { PathLimits } from '../paths.js';
 import type { AccountStore, TransferStore, TreeSet } from '../ports.js';
 import type { TreeService } from '../realtime/tree-service.js';
 import { planPatch } from '../realtime/tree-write.js';
-import { badItem, type ProjectExport, parseProjectExport } from './export-format.js';
+import type { RulesService } from '../rules/rules-service.js';
+import { badItem, importedRules, type ProjectExport, parseProjectExport } from './export-format.js';
 
 /** What an import loaded. */
 export interface ImportSummary {
@@ -15,6 +16,8 @@ export interface ImportSummary {
   leaderboards: number;
   entries: number;
   realtime_paths: number;
+  /** Whether the file set the ruleset (a new revision). */
+  rules: boolean;
 }
 
 /** `cds export` and `cds import` (§8): the format's rules here, the one transaction in each engine. */
@@ -26,6 +29,8 @@ export class TransferService {
       tree: Pick<TreeService, 'retention' | 'announce'>;
       /** Told which boards the import replaced, so that no instance serves them from its board cache. */
       leaderboards: Pick<LeaderboardService, 'boardsChanged'>;
+      /** Told of the ruleset revision an import saved: in force here at once, announced to the others. */
+      rules: Pick<RulesService, 'changed'>;
       limits: PathLimits;
       clock: Clock;
     },
@@ -42,10 +47,12 @@ export class TransferService {
     await this.requireProject(projectId);
     const file = parseProjectExport(input, this.deps.limits);
     const tree = this.treeSets(file);
+    const rules = importedRules(file);
     const commit = await this.deps.store.importProject(
       projectId,
       file,
       tree,
+      rules,
       this.deps.tree.retention,
       this.deps.clock.now(),
     );
@@ -53,13 +60,15 @@ export class TransferService {
       projectId,
       file.leaderboards.map((board) => board.slug),
     );
-    if (commit) await this.deps.tree.announce(projectId, commit);
+    if (commit.tree) await this.deps.tree.announce(projectId, commit.tree);
+    if (commit.rules) await this.deps.rules.changed(projectId, commit.rules);
     return {
       documents: file.documents.length,
       users: file.users.length,
       leaderboards: file.leaderboards.length,
       entries: file.leaderboards.reduce((n, board) => n + board.entries.length, 0),
       realtime_paths: tree.length,
+      rules: rules !== null,
     };
   }
 

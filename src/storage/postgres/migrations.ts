@@ -209,6 +209,20 @@ CREATE INDEX server_keys_by_project ON server_keys (project_id, id);
 `,
   },
   {
+    // JSON, not JSONB: the ruleset is read back with its keys in the order they were saved.
+    version: 6,
+    name: 'access rules',
+    sql: `
+CREATE TABLE rules_revisions (
+  project_id INTEGER NOT NULL,
+  revision INTEGER NOT NULL,
+  rules JSON NOT NULL,
+  updated_at BIGINT NOT NULL,
+  PRIMARY KEY (project_id, revision)
+);
+`,
+  },
+  {
     version: 7,
     name: 'leaderboard anti-cheat',
     sql: `

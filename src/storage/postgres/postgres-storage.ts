@@ -10,6 +10,7 @@ import type {
   TransferStore,
   TreeStore,
 } from '../../core/ports.js';
+import type { RulesStore } from '../../core/rules/rules-store.js';
 import { PostgresAccountStore } from './account-store.js';
 import { PostgresAdminStore } from './admin-store.js';
 import { guardConnectionErrors } from './connection-errors.js';
@@ -17,6 +18,7 @@ import { PostgresDocumentStore } from './document-store.js';
 import { PostgresLeaderboardAdminStore } from './leaderboard-admin-store.js';
 import { PostgresLeaderboardStore } from './leaderboard-store.js';
 import { postgresMigrations } from './migrations.js';
+import { PostgresRulesStore } from './rules-store.js';
 import { PostgresServerKeyStore } from './server-key-store.js';
 import { PostgresTransferStore } from './transfer-store.js';
 import { PostgresTreeStore } from './tree-store.js';
@@ -43,6 +45,7 @@ export class PostgresStorage implements Storage {
   readonly admins: AdminStore;
   readonly leaderboardAdmin: LeaderboardAdminStore;
   readonly serverKeys: ServerKeyStore;
+  readonly rules: RulesStore;
 
   private constructor(readonly pool: pg.Pool) {
     // While PostgreSQL is unreachable every store answers 503 `Database unavailable`, and the
@@ -55,6 +58,7 @@ export class PostgresStorage implements Storage {
     this.admins = guardConnectionErrors(new PostgresAdminStore(pool));
     this.leaderboardAdmin = guardConnectionErrors(new PostgresLeaderboardAdminStore(pool));
     this.serverKeys = guardConnectionErrors(new PostgresServerKeyStore(pool));
+    this.rules = guardConnectionErrors(new PostgresRulesStore(pool));
   }
 
   /** Connects, creates the schema when asked for one, and migrates, both under an advisory lock. */

@@ -4,9 +4,10 @@ import type { JsonObject, JsonValue } from '../../core/json.js';
 import { periodContaining } from '../../core/leaderboards/period-schedule.js';
 import { scoreOf } from '../../core/leaderboards/rank-order.js';
 import { parseDocumentPath } from '../../core/paths.js';
-import type { ChangeLogRetention, TransferStore, TreeCommit, TreeSet } from '../../core/ports.js';
+import type { ChangeLogRetention, ImportCommit, TransferStore, TreeSet } from '../../core/ports.js';
 import { ROOT_PATH } from '../../core/realtime/tree-path.js';
 import { assembleValue } from '../../core/realtime/tree-value.js';
+import type { Ruleset } from '../../core/rules/ruleset.js';
 import {
   badItem,
   definitionOf,
@@ -14,6 +15,7 @@ import {
   type ProjectExport,
 } from '../../core/transfer/export-format.js';
 import { insertBoard, inTransaction, type Queryable, writeDefinitionParts } from './leaderboard-store.js';
+import { currentRulesRevision, saveRulesRevision } from './rules-store.js';
 import { writeTreeSets } from './tree-store.js';
 
 interface BoardRow {
@@ -69,6 +71,7 @@ export class PostgresTransferStore implements TransferStore {
       );
       const leaderboards: ExportLeaderboard[] = [];
       for (const board of boards.rows) leaderboards.push(await exportBoard(client, board));
+      const rules = (await currentRulesRevision(client, projectId))?.rules ?? null;
       await client.query('COMMIT');
       return {
         format: 'cds-export',
@@ -77,6 +80,7 @@ export class PostgresTransferStore implements TransferStore {
         realtime: assembleValue(ROOT_PATH, leaves.rows),
         users: users.rows,
         leaderboards,
+        rules,
       };
     } catch (error) {
       await client.query('ROLLBACK').catch(() => undefined);
@@ -90,9 +94,10 @@ export class PostgresTransferStore implements TransferStore {
     projectId: number,
     file: ProjectExport,
     tree: TreeSet[],
+    rules: Ruleset | null,
     retention: ChangeLogRetention,
     now: number,
-  ): Promise<TreeCommit | null> {
+  ): Promise<ImportCommit> {
     return inTransaction(this.pool, async (client) => {
       await importUsers(client, projectId, file);
       for (const doc of file.documents) {
@@ -108,7 +113,8 @@ export class PostgresTransferStore implements TransferStore {
       for (const [i, board] of file.leaderboards.entries()) {
         await importBoard(client, projectId, board, `leaderboards[${i}]`, known, now);
       }
-      return tree.length > 0 ? writeTreeSets(client, projectId, tree, retention) : null;
+      const treeCommit = tree.length > 0 ? await writeTreeSets(client, projectId, tree, retention) : null;
+      return { tree: treeCommit, rules: rules ? await saveRulesRevision(client, projectId, rules, now) : null };
     });
   }
 }

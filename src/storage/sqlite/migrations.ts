@@ -238,6 +238,19 @@ CREATE INDEX server_keys_by_project ON server_keys (project_id, id);
 `,
   },
   {
+    version: 7,
+    name: 'access rules',
+    sql: `
+CREATE TABLE rules_revisions (
+  project_id INTEGER NOT NULL,
+  revision INTEGER NOT NULL,
+  rules TEXT NOT NULL,
+  updated_at INTEGER NOT NULL,
+  PRIMARY KEY (project_id, revision)
+) WITHOUT ROWID;
+`,
+  },
+  {
     version: 8,
     name: 'leaderboard anti-cheat',
     sql: `

@@ -10,6 +10,7 @@ import type {
   TransferStore,
   TreeStore,
 } from '../../core/ports.js';
+import type { RulesStore } from '../../core/rules/rules-store.js';
 import { SqliteAccountStore } from './account-store.js';
 import { SqliteAdminStore } from './admin-store.js';
 import { SqliteDocumentStore } from './document-store.js';
@@ -17,6 +18,7 @@ import { GroupCommit } from './group-commit.js';
 import { SqliteLeaderboardAdminStore } from './leaderboard-admin-store.js';
 import { SqliteLeaderboardStore } from './leaderboard-store.js';
 import { sqliteMigrations } from './migrations.js';
+import { SqliteRulesStore } from './rules-store.js';
 import { SqliteServerKeyStore } from './server-key-store.js';
 import { SqliteTransferStore } from './transfer-store.js';
 import { SqliteTreeStore } from './tree-store.js';
@@ -32,6 +34,7 @@ export class SqliteStorage implements Storage {
   readonly admins: AdminStore;
   readonly leaderboardAdmin: LeaderboardAdminStore;
   readonly serverKeys: ServerKeyStore;
+  readonly rules: RulesStore;
 
   private readonly commits: GroupCommit;
 
@@ -46,6 +49,7 @@ export class SqliteStorage implements Storage {
     this.admins = new SqliteAdminStore(db);
     this.leaderboardAdmin = new SqliteLeaderboardAdminStore(db);
     this.serverKeys = new SqliteServerKeyStore(db);
+    this.rules = new SqliteRulesStore(db);
   }
 
   /** Opens (creating when missing) the database file, or `:memory:`, and migrates it. */

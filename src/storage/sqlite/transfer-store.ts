@@ -4,9 +4,10 @@ import type { JsonObject, JsonValue } from '../../core/json.js';
 import { periodContaining } from '../../core/leaderboards/period-schedule.js';
 import { scoreOf } from '../../core/leaderboards/rank-order.js';
 import { parseDocumentPath } from '../../core/paths.js';
-import type { ChangeLogRetention, TransferStore, TreeCommit, TreeSet } from '../../core/ports.js';
+import type { ChangeLogRetention, ImportCommit, TransferStore, TreeSet } from '../../core/ports.js';
 import { ROOT_PATH } from '../../core/realtime/tree-path.js';
 import { assembleValue } from '../../core/realtime/tree-value.js';
+import type { Ruleset } from '../../core/rules/ruleset.js';
 import {
   badItem,
   definitionOf,
@@ -14,6 +15,7 @@ import {
   type ProjectExport,
 } from '../../core/transfer/export-format.js';
 import { insertBoard, writeDefinitionParts } from './leaderboard-store.js';
+import { currentRulesRevision, saveRulesRevision } from './rules-store.js';
 import type { SqliteTreeStore } from './tree-store.js';
 
 interface BoardRow {
@@ -77,6 +79,7 @@ export class SqliteTransferStore implements TransferStore {
         realtime: assembleValue(ROOT_PATH, leaves),
         users,
         leaderboards: boards.map((board) => this.exportBoard(board)),
+        rules: currentRulesRevision(this.db, projectId)?.rules ?? null,
       };
     })();
   }
@@ -85,9 +88,10 @@ export class SqliteTransferStore implements TransferStore {
     projectId: number,
     file: ProjectExport,
     tree: TreeSet[],
+    rules: Ruleset | null,
     retention: ChangeLogRetention,
     now: number,
-  ): Promise<TreeCommit | null> {
+  ): Promise<ImportCommit> {
     return this.db
       .transaction(() => {
         this.importUsers(projectId, file);
@@ -101,7 +105,10 @@ export class SqliteTransferStore implements TransferStore {
         file.leaderboards.forEach((board, i) => {
           this.importBoard(projectId, board, `leaderboards[${i}]`, known, now);
         });
-        return tree.length > 0 ? this.tree.commitInTransaction(projectId, tree, retention) : null;
+        return {
+          tree: tree.length > 0 ? this.tree.commitInTransaction(projectId, tree, retention) : null,
+          rules: rules ? saveRulesRevision(this.db, projectId, rules, now) : null,
+        };
       })
       .immediate();
   }
