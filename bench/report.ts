@@ -79,6 +79,8 @@ const RATIO_TARGETS: [RegExp, number][] = [
   [/^leaderboard users page, offset (?!0 )/, 0.3],
   [/^fan-out /, 0.75],
 ];
+/** Access rules (§9): a workload under the owner ruleset against the same one under the open ruleset, on both engines. */
+const RULES_TARGET: [RegExp, number] = [/ under a three-rule owner ruleset$/, 0.9];
 const LATENCY_TARGET = 1.5;
 const IDLE_SOCKET_KIB = 40;
 const READY_MS = 10_000;
@@ -108,6 +110,7 @@ function ratioCell(result: BenchResult, row: Row): string {
 }
 
 function ratioTarget(row: Row): number | null {
+  if (RULES_TARGET[0].test(row.workload)) return RULES_TARGET[1];
   const found = RATIO_TARGETS.find(([pattern]) => pattern.test(row.workload));
   if (!found) return null;
   return row.server === 'postgres' ? found[1] / 2 : found[1];

@@ -15,10 +15,12 @@ import { loadConfig } from '../src/config.js';
 import { PLAYER_ROLE } from '../src/core/auth/player-role.js';
 import { ANTI_CHEAT_DEFAULTS } from '../src/core/leaderboards/leaderboard-model.js';
 import type { Storage } from '../src/core/ports.js';
+import { parseRuleset } from '../src/core/rules/ruleset.js';
 import { PostgresStorage, quoteIdent } from '../src/storage/postgres/postgres-storage.js';
 import { SqliteStorage } from '../src/storage/sqlite/sqlite-storage.js';
 import { ChildServer, cleanEnv, freePort, ROOT } from './child.js';
 import { loadDatasets } from './datasets.js';
+import { OWNER_RULESET } from './rules-workloads.js';
 import type { BenchSettings, Engine } from './settings.js';
 
 /** The slug of the benchmark's leaderboard. */
@@ -37,6 +39,8 @@ export interface BenchProject {
 export interface PreparedDatabase {
   engine: Engine;
   project: BenchProject;
+  /** Two projects holding the same documents, one under the open ruleset, one under `OWNER_RULESET`. */
+  rules: { open: BenchProject; owner: BenchProject; documents: number };
   /** The service's environment for this database. */
   env: Record<string, string>;
   dataDir: string;
@@ -109,6 +113,13 @@ export async function prepareDatabase(engine: Engine, settings: BenchSettings): 
     });
     const started = performance.now();
     await loadDatasets(storage, created.project_id, board.id, settings);
+    const rulesDocuments = Math.min(settings.documents, RULES_DOCUMENTS);
+    const rules = {
+      open: await rulesProject(services, storage, 'rules open', rulesDocuments),
+      owner: await rulesProject(services, storage, 'rules owner', rulesDocuments),
+      documents: rulesDocuments,
+    };
+    await storage.rules.save(rules.owner.projectId, parseRuleset(OWNER_RULESET), Date.now());
     const loadSeconds = (performance.now() - started) / 1000;
     await services.leaderboards.stop();
     await storage.close();
@@ -118,6 +129,7 @@ export async function prepareDatabase(engine: Engine, settings: BenchSettings): 
       dataDir,
       loadSeconds,
       drop,
+      rules,
       project: {
         projectId: created.project_id,
         clientId: created.client_id,
@@ -130,6 +142,32 @@ export async function prepareDatabase(engine: Engine, settings: BenchSettings): 
     await drop();
     throw error;
   }
+}
+
+const RULES_DOCUMENTS = 100_000;
+
+/** A project with one player and `documents` items, for the rules workloads. */
+async function rulesProject(
+  services: ReturnType<typeof createServices>,
+  storage: Storage,
+  name: string,
+  documents: number,
+): Promise<BenchProject> {
+  const created = await services.accounts.createProject('bench', name);
+  const user = await storage.accounts.createUser(created.project_id, {
+    username: 'rules_player',
+    passwordHash: null,
+    nickname: 'Rules',
+    roles: [PLAYER_ROLE],
+  });
+  const sizes = { documents, hubDescendants: 0, treeLeaves: 0, subtreeLeaves: 1, boardEntries: 0 };
+  await loadDatasets(storage, created.project_id, 0, sizes);
+  return {
+    projectId: created.project_id,
+    clientId: created.client_id,
+    clientSecret: created.client_secret,
+    tokens: [(await services.auth.issueAccessToken(created.project_id, user.id)).access_token],
+  };
 }
 
 /** The Node options of `npm start` (package.json), so the service runs as deployed. */

@@ -18,7 +18,16 @@ import {
   type Row,
   type Server,
 } from './report.js';
-import { BOARD, clientHeaders, prepareDatabase, startService } from './service-process.js';
+import { OPEN_RULESET_BASELINE, rulesWorkloads } from './rules-workloads.js';
+import {
+  BOARD,
+  type BenchProject,
+  clientHeaders,
+  type PreparedDatabase,
+  prepareDatabase,
+  type RunningService,
+  startService,
+} from './service-process.js';
 import type { BenchSettings, Engine } from './settings.js';
 
 /** The parts of a run that can be left out while developing (`--only`). */
@@ -100,6 +109,29 @@ function httpRow(workload: string, server: Server, load: HttpLoadResult, baselin
 
 function bareTarget(context: SuiteContext, workload: BaselineWorkload) {
   return { ...workload, baseUrl: context.bare.httpUrl, headers: () => ({}), connections: context.settings.connections };
+}
+
+/** Each rules workload on the owner-ruleset project, in turns with the same requests on the open one. */
+async function rulesRows(context: SuiteContext, engine: Server, service: RunningService, prepared: PreparedDatabase) {
+  const { settings, result, log } = context;
+  const { open, owner, documents } = prepared.rules;
+  for (const workload of rulesWorkloads(documents)) {
+    if (settings.match && !workload.name.includes(settings.match)) continue;
+    const target = (project: BenchProject) => ({
+      ...workload,
+      baseUrl: service.baseUrl,
+      headers: (c: number) => clientHeaders(project, c),
+      connections: settings.connections,
+    });
+    const load = await runHttpLoad({
+      ...settings,
+      ...target(owner),
+      serverCpuSeconds: () => service.server.cpuSeconds(),
+      baselineTarget: target(open),
+    });
+    result.rows.push(httpRow(workload.name, engine, load, OPEN_RULESET_BASELINE));
+    log(`  ${workload.name}: ${Math.round(load.requestsPerSecond)} req/s${load.failure ? ` FAILED ${load.failure}` : ''}`);
+  }
 }
 
 /** Bare Fastify routes, bare ws, and Redis. */
@@ -191,6 +223,7 @@ export async function runServiceSuite(context: SuiteContext, engine: Engine): Pr
           );
         }
       }
+      if (sections.has('http')) await rulesRows(context, engine, service, prepared);
       if (sections.has('fanout')) await fanoutRows(context, engine, target, { url: context.bare.wsUrl, headers: {} });
     } finally {
       const code = await service.server.stop();
