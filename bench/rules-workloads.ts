@@ -14,7 +14,10 @@ export const OWNER_RULESET: Ruleset = {
     { match: 'users/{uid}/{rest=**}', allow: { read: 'request.auth.uid == uid', write: 'request.auth.uid == uid' } },
     {
       match: `${ITEMS}/{item}`,
-      allow: { read: '"player" in request.auth.roles', write: '"player" in request.auth.roles && request.resource.data.level < 50' },
+      allow: {
+        read: '"player" in request.auth.roles',
+        write: '"player" in request.auth.roles && request.resource.data.level < 50',
+      },
     },
     { match: 'posts/{post}', allow: { read: 'true', create: 'request.resource.data.owner == request.auth.uid' } },
   ],

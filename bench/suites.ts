@@ -20,8 +20,8 @@ import {
 } from './report.js';
 import { OPEN_RULESET_BASELINE, rulesWorkloads } from './rules-workloads.js';
 import {
-  BOARD,
   type BenchProject,
+  BOARD,
   clientHeaders,
   type PreparedDatabase,
   prepareDatabase,
@@ -130,7 +130,9 @@ async function rulesRows(context: SuiteContext, engine: Server, service: Running
       baselineTarget: target(open),
     });
     result.rows.push(httpRow(workload.name, engine, load, OPEN_RULESET_BASELINE));
-    log(`  ${workload.name}: ${Math.round(load.requestsPerSecond)} req/s${load.failure ? ` FAILED ${load.failure}` : ''}`);
+    log(
+      `  ${workload.name}: ${Math.round(load.requestsPerSecond)} req/s${load.failure ? ` FAILED ${load.failure}` : ''}`,
+    );
   }
 }
 
