@@ -123,6 +123,8 @@ async function rulesRows(context: SuiteContext, engine: Server, service: Running
       headers: (c: number) => clientHeaders(project, c),
       connections: settings.connections,
     });
+    // `runHttpLoad` warms only its own target: warm the open project's requests too.
+    await runHttpLoad({ ...settings, ...target(open), warmupSeconds: 0, durationSeconds: settings.warmupSeconds });
     const load = await runHttpLoad({
       ...settings,
       ...target(owner),
