@@ -25,10 +25,11 @@ const newNode = (): TrieNode => ({ literals: new Map(), variable: null, exact: [
 /** The values the pattern binds on the path of `segments` (a `{name=**}` takes the rest). */
 function bindings(pattern: RulePattern, segments: readonly string[]): Record<string, string> {
   const values: Record<string, string> = {};
-  pattern.segments.forEach((segment: PatternSegment, index) => {
+  for (let index = 0; index < pattern.segments.length; index++) {
+    const segment = pattern.segments[index] as PatternSegment;
     if (segment.kind === 'variable') values[segment.name] = segments[index] as string;
     else if (segment.kind === 'rest') values[segment.name] = segments.slice(index).join('/');
-  });
+  }
   return values;
 }
 
@@ -65,19 +66,23 @@ export class PatternTrie {
    * matching one of its ancestors (a realtime grant covers the subtree below it), bound there.
    */
   match(segments: readonly string[], ancestors = false): PatternMatch[] {
-    const found = new Map<number, PatternMatch>();
+    // Each rule ends at one node, and a walk reaches each node once: no rule is found twice.
+    const found: PatternMatch[] = [];
+    const add = (rule: number, path: readonly string[]) =>
+      found.push({ rule, bindings: bindings(this.patterns[rule] as RulePattern, path) });
     const visit = (node: TrieNode, depth: number) => {
-      for (const rule of node.rest) this.add(found, rule, segments);
-      if (depth === segments.length || ancestors) {
-        for (const rule of node.exact) this.add(found, rule, segments.slice(0, depth));
+      for (const rule of node.rest) add(rule, segments);
+      if (depth === segments.length) {
+        for (const rule of node.exact) add(rule, segments);
+        return;
       }
-      if (depth === segments.length) return;
+      if (ancestors) for (const rule of node.exact) add(rule, segments.slice(0, depth));
       const literal = node.literals.get(segments[depth] as string);
       if (literal) visit(literal, depth + 1);
       if (node.variable) visit(node.variable, depth + 1);
     };
     visit(this.root, 0);
-    return [...found.values()].sort((a, b) => a.rule - b.rule);
+    return found.length > 1 ? found.sort((a, b) => a.rule - b.rule) : found;
   }
 
   /**
@@ -108,9 +113,5 @@ export class PatternTrie {
     };
     visit(this.root, 0);
     return [...found.values()].sort((a, b) => a.rule - b.rule);
-  }
-
-  private add(found: Map<number, PatternMatch>, rule: number, segments: readonly string[]): void {
-    if (!found.has(rule)) found.set(rule, { rule, bindings: bindings(this.patterns[rule] as RulePattern, segments) });
   }
 }
