@@ -9,29 +9,10 @@ import {
 } from '../auth/passwords.js';
 import { AppError, notFound, type ValidationIssue, validationFailed } from '../errors.js';
 import type { AccountStore, Admin, AdminStore, Project, ServerKeyGrant, ServerKeyRole } from '../ports.js';
+import type { AdminCaller } from './admin-caller.js';
 import { type AdminPermission, type AdminRole, isAdminRole, ROLE_PERMISSIONS, roleHolds } from './admin-permissions.js';
 import { AdminTokens } from './admin-tokens.js';
 import { looksLikeServerKey } from './server-keys.js';
-
-/** A signed-in admin as the caller of an admin route. */
-export interface AdminAccountCaller extends Admin {
-  kind: 'admin';
-}
-
-/**
- * A server key as the caller of an admin route (§9): the key's role within its organisation,
- * confined to its one project (`requireProject` answers 404 for any other).
- */
-export interface ServerKeyCaller {
-  kind: 'server_key';
-  keyId: number;
-  orgId: number;
-  projectId: number;
-  role: ServerKeyRole;
-}
-
-/** Who an admin route runs for: the permission and tenant checks read only `orgId` and `role`. */
-export type AdminCaller = AdminAccountCaller | ServerKeyCaller;
 
 /** An admin as the API and the CLI show it. */
 export interface AdminView {

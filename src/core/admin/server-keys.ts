@@ -9,7 +9,7 @@ import { sha256Hex } from '../auth/tokens.js';
 import { AppError, notFound } from '../errors.js';
 import { isoTime } from '../leaderboards/period-schedule.js';
 import type { ServerKey, ServerKeyGrant, ServerKeyRole, ServerKeyStore } from '../ports.js';
-import type { AdminCaller } from './admin-service.js';
+import type { AdminCaller } from './admin-caller.js';
 
 /** Every server key starts with this, which tells it from an admin token. */
 export const SERVER_KEY_PREFIX = 'sk_';
