@@ -8,7 +8,7 @@ import {
   verifyPassword,
 } from '../auth/passwords.js';
 import { AppError, notFound, type ValidationIssue, validationFailed } from '../errors.js';
-import type { AccountStore, Admin, AdminStore, Project, ServerKeyGrant, ServerKeyRole } from '../ports.js';
+import type { AccountStore, Admin, AdminStore, Project, ServerKeyGrant } from '../ports.js';
 import type { AdminCaller } from './admin-caller.js';
 import { type AdminPermission, type AdminRole, isAdminRole, ROLE_PERMISSIONS, roleHolds } from './admin-permissions.js';
 import { AdminTokens } from './admin-tokens.js';
