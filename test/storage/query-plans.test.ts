@@ -147,7 +147,7 @@ describe.skipIf(sqliteEngine.unavailable)('query plans on sqlite', () => {
     it(`${query.name} seeks ${query.index}`, async () => {
       const { sql, params } = sqliteQuerySql(PROJECT, query.options);
       expectSeeks(plan(sql, params), query.index);
-      expect((await storage.documents.query(PROJECT, query.options)).length).toBeGreaterThan(0);
+      expect((await storage.documents.query(PROJECT, query.options)).documents.length).toBeGreaterThan(0);
     });
   }
 });
@@ -322,7 +322,7 @@ describe.skipIf(postgresEngine.unavailable)('query plans on postgres', () => {
     it(`${query.name} uses ${query.index}`, async () => {
       const { sql, params } = postgresQuerySql(PROJECT, query.options);
       expectSeeks(await plan(sql, params), query.index);
-      expect((await storage.documents.query(PROJECT, query.options)).length).toBeGreaterThan(0);
+      expect((await storage.documents.query(PROJECT, query.options)).documents.length).toBeGreaterThan(0);
     });
   }
 });
