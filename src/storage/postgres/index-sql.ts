@@ -1,7 +1,7 @@
 /**
  * PostgreSQL expression indexes of declared indexes (§15). Each index field is four key columns
- * of `fieldTerms` (the §2 type rank, then a boolean, numeric and "C"-collated text key, NULL
- * outside their type), then `path`: the order `compileOrderBy` asks for. The index is partial to
+ * of `fieldTerms` (the §2 type rank, then a boolean, numeric and "C"-collated text key, each a
+ * constant outside its type), then `path`: the order `compileOrderBy` asks for. The index is partial to
  * its project and collection, which a query using it names as literals, so the planner can
  * prove the index covers it whatever the parameters.
  */
@@ -37,10 +37,13 @@ const CASTS = { bool: 'boolean', num: 'numeric', str: 'text' } as const;
 const RANKS = { null: 0, boolean: 1, number: 2, string: 3 } as const;
 const ORDER_OPERATORS = { gt: '>', gte: '>=', lt: '<', lte: '<=' } as const;
 
-/** The rank fixed and the keys before `key` NULL: the seek then goes on `key`. */
+/** What the key of another type holds. */
+const OTHER = { bool: 'false', num: '0', str: "''" } as const;
+
+/** The rank fixed and the keys before `key` at their constants: the seek then goes on `key`. */
 function upTo(terms: Terms, group: keyof typeof RANKS, key: (typeof KEYS)[number] | null): string[] {
   const before = key === null ? KEYS : KEYS.slice(0, KEYS.indexOf(key));
-  return [`${terms.rank} = ${RANKS[group]}`, ...before.map((k) => `${terms[k]} IS NULL`)];
+  return [`${terms.rank} = ${RANKS[group]}`, ...before.map((k) => `${terms[k]} = ${OTHER[k]}`)];
 }
 
 /** A scalar bound as its key's type (numbers as their JSON text, so numeric keeps every digit). */
@@ -59,7 +62,7 @@ function seekTerms(clause: WhereClause, terms: Terms, params: PgParamList): stri
       if (group === 'null') return upTo(terms, 'null', null);
       const key = KEY_OF[group];
       // The keys after it are NULL too, so an equality fixes the field's four columns.
-      const after = KEYS.slice(KEYS.indexOf(key) + 1).map((k) => `${terms[k]} IS NULL`);
+      const after = KEYS.slice(KEYS.indexOf(key) + 1).map((k) => `${terms[k]} = ${OTHER[k]}`);
       return [...upTo(terms, group, key), `${terms[key]} = ${bind(clause.value, params)}`, ...after];
     }
     case 'in': {

@@ -133,8 +133,9 @@ export function compileWhere(clauses: readonly WhereClause[], params: PgParamLis
 }
 
 /**
- * The §2 order of a field as four expressions: its type rank, then one key per type (NULL outside
- * it), with the keys as literals: declared indexes (§15) are built on exactly these, and the
+ * The §2 order of a field as four expressions: its type rank, then one key per type (a constant
+ * outside it, so that a seek fixes the keys of other types by `=`, which the planner knows keeps
+ * the index's order, where `IS NULL` would not), with the keys as literals: declared indexes (§15) are built on exactly these, and the
  * planner matches an index expression only when the query spells it the same way.
  */
 export function fieldTerms(keys: readonly string[]): { rank: string; bool: string; num: string; str: string } {
@@ -144,9 +145,9 @@ export function fieldTerms(keys: readonly string[]): { rank: string; bool: strin
   const type = `jsonb_typeof(${j})`;
   return {
     rank: `(CASE ${type} WHEN 'boolean' THEN 1 WHEN 'number' THEN 2 WHEN 'string' THEN 3 WHEN 'array' THEN 4 WHEN 'object' THEN 5 ELSE 0 END)`,
-    bool: `(CASE WHEN ${type} = 'boolean' THEN (${j})::boolean END)`,
-    num: `(CASE WHEN ${type} = 'number' THEN (${j})::numeric END)`,
-    str: `(CASE WHEN ${type} = 'string' THEN ${text(j)} COLLATE "C" END)`,
+    bool: `(CASE WHEN ${type} = 'boolean' THEN (${j})::boolean ELSE false END)`,
+    num: `(CASE WHEN ${type} = 'number' THEN (${j})::numeric ELSE 0 END)`,
+    str: `(CASE WHEN ${type} = 'string' THEN ${text(j)} ELSE '' END COLLATE "C")`,
   };
 }
 

@@ -74,7 +74,9 @@ export function sqliteQuerySql(
   const plan = options.index;
   const seeks = plan ? compileSeeks(plan, params) : [];
   const where = compileWhere(options.where, params);
-  const orderBy = compileOrderBy(options.orderBy);
+  const orderField = options.orderBy?.field.join('__');
+  const rankFixed = plan?.seeks.some((seek) => plan.index.fields[seek.position]?.field.join('__') === orderField);
+  const orderBy = compileOrderBy(options.orderBy, rankFixed);
   Object.assign(params.values, {
     project: projectId,
     collection: options.collection,

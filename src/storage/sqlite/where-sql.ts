@@ -178,12 +178,14 @@ export function fieldTerms(keys: readonly string[]): { rank: string; key: string
 
 /**
  * ORDER BY terms of the §2 total order: missing/null, booleans, numbers, strings, arrays, objects;
- * `-field` reverses the value order only, ties always by path ascending.
+ * `-field` reverses the value order only, ties always by path ascending. `rankFixed`: an index
+ * seek fixes the field's rank (`rank = c`), and the rank term is left out, since SQLite does not
+ * see that an index column bound by `=` leaves the index's order intact when it is named.
  */
-export function compileOrderBy(orderBy: OrderBy | undefined): string {
+export function compileOrderBy(orderBy: OrderBy | undefined, rankFixed = false): string {
   if (!orderBy) return 'path';
   if (orderBy.field.some((key) => key.includes('\u0000'))) return 'path';
   const { rank, key } = fieldTerms(orderBy.field);
   const direction = orderBy.descending ? 'DESC' : 'ASC';
-  return `${rank} ${direction}, ${key} ${direction}, path`;
+  return rankFixed ? `${key} ${direction}, path` : `${rank} ${direction}, ${key} ${direction}, path`;
 }
