@@ -6,7 +6,7 @@ import { indexView } from '../../core/documents/indexes.js';
 import { clauseText } from '../../core/documents/query-stats.js';
 import { notFound } from '../../core/errors.js';
 import { type AdminGuard, adminAccess, decorateAdminRequests } from '../admin-auth-hook.js';
-import { adminErrorResponses, adminSecurity, ProjectParams } from '../schemas/admin.js';
+import { adminConflictResponses, adminErrorResponses, adminSecurity, ProjectParams } from '../schemas/admin.js';
 import {
   CreateIndexBody,
   DeletedIndexSchema,
@@ -53,7 +53,7 @@ export function adminIndexRoutes(app: HttpApp, deps: AdminIndexDeps): void {
         security: adminSecurity,
         params: ProjectParams,
         body: CreateIndexBody,
-        response: { 202: IndexSchema, ...adminErrorResponses },
+        response: { 202: IndexSchema, ...adminConflictResponses },
       },
     },
     async (request, reply) => reply.status(202).send(await indexes.create(request.projectId, request.body)),
