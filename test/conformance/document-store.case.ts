@@ -475,8 +475,9 @@ export function documentStoreCases(engine: EngineFixture): void {
         expect(await store.childCollections(other, 'users/u1')).toEqual([]);
         expect(await store.childCollections(other, '')).toEqual([]);
         expect(await store.list(other, { parent: '', collection: 'users', limit: 10 })).toEqual([]);
-        expect(await store.query(other, { collection: 'users', where: [] })).toEqual([]);
-        expect(await store.query(other, { collection: 'users', where: parseWhere(['secret__exact:1']) })).toEqual([]);
+        expect(await store.query(other, { collection: 'users', where: [] })).toEqual({ documents: [], rowsScanned: 0 });
+        const filtered = { collection: 'users', where: parseWhere(['secret__exact:1']) };
+        expect(await store.query(other, filtered)).toEqual({ documents: [], rowsScanned: 0 });
         expect(await store.merge(other, 'users/u1', { secret: 'x' })).toBeNull();
         expect(await store.delete(other, 'users/u1')).toBe(false);
         const copy = await put('users/u1', { mine: true }, other);
