@@ -14,6 +14,8 @@ import { AccountService } from './core/auth/account-service.js';
 import { AuthService } from './core/auth/auth-service.js';
 import { type Clock, systemClock } from './core/clock.js';
 import { DocumentService } from './core/documents/document-service.js';
+import { IndexService } from './core/documents/index-service.js';
+import { QueryStats, type QueryStatsSink } from './core/documents/query-stats.js';
 import { RuledDocumentService } from './core/documents/ruled-document-service.js';
 import { createLeaderboards, type LeaderboardService } from './core/leaderboards/leaderboard-service.js';
 import type { Bus, Storage } from './core/ports.js';
@@ -27,6 +29,7 @@ import { TransferService } from './core/transfer/transfer-service.js';
 import { Metrics, metricsRoutes } from './http/metrics.js';
 import { adminAuthRoutes } from './http/routes/admin-auth.js';
 import { adminDocumentRoutes } from './http/routes/admin-documents.js';
+import { adminIndexRoutes } from './http/routes/admin-indexes.js';
 import { adminLeaderboardRoutes } from './http/routes/admin-leaderboards.js';
 import { adminProjectRoutes } from './http/routes/admin-projects.js';
 import { adminRulesRoutes } from './http/routes/admin-rules.js';
@@ -66,6 +69,8 @@ export interface Services {
   rules: RulesService;
   /** Decides simulated operations under a project's rules (§9 `…/rules/test`, `cds rules test`). */
   rulesTester: RulesTester;
+  /** Declared document indexes (§15). */
+  indexes: IndexService;
 }
 
 /** A built service: its HTTP app and what it holds open. */
@@ -117,6 +122,8 @@ export interface ServiceOptions {
   log?: BackgroundLog;
   /** Where the checks read access rules (§9) from; default: the stored rulesets (`RulesService`). */
   rules?: RulesSource;
+  /** Where queries report the rows they read (§15); default: nowhere. */
+  queryStats?: QueryStatsSink;
 }
 
 /** Wires the services over `storage`. */
@@ -158,7 +165,16 @@ export function createServices(config: Config, storage: Storage, options: Servic
     onPublishError: publishFailures(log),
     rules: new TreeRules({ source: ruleSource, auth: ruleAuth, clock }),
   });
-  const documents = new DocumentService(storage.documents, config.pathLimits);
+  const indexes = new IndexService({
+    store: storage.indexes,
+    bus,
+    clock,
+    onError: (error, message) => log(error, message),
+  });
+  const documents = new DocumentService(storage.documents, config.pathLimits, {
+    indexes,
+    ...(options.queryStats ? { stats: new QueryStats(options.queryStats, clock) } : {}),
+  });
   return {
     storage,
     auth,
@@ -208,6 +224,7 @@ export function createServices(config: Config, storage: Storage, options: Servic
       limits: config.pathLimits,
       clock,
     }),
+    indexes,
   };
 }
 
@@ -232,13 +249,22 @@ export async function buildApp(
     if (!options.storage) await storage.close();
     throw error;
   }
+  const metrics = new Metrics();
+  const queryStats: QueryStatsSink = {
+    rowsScanned: (collection, rows) => metrics.queryRowsScanned.inc({ collection }, rows),
+    warn: (details) =>
+      http.log.warn(
+        details,
+        `query on collection '${details.collection}' read ${details.scanned} rows to return ${details.returned}: an index (§15) on its fields would avoid the scan`,
+      ),
+  };
   const services = createServices(config, storage, {
     bus,
     log,
+    queryStats,
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.rules ? { rules: options.rules } : {}),
   });
-  const metrics = new Metrics();
   metricsRoutes(http, metrics);
   healthRoutes(http, { storage, bus });
   authRoutes(http, { auth: services.auth });
@@ -249,6 +275,7 @@ export async function buildApp(
   http.addHook('onClose', async () => {
     await services.leaderboards.stop();
     await services.rules.close();
+    await services.indexes.close();
   });
   const guard = services.admins;
   adminAuthRoutes(http, { admins: services.admins });
@@ -257,6 +284,7 @@ export async function buildApp(
   adminServerKeyRoutes(http, { guard, keys: services.serverKeys });
   adminLeaderboardRoutes(http, { guard, leaderboards: services.leaderboards, projects: services.projectAdmin });
   adminRulesRoutes(http, { guard, rules: services.rules, tester: services.rulesTester });
+  adminIndexRoutes(http, { guard, indexes: services.indexes, documents: services.documents });
   const realtime = new RealtimeGateway(
     services.tree,
     services.bus,
@@ -272,6 +300,7 @@ export async function buildApp(
   await realtime.register(http, services.auth);
   await http.ready();
   await services.rules.listen();
+  await services.indexes.listen();
   // Before the warm-up: a move another instance makes while a bucket loads is then replayed into it.
   await services.leaderboards.listen();
   // Ranks load in the background; a request for a league still loading waits for that league only.
@@ -289,6 +318,7 @@ export async function buildApp(
       await http.close();
       await services.leaderboards.stop();
       await services.rules.close();
+      await services.indexes.close();
       await services.bus.close();
       await storage.close();
     },

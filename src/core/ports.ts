@@ -3,6 +3,7 @@
  * implement them; `src/app.ts` picks the implementations. Nothing here knows SQL or HTTP.
  */
 import type { AdminRole } from './admin/admin-permissions.js';
+import type { DocumentIndex, IndexField, IndexPlan, IndexState } from './documents/indexes.js';
 import type { JsonObject, JsonValue } from './json.js';
 import type {
   Leaderboard,
@@ -66,6 +67,18 @@ export interface QueryDocumentsOptions {
   startAfter?: string;
   limit?: number;
   offset?: number;
+  /** The declared index to seek on (§15), chosen by `chooseIndex`; none: the path indexes. */
+  index?: IndexPlan;
+}
+
+/** A query's documents and how many rows (index entries and the documents they lead to) it read. */
+export interface QueryResult {
+  documents: DocumentJson[];
+  /**
+   * The rows the query's scan visited before its filter: each is one index entry and the
+   * document it points to (§15 `cds_query_rows_scanned_total`).
+   */
+  rowsScanned: number;
 }
 
 /** The JSON document store of every project. Each method is one atomic operation. */
@@ -91,7 +104,9 @@ export interface DocumentStore {
   /** Direct children of a collection, by path ascending. */
   list(projectId: number, options: ListDocumentsOptions): Promise<DocumentJson[]>;
   /** Documents of a collection matching every clause, by `orderBy` then path. */
-  query(projectId: number, options: QueryDocumentsOptions): Promise<DocumentJson[]>;
+  query(projectId: number, options: QueryDocumentsOptions): Promise<QueryResult>;
+  /** The database's plan of `query` with these options, one line per step (§15 explain). */
+  explainQuery(projectId: number, options: QueryDocumentsOptions): Promise<string[]>;
   /** A page of `childCollections(path)` (sorted names) and their count; costs what `childCollections` costs. */
   collectionNames(projectId: number, path: string, offset: number, limit: number): Promise<NamePage>;
   /** How many direct children the collection has (what `list` pages through), counted on the parent index. */
@@ -505,6 +520,25 @@ export interface ImportCommit {
   rules: RulesRevision | null;
 }
 
+/**
+ * Declared indexes of collections (§15), each also a database index over the documents of that
+ * project and collection. Declarations are unique per project, collection and fields.
+ */
+export interface IndexStore {
+  /** Records a declaration in state `building`; null when the same one exists. */
+  create(projectId: number, collection: string, fields: IndexField[]): Promise<DocumentIndex | null>;
+  /** The project's declarations, by id. */
+  list(projectId: number): Promise<DocumentIndex[]>;
+  /**
+   * Builds the database index of a declaration without blocking other statements where the
+   * engine allows it, then records `ready`; on failure removes what was built, records `failed`
+   * and rejects. A declaration dropped meanwhile is left dropped.
+   */
+  build(index: DocumentIndex): Promise<IndexState>;
+  /** Drops the declaration and its database index; false when the project has no such index. */
+  drop(projectId: number, id: number): Promise<boolean>;
+}
+
 /** One storage engine holding every store. */
 export interface Storage {
   readonly engine: 'sqlite' | 'postgres';
@@ -518,6 +552,8 @@ export interface Storage {
   readonly serverKeys: ServerKeyStore;
   /** Revisions of each project's access rules (§9). */
   readonly rules: RulesStore;
+  /** Declared document indexes (§15). */
+  readonly indexes: IndexStore;
   /** Resolves when the database answers; rejects otherwise. */
   ping(): Promise<void>;
   close(): Promise<void>;

@@ -27,6 +27,12 @@ export class Metrics {
     help: 'Active realtime subscriptions',
     registers: [this.registry],
   });
+  readonly queryRowsScanned = new Counter({
+    name: 'cds_query_rows_scanned_total',
+    help: 'Rows (index entries and the documents they lead to) read by document queries, by collection',
+    labelNames: ['collection'] as const,
+    registers: [this.registry],
+  });
   readonly broadcastLag = new Histogram({
     name: 'cds_broadcast_lag_seconds',
     help: 'Time from a realtime commit to its delivery to subscribers of this instance',

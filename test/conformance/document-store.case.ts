@@ -37,7 +37,9 @@ export function documentStoreCases(engine: EngineFixture): void {
 
     const put = (path: string, data: JsonObject = {}, p = project) => store.upsert(p, parseDocumentPath(path), data);
     const query = (collection: string, where: string[] = [], extra: Partial<QueryDocumentsOptions> = {}) =>
-      store.query(project, { collection, where: parseWhere(where), ...extra }).then(pathsOf);
+      store
+        .query(project, { collection, where: parseWhere(where), ...extra })
+        .then((found) => pathsOf(found.documents));
 
     describe('writes', () => {
       it('upsert creates with a fresh UUID, then replaces the data and keeps the id', async () => {
@@ -223,7 +225,10 @@ export function documentStoreCases(engine: EngineFixture): void {
         const stored = await put('g/1/c/"q\\', data);
         const expected = { id: stored.id, path: 'g/1/c/"q\\', data };
         const listed = await store.list(project, { parent: 'g/1', collection: 'c', startAfter: 'g/1/c/!', limit: 1 });
-        const queried = await store.query(project, { collection: 'c', where: parseWhere(['big__gt:1']) });
+        const { documents: queried } = await store.query(project, {
+          collection: 'c',
+          where: parseWhere(['big__gt:1']),
+        });
         expect(listed.map(parseDocumentJson)).toEqual([expected]);
         expect(queried.map(parseDocumentJson)).toEqual([expected]);
         expect(Object.keys(parseDocumentJson(listed[0] as DocumentJson))).toEqual(['id', 'path', 'data']);
@@ -470,8 +475,9 @@ export function documentStoreCases(engine: EngineFixture): void {
         expect(await store.childCollections(other, 'users/u1')).toEqual([]);
         expect(await store.childCollections(other, '')).toEqual([]);
         expect(await store.list(other, { parent: '', collection: 'users', limit: 10 })).toEqual([]);
-        expect(await store.query(other, { collection: 'users', where: [] })).toEqual([]);
-        expect(await store.query(other, { collection: 'users', where: parseWhere(['secret__exact:1']) })).toEqual([]);
+        expect(await store.query(other, { collection: 'users', where: [] })).toEqual({ documents: [], rowsScanned: 0 });
+        const filtered = { collection: 'users', where: parseWhere(['secret__exact:1']) };
+        expect(await store.query(other, filtered)).toEqual({ documents: [], rowsScanned: 0 });
         expect(await store.merge(other, 'users/u1', { secret: 'x' })).toBeNull();
         expect(await store.delete(other, 'users/u1')).toBe(false);
         const copy = await put('users/u1', { mine: true }, other);

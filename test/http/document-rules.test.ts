@@ -147,7 +147,7 @@ for (const engine of engines) {
       const query = store.query.bind(store);
       store.query = async (projectId, options) => {
         const found = await query(projectId, options);
-        rows.push(found.length);
+        rows.push(found.documents.length);
         return found;
       };
       try {

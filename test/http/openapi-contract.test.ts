@@ -231,6 +231,32 @@ for (const engine of engines) {
       await expectStatus(422, 'PATCH', `${project}/users/${signup.user.id}`, { ...owner, body: { disabled: 1 } });
       await expectStatus(200, 'PATCH', `${project}/users/${signup.user.id}`, { ...owner, body: { disabled: false } });
 
+      // Declared indexes and the plan of a query (§15).
+      const indexes = `${project}/indexes`;
+      const declared = await expectStatus(202, 'POST', indexes, {
+        ...owner,
+        body: { collection: 'users', fields: [{ field: 'score' }, { field: 'name', order: 'desc' }] },
+      });
+      await expectStatus(409, 'POST', indexes, {
+        ...owner,
+        body: {
+          collection: 'users',
+          fields: [
+            { field: 'score', order: 'asc' },
+            { field: 'name', order: 'desc' },
+          ],
+        },
+      });
+      await expectStatus(422, 'POST', indexes, { ...owner, body: { collection: 'users', fields: [] } });
+      await expectStatus(403, 'POST', indexes, { ...viewer, body: { collection: 'users', fields: [{ field: 'a' }] } });
+      await t.app.services.indexes.whenBuilt();
+      await expectStatus(200, 'GET', indexes, viewer);
+      await expectStatus(404, 'GET', indexes, stranger);
+      await expectStatus(200, 'GET', `${indexes}/explain?collection=users&where=score__gte:3`, viewer);
+      await expectStatus(400, 'GET', `${indexes}/explain?collection=users&where=score`, viewer);
+      await expectStatus(200, 'DELETE', `${indexes}/${declared.id}`, owner);
+      await expectStatus(404, 'DELETE', `${indexes}/${declared.id}`, owner);
+
       // Leaderboards: administration, then the client routes on both prefixes (§5).
       const boards = `${project}/leaderboards`;
       await expectStatus(201, 'POST', boards, {

@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseDocumentJson } from '../../src/core/documents/document-service.js';
+import { chooseIndex, type DocumentIndex, parseIndexFields } from '../../src/core/documents/indexes.js';
 import type { JsonObject, JsonValue } from '../../src/core/json.js';
 import { parseDocumentPath } from '../../src/core/paths.js';
 import type { QueryDocumentsOptions, Storage } from '../../src/core/ports.js';
@@ -216,44 +217,90 @@ describe('the random cases', () => {
   });
 });
 
+/**
+ * The indexes of the runs "with indexes" (§15): each field of FIELDS leads one, in both orders,
+ * and a few pairs, so most cases seek on one and `order_by` is often served by one.
+ */
+const INDEXES: { field: string; order: 'asc' | 'desc' }[][] = [
+  ...FIELDS.flatMap((field) => [[{ field, order: 'asc' as const }], [{ field, order: 'desc' as const }]]),
+  [
+    { field: 'b', order: 'asc' },
+    { field: 'n', order: 'asc' },
+  ],
+  [
+    { field: 's', order: 'asc' },
+    { field: 'n', order: 'desc' },
+  ],
+  [
+    { field: 'mixed', order: 'asc' },
+    { field: 'obj__a', order: 'asc' },
+    { field: 's', order: 'asc' },
+  ],
+];
+
 for (const engine of engines) {
-  describe.skipIf(engine.unavailable)(`where differential on ${engine.name}`, () => {
-    let storage: Storage;
+  for (const indexed of [false, true]) {
+    const run = indexed ? `${engine.name} with indexes` : engine.name;
+    describe.skipIf(engine.unavailable)(`where differential on ${run}`, () => {
+      let storage: Storage;
+      let declared: DocumentIndex[] = [];
 
-    beforeAll(async () => {
-      storage = await engine.create();
-      for (let i = 0; i < documents.length; i += 50) {
-        const batch = documents.slice(i, i + 50);
-        await Promise.all(batch.map((doc) => storage.documents.upsert(PROJECT, parseDocumentPath(doc.path), doc.data)));
-      }
-    });
-    afterAll(async () => {
-      if (storage) await engine.destroy(storage);
-    });
-
-    it(`returns exactly the reference's paths for ${CASES} random queries (seed ${SEED})`, async () => {
-      const got: string[][] = [];
-      const mismatches: string[] = [];
-      for (const [i, c] of cases.entries()) {
-        const paths = (await storage.documents.query(PROJECT, c.options)).map((doc) => parseDocumentJson(doc).path);
-        got.push(paths);
-        const want = expected[i] ?? [];
-        if (JSON.stringify(paths) !== JSON.stringify(want)) {
-          mismatches.push(
-            `${describeCase(c)}\n  expected ${JSON.stringify(want)}\n  got      ${JSON.stringify(paths)}`,
+      beforeAll(async () => {
+        storage = await engine.create();
+        for (let i = 0; i < documents.length; i += 50) {
+          const batch = documents.slice(i, i + 50);
+          await Promise.all(
+            batch.map((doc) => storage.documents.upsert(PROJECT, parseDocumentPath(doc.path), doc.data)),
           );
         }
-      }
-      answers.set(engine.name, got);
-      expect(mismatches.slice(0, 5), `${mismatches.length} of ${CASES} differ`).toEqual([]);
+        if (!indexed) return;
+        for (const fields of INDEXES) {
+          const index = await storage.indexes.create(PROJECT, 'items', parseIndexFields(fields));
+          if (!index) throw new Error('index exists');
+          expect(await storage.indexes.build(index)).toBe('ready');
+        }
+        declared = (await storage.indexes.list(PROJECT)).filter((index) => index.state === 'ready');
+        expect(declared).toHaveLength(INDEXES.length);
+      }, 60_000);
+      afterAll(async () => {
+        if (storage) await engine.destroy(storage);
+      });
+
+      it(`returns exactly the reference's paths for ${CASES} random queries (seed ${SEED})`, async () => {
+        const got: string[][] = [];
+        const mismatches: string[] = [];
+        let planned = 0;
+        for (const [i, c] of cases.entries()) {
+          const plan = chooseIndex(declared, c.options.where, c.options.orderBy);
+          if (plan) planned++;
+          const options = plan ? { ...c.options, index: plan } : c.options;
+          const { documents: found } = await storage.documents.query(PROJECT, options);
+          const paths = found.map((doc) => parseDocumentJson(doc).path);
+          got.push(paths);
+          const want = expected[i] ?? [];
+          if (JSON.stringify(paths) !== JSON.stringify(want)) {
+            mismatches.push(
+              `${describeCase(c)} index ${plan?.index.id}\n  expected ${JSON.stringify(want)}\n  got      ${JSON.stringify(paths)}`,
+            );
+          }
+        }
+        answers.set(run, got);
+        if (indexed) {
+          console.log(`${run}: ${planned} of ${CASES} cases use an index`);
+          expect(planned / CASES).toBeGreaterThan(0.5);
+        }
+        expect(mismatches.slice(0, 5), `${mismatches.length} of ${CASES} differ`).toEqual([]);
+      });
     });
-  });
+  }
 }
 
-describe.skipIf(engines.some((engine) => engine.unavailable))('SQLite and PostgreSQL', () => {
+describe.skipIf(engines.some((engine) => engine.unavailable))('SQLite and PostgreSQL, with and without indexes', () => {
   it('return identical sequences for every random query', () => {
     const sqlite = answers.get('sqlite');
     expect(sqlite).toHaveLength(CASES);
-    expect(answers.get('postgres')).toEqual(sqlite);
+    for (const run of ['postgres', 'sqlite with indexes', 'postgres with indexes']) {
+      expect(answers.get(run), run).toEqual(sqlite);
+    }
   });
 });

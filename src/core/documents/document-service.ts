@@ -9,8 +9,17 @@ import {
   parseDocumentPath,
   parseParentPath,
 } from '../paths.js';
-import type { DocumentJson, DocumentRecord, DocumentStore, DocumentWithCollections } from '../ports.js';
+import type {
+  DocumentJson,
+  DocumentRecord,
+  DocumentStore,
+  DocumentWithCollections,
+  QueryDocumentsOptions,
+} from '../ports.js';
 import { parseOrderBy, parseWhere, type WhereClause } from '../where.js';
+import type { IndexSource } from './index-service.js';
+import { chooseIndex } from './indexes.js';
+import type { QueryStats } from './query-stats.js';
 
 /** What the list endpoint takes beyond the collection. */
 export interface ListRequest {
@@ -57,11 +66,18 @@ export function documentJsonPath(json: DocumentJson): string {
   return JSON.parse(json.slice(start, end + 1)) as string;
 }
 
+/** What queries plan with and report to (§15); without them queries use the path indexes alone. */
+export interface QueryPlanning {
+  indexes?: IndexSource;
+  stats?: QueryStats;
+}
+
 /** The document store's rules (§2) over any storage engine. */
 export class DocumentService {
   constructor(
     private readonly store: DocumentStore,
     private readonly limits: PathLimits,
+    private readonly planning: QueryPlanning = {},
   ) {}
 
   /** Inserts or replaces the document at `rawPath`. */
@@ -131,7 +147,7 @@ export class DocumentService {
     const limit = request.limit ?? DEFAULT_LIST_LIMIT;
     const startAfter = request.startAfter ? this.startAfterPath(parent, collection, request.startAfter) : undefined;
     if (filter) {
-      return this.store.query(projectId, {
+      return this.run(projectId, {
         collection,
         parent,
         where: filter,
@@ -149,16 +165,60 @@ export class DocumentService {
     request: QueryRequest,
     filter: WhereClause[] = [],
   ): Promise<DocumentJson[]> {
+    return this.run(projectId, this.queryOptions(rawCollection, request, filter));
+  }
+
+  /** The options `query` would run with, with the index it would use (§15 explain). */
+  async plannedQuery(projectId: number, rawCollection: string, request: QueryRequest): Promise<QueryDocumentsOptions> {
+    return this.withIndex(projectId, this.queryOptions(rawCollection, request, []));
+  }
+
+  /** The database's plan of a query, with the index chosen (§15 explain). */
+  async explain(
+    projectId: number,
+    rawCollection: string,
+    request: QueryRequest,
+  ): Promise<{ options: QueryDocumentsOptions; plan: string[] }> {
+    const options = await this.plannedQuery(projectId, rawCollection, request);
+    return { options, plan: await this.store.explainQuery(projectId, options) };
+  }
+
+  private queryOptions(rawCollection: string, request: QueryRequest, filter: WhereClause[]): QueryDocumentsOptions {
     const collection = parseCollectionName(rawCollection);
     const where = [...parseWhere(request.where), ...filter];
-    return this.store.query(projectId, {
+    return {
       collection,
       where,
       ...(request.parentPath !== undefined ? { parent: parseParentPath(request.parentPath, this.limits) } : {}),
       ...(request.orderBy ? { orderBy: parseOrderBy(request.orderBy) } : {}),
       ...(request.limit !== undefined ? { limit: request.limit } : {}),
       ...(request.offset !== undefined ? { offset: request.offset } : {}),
+    };
+  }
+
+  /** `options` with the best ready index of the collection, if one serves them. */
+  private async withIndex(projectId: number, options: QueryDocumentsOptions): Promise<QueryDocumentsOptions> {
+    if (!this.planning.indexes) return options;
+    const indexes = (await this.planning.indexes.forProject(projectId)).filter(
+      (index) => index.collection === options.collection,
+    );
+    const plan = chooseIndex(indexes, options.where, options.orderBy);
+    return plan ? { ...options, index: plan } : options;
+  }
+
+  /**
+   * Plans and runs a query and records what it read. Planning and the store call happen in one
+   * turn, so an index dropped in this process (out of the cache first) is never planned with.
+   */
+  private async run(projectId: number, options: QueryDocumentsOptions): Promise<DocumentJson[]> {
+    const planned = await this.withIndex(projectId, options);
+    const { documents, rowsScanned } = await this.store.query(projectId, planned);
+    this.planning.stats?.record(projectId, options.collection, options.where, {
+      returned: documents.length,
+      skipped: options.offset ?? 0,
+      scanned: rowsScanned,
     });
+    return documents;
   }
 
   /** One page of the sorted child collection names under `parent_path` and their count (admin store, §6). */

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
+import { exactlySought } from '../../core/documents/indexes.js';
 import { validationFailed } from '../../core/errors.js';
 import type { JsonObject } from '../../core/json.js';
 import type { DocumentPath } from '../../core/paths.js';
@@ -11,7 +12,9 @@ import type {
   ListDocumentsOptions,
   NamePage,
   QueryDocumentsOptions,
+  QueryResult,
 } from '../../core/ports.js';
+import { compileSeeks, indexScope } from './index-sql.js';
 import { StatementBatch } from './statement-batch.js';
 import { compileOrderBy, compileWhere, PgParamList } from './where-sql.js';
 
@@ -151,22 +154,58 @@ export function getWithCollectionsQuery(projectId: number, path: string): { sql:
   return { sql: postgresDocumentSql.getWithCollections, params: [...belowParams(projectId, path), path] };
 }
 
+/** A query's statement, and how the rows it read are counted (§15 rows scanned). */
+export interface PostgresQuery {
+  sql: string;
+  params: unknown[];
+  /**
+   * `streamed`: rows come out of an index in the query's order, so the scan stops at the limit;
+   * `seen` is then each row's position in the scan (none when every row read is returned).
+   * Otherwise every candidate is read and `seen` is their count.
+   */
+  streamed: boolean;
+  counted: boolean;
+  /** The statement counting the candidates (the rows the scan reads when it reads them all). */
+  countSql: string;
+  countParams: unknown[];
+}
+
 /** The SQL and parameters of a query; the store runs exactly this. */
-export function postgresQuerySql(
-  projectId: number,
-  options: QueryDocumentsOptions,
-): { sql: string; params: unknown[] } {
+export function postgresQuerySql(projectId: number, options: QueryDocumentsOptions): PostgresQuery {
   const params = new PgParamList();
-  const scope = [`project_id = ${params.add(projectId)}`];
+  const plan = options.index;
+  // A partial index is used only when the planner can prove the query lies in its scope: literals.
+  const scope = plan ? [indexScope(projectId, options.collection)] : [`project_id = ${params.add(projectId)}`];
   if (options.parent !== undefined) scope.push(`parent = ${params.add(options.parent)}`);
-  scope.push(`collection = ${params.add(options.collection)}`);
+  if (!plan) scope.push(`collection = ${params.add(options.collection)}`);
   if (options.startAfter !== undefined) scope.push(`path > ${params.add(options.startAfter)}`);
-  const where = compileWhere(options.where, params);
-  const orderBy = compileOrderBy(options.orderBy, params);
-  // LIMIT NULL means no limit.
-  const sql = `SELECT ${DOCUMENT_JSON} FROM documents WHERE ${scope.join(' AND ')} AND ${where}
-ORDER BY ${orderBy} LIMIT ${params.add(options.limit ?? null)} OFFSET ${params.add(options.offset ?? 0)}`;
-  return { sql, params: params.values };
+  const candidates = [...scope, ...(plan ? compileSeeks(plan, params) : [])].join(' AND ');
+  const countParams = [...params.values];
+  const sought = exactlySought(plan);
+  const residual = compileWhere(
+    options.where.filter((clause) => !sought.has(clause)),
+    params,
+  );
+  const orderBy = compileOrderBy(options.orderBy);
+  const page = `LIMIT ${params.add(options.limit ?? null)} OFFSET ${params.add(options.offset ?? 0)}`;
+  const streamed = plan ? plan.ordered : !options.orderBy;
+  const countSql = `SELECT count(*)::int AS n FROM documents WHERE ${candidates}`;
+  const base = { params: params.values, streamed, countSql, countParams };
+  if (streamed && residual === 'true') {
+    // LIMIT NULL means no limit.
+    return {
+      ...base,
+      counted: false,
+      sql: `SELECT ${DOCUMENT_JSON} FROM documents WHERE ${candidates} ORDER BY ${orderBy} ${page}`,
+    };
+  }
+  // The filter goes outside a window over the candidates, which numbers them in scan order
+  // (streamed) or counts them all (when they are sorted, all are read anyway).
+  const seen = streamed ? 'row_number() OVER ()' : 'count(*) OVER ()';
+  const sql = `SELECT doc, seen FROM (SELECT ${DOCUMENT_JSON}, ${residual} AS ok, ${seen} AS seen
+  FROM documents WHERE ${candidates} ORDER BY ${orderBy}) AS candidates
+WHERE ok ${page}`;
+  return { ...base, counted: true, sql };
 }
 
 /**
@@ -356,10 +395,34 @@ export class PostgresDocumentStore implements DocumentStore {
     return rows[0]?.n ?? 0;
   }
 
-  async query(projectId: number, options: QueryDocumentsOptions): Promise<DocumentJson[]> {
+  async query(projectId: number, options: QueryDocumentsOptions): Promise<QueryResult> {
+    const query = postgresQuerySql(projectId, options);
+    const { rows } = await this.pool.query<JsonRow & { seen?: string }>(query.sql, query.params);
+    const documents = rows.map(documentJson);
+    const offset = options.offset ?? 0;
+    const last = rows.at(-1);
+    const limited = options.limit !== undefined && rows.length === options.limit;
+    let rowsScanned: number | null = null;
+    if (!query.counted) {
+      // Every row read was returned, after the `offset` skipped (all of them when some came back).
+      if (limited || rows.length > 0 || offset === 0) rowsScanned = offset + rows.length;
+    } else if (query.streamed) {
+      if (limited && last) rowsScanned = Number(last.seen);
+    } else if (last) {
+      rowsScanned = Number(last.seen);
+    }
+    // The scan read every candidate and no returned row tells how many: count them.
+    if (rowsScanned === null) {
+      const counted = await this.pool.query<{ n: number }>(query.countSql, query.countParams);
+      rowsScanned = counted.rows[0]?.n ?? 0;
+    }
+    return { documents, rowsScanned };
+  }
+
+  async explainQuery(projectId: number, options: QueryDocumentsOptions): Promise<string[]> {
     const { sql, params } = postgresQuerySql(projectId, options);
-    const { rows } = await this.pool.query<JsonRow>(sql, params);
-    return rows.map(documentJson);
+    const { rows } = await this.pool.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${sql}`, params);
+    return rows.map((row) => row['QUERY PLAN']);
   }
 }
 

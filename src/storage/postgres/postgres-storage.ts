@@ -3,6 +3,7 @@ import type {
   AccountStore,
   AdminStore,
   DocumentStore,
+  IndexStore,
   LeaderboardAdminStore,
   LeaderboardStore,
   ServerKeyStore,
@@ -15,6 +16,7 @@ import { PostgresAccountStore } from './account-store.js';
 import { PostgresAdminStore } from './admin-store.js';
 import { guardConnectionErrors } from './connection-errors.js';
 import { PostgresDocumentStore } from './document-store.js';
+import { PostgresIndexStore } from './index-store.js';
 import { PostgresLeaderboardAdminStore } from './leaderboard-admin-store.js';
 import { PostgresLeaderboardStore } from './leaderboard-store.js';
 import { postgresMigrations } from './migrations.js';
@@ -46,6 +48,7 @@ export class PostgresStorage implements Storage {
   readonly leaderboardAdmin: LeaderboardAdminStore;
   readonly serverKeys: ServerKeyStore;
   readonly rules: RulesStore;
+  readonly indexes: IndexStore;
 
   private constructor(readonly pool: pg.Pool) {
     // While PostgreSQL is unreachable every store answers 503 `Database unavailable`, and the
@@ -59,6 +62,7 @@ export class PostgresStorage implements Storage {
     this.leaderboardAdmin = guardConnectionErrors(new PostgresLeaderboardAdminStore(pool));
     this.serverKeys = guardConnectionErrors(new PostgresServerKeyStore(pool));
     this.rules = guardConnectionErrors(new PostgresRulesStore(pool));
+    this.indexes = guardConnectionErrors(new PostgresIndexStore(pool));
   }
 
   /** Connects, creates the schema when asked for one, and migrates, both under an advisory lock. */

@@ -3,6 +3,7 @@
  * Every predicate is TRUE or FALSE, never NULL, so `NOT` (for `ne`) stays right for missing
  * fields; every user value and every key name goes in as a bound `$n` parameter.
  */
+import pg from 'pg';
 import type { OrderBy, Scalar, WhereClause } from '../../core/where.js';
 
 /** Collects positional parameters and hands out their `$n` placeholders. */
@@ -132,22 +133,33 @@ export function compileWhere(clauses: readonly WhereClause[], params: PgParamLis
 }
 
 /**
+ * The §2 order of a field as four expressions: its type rank, then one key per type (a constant
+ * outside it, so that a seek fixes the keys of other types by `=`, which the planner knows keeps
+ * the index's order, where `IS NULL` would not), with the keys as literals: declared indexes (§15) are built on exactly these, and the
+ * planner matches an index expression only when the query spells it the same way.
+ */
+export function fieldTerms(keys: readonly string[]): { rank: string; bool: string; num: string; str: string } {
+  const j = keys.some(hasNul)
+    ? 'NULL::jsonb'
+    : `(data${keys.map((key) => ` -> ${pg.escapeLiteral(key)}::text`).join('')})`;
+  const type = `jsonb_typeof(${j})`;
+  return {
+    rank: `(CASE ${type} WHEN 'boolean' THEN 1 WHEN 'number' THEN 2 WHEN 'string' THEN 3 WHEN 'array' THEN 4 WHEN 'object' THEN 5 ELSE 0 END)`,
+    bool: `(CASE WHEN ${type} = 'boolean' THEN (${j})::boolean ELSE false END)`,
+    num: `(CASE WHEN ${type} = 'number' THEN (${j})::numeric ELSE 0 END)`,
+    str: `(CASE WHEN ${type} = 'string' THEN ${text(j)} ELSE '' END COLLATE "C")`,
+  };
+}
+
+/**
  * ORDER BY terms of the §2 total order: missing/null, booleans, numbers, strings, arrays, objects;
  * `-field` reverses the value order only, ties always by path ascending.
  */
-export function compileOrderBy(orderBy: OrderBy | undefined, params: PgParamList): string {
+export function compileOrderBy(orderBy: OrderBy | undefined): string {
   if (!orderBy) return 'path';
-  const j = field(orderBy.field, params);
+  const { rank, bool, num, str } = fieldTerms(orderBy.field);
   const dir = orderBy.descending ? 'DESC' : 'ASC';
-  const type = `jsonb_typeof(${j})`;
-  const rank = `CASE ${type} WHEN 'boolean' THEN 1 WHEN 'number' THEN 2 WHEN 'string' THEN 3 WHEN 'array' THEN 4 WHEN 'object' THEN 5 ELSE 0 END`;
-  // One key per type, NULL outside it: rows of one rank differ only in their own key.
-  const keys = [
-    `CASE WHEN ${type} = 'boolean' THEN (${j})::boolean END`,
-    `CASE WHEN ${type} = 'number' THEN (${j})::numeric END`,
-    `CASE WHEN ${type} = 'string' THEN ${text(j)} COLLATE "C" END`,
-  ];
-  return [rank, ...keys]
+  return [rank, bool, num, str]
     .map((term) => `${term} ${dir}`)
     .join(', ')
     .concat(', path');

@@ -10,8 +10,10 @@ import type {
   ListDocumentsOptions,
   NamePage,
   QueryDocumentsOptions,
+  QueryResult,
 } from '../../core/ports.js';
 import type { GroupCommit } from './group-commit.js';
+import { compileSeeks, indexScope, sqliteIndexName } from './index-sql.js';
 import { compileOrderBy, compileWhere, SqliteParamList, type SqliteParams } from './where-sql.js';
 
 /** A row's `{id, path, data}` as JSON text (`data` is stored as JSONB; json() renders it). */
@@ -57,32 +59,50 @@ ORDER BY path LIMIT @limit OFFSET @offset`,
 WHERE project_id = @project AND parent = @parent AND collection = @collection`,
 } as const;
 
+/**
+ * Counts the rows a query's scan visits: `cds_row_seen()` is the first term after those the
+ * index seeks on, so SQLite calls it once per index entry it reads (§15 rows scanned).
+ */
+const ROW_SEEN = 'cds_row_seen()';
+
 /** The SQL and parameters of a query; the store runs exactly this. */
 export function sqliteQuerySql(
   projectId: number,
   options: QueryDocumentsOptions,
 ): { sql: string; params: SqliteParams } {
   const params = new SqliteParamList();
+  const plan = options.index;
+  const seeks = plan ? compileSeeks(plan, params) : [];
   const where = compileWhere(options.where, params);
-  const orderBy = compileOrderBy(options.orderBy, params);
+  const orderField = options.orderBy?.field.join('__');
+  const rankFixed = plan?.seeks.some((seek) => plan.index.fields[seek.position]?.field.join('__') === orderField);
+  const orderBy = compileOrderBy(options.orderBy, rankFixed);
   Object.assign(params.values, {
     project: projectId,
     collection: options.collection,
     limit: options.limit ?? -1,
     offset: options.offset ?? 0,
   });
-  if (options.parent !== undefined) params.values.parent = options.parent;
-  const [index, parentScope] =
-    options.parent !== undefined
-      ? ['documents_by_parent', 'parent = @parent AND collection = @collection']
-      : ['documents_by_collection', 'collection = @collection'];
-  let scope = parentScope;
+  const scope = ['project_id = @project'];
+  let index = 'documents_by_collection';
+  if (plan) {
+    // A partial index is used only when the query names its scope with the same literals.
+    index = sqliteIndexName(plan.index.id);
+    scope.push(indexScope(projectId, options.collection));
+  } else if (options.parent !== undefined) {
+    index = 'documents_by_parent';
+  }
+  if (options.parent !== undefined) {
+    params.values.parent = options.parent;
+    scope.push('parent = @parent');
+  }
+  scope.push('collection = @collection');
   if (options.startAfter !== undefined) {
     params.values.after = options.startAfter;
-    scope += ' AND path > @after';
+    scope.push('path > @after');
   }
   const sql = `SELECT ${DOCUMENT_JSON} FROM documents INDEXED BY ${index}
-WHERE project_id = @project AND ${scope} AND ${where}
+WHERE ${[...scope, ...seeks, ROW_SEEN, where].join(' AND ')}
 ORDER BY ${orderBy} LIMIT @limit OFFSET @offset`;
   return { sql, params: params.values };
 }
@@ -128,11 +148,17 @@ export class SqliteDocumentStore implements DocumentStore {
   private readonly listPage: JsonStatement;
   private readonly queries = new Map<string, JsonStatement>();
   private readonly countChildrenStatement: Statement<{ n: number }>;
+  /** Rows visited by the running query (`ROW_SEEN`); statements run synchronously, one at a time. */
+  private rowsSeen = 0;
 
   constructor(
     private readonly db: Database.Database,
     private readonly commits: GroupCommit,
   ) {
+    db.function('cds_row_seen', { deterministic: false }, () => {
+      this.rowsSeen++;
+      return 1;
+    });
     const prepare = (sql: string) => db.prepare<SqliteParams, Row>(sql);
     this.statements = {
       get: prepare(sqliteDocumentSql.get),
@@ -252,9 +278,26 @@ export class SqliteDocumentStore implements DocumentStore {
     return this.countChildrenStatement.get({ project: projectId, parent, collection })?.n ?? 0;
   }
 
-  async query(projectId: number, options: QueryDocumentsOptions): Promise<DocumentJson[]> {
+  async query(projectId: number, options: QueryDocumentsOptions): Promise<QueryResult> {
     const { sql, params } = sqliteQuerySql(projectId, options);
-    return this.queryStatement(sql).all(params);
+    let statement: JsonStatement;
+    try {
+      statement = this.queryStatement(sql);
+    } catch (error) {
+      // An index dropped after the query was planned: the path indexes still answer it.
+      if (!options.index || !/no such index/.test(String(error))) throw error;
+      const { index: _dropped, ...unindexed } = options;
+      return this.query(projectId, unindexed);
+    }
+    this.rowsSeen = 0;
+    const documents = statement.all(params);
+    return { documents, rowsScanned: this.rowsSeen };
+  }
+
+  async explainQuery(projectId: number, options: QueryDocumentsOptions): Promise<string[]> {
+    const { sql, params } = sqliteQuerySql(projectId, options);
+    const rows = this.db.prepare<SqliteParams, { detail: string }>(`EXPLAIN QUERY PLAN ${sql}`).all(params);
+    return rows.map((row) => row.detail);
   }
 
   private prepareJson(sql: string): JsonStatement {

@@ -259,4 +259,22 @@ ALTER TABLE leaderboards ADD COLUMN stat_min REAL;
 ALTER TABLE leaderboards ADD COLUMN stat_max REAL;
 `,
   },
+  {
+    version: 9,
+    name: 'declared document indexes',
+    // One row per declaration; its database index is `cds_index_<id>` (index-sql.ts). AUTOINCREMENT
+    // never reuses an id, so a new declaration never meets a dropped one's leftovers.
+    sql: `
+CREATE TABLE document_indexes (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  project_id INTEGER NOT NULL,
+  collection TEXT NOT NULL,
+  fields TEXT NOT NULL,
+  signature TEXT NOT NULL,
+  state TEXT NOT NULL CHECK (state IN ('building', 'ready', 'failed')),
+  created_at INTEGER NOT NULL,
+  UNIQUE (project_id, signature)
+);
+`,
+  },
 ];

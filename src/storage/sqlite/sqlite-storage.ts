@@ -3,6 +3,7 @@ import type {
   AccountStore,
   AdminStore,
   DocumentStore,
+  IndexStore,
   LeaderboardAdminStore,
   LeaderboardStore,
   ServerKeyStore,
@@ -15,6 +16,7 @@ import { SqliteAccountStore } from './account-store.js';
 import { SqliteAdminStore } from './admin-store.js';
 import { SqliteDocumentStore } from './document-store.js';
 import { GroupCommit } from './group-commit.js';
+import { SqliteIndexStore } from './index-store.js';
 import { SqliteLeaderboardAdminStore } from './leaderboard-admin-store.js';
 import { SqliteLeaderboardStore } from './leaderboard-store.js';
 import { sqliteMigrations } from './migrations.js';
@@ -35,6 +37,7 @@ export class SqliteStorage implements Storage {
   readonly leaderboardAdmin: LeaderboardAdminStore;
   readonly serverKeys: ServerKeyStore;
   readonly rules: RulesStore;
+  readonly indexes: IndexStore;
 
   private readonly commits: GroupCommit;
 
@@ -50,6 +53,7 @@ export class SqliteStorage implements Storage {
     this.leaderboardAdmin = new SqliteLeaderboardAdminStore(db);
     this.serverKeys = new SqliteServerKeyStore(db);
     this.rules = new SqliteRulesStore(db);
+    this.indexes = new SqliteIndexStore(db);
   }
 
   /** Opens (creating when missing) the database file, or `:memory:`, and migrates it. */

@@ -157,16 +157,35 @@ export function compileWhere(clauses: readonly WhereClause[], params: SqlitePara
   return clauses.length === 0 ? '1' : clauses.map((clause) => compileClause(clause, params)).join(' AND ');
 }
 
+/** An SQL string literal (SQLite has no backslash escapes: quotes are doubled). */
+export const sqlLiteral = (text: string) => `'${text.replaceAll("'", "''")}'`;
+
+/**
+ * The §2 order of a field as two expressions, its type rank and its value, with the JSON path
+ * as a literal: declared indexes (§15) are built on exactly these, and SQLite matches an index
+ * expression only when the query spells it the same way.
+ */
+export function fieldTerms(keys: readonly string[]): { rank: string; key: string } {
+  const path = sqlLiteral(jsonPath(keys));
+  const type = `json_type(data, ${path})`;
+  const value = `json_extract(data, ${path})`;
+  return {
+    rank: `CASE ${type} WHEN 'false' THEN 1 WHEN 'true' THEN 1 WHEN 'integer' THEN 2 WHEN 'real' THEN 2 WHEN 'text' THEN 3 WHEN 'array' THEN 4 WHEN 'object' THEN 5 ELSE 0 END`,
+    // Within one rank the key has one SQL type (integer, real or text), so SQLite compares like with like.
+    key: `CASE ${type} WHEN 'false' THEN 0 WHEN 'true' THEN 1 WHEN 'integer' THEN CAST(${value} AS REAL) WHEN 'real' THEN ${value} WHEN 'text' THEN ${value} END`,
+  };
+}
+
 /**
  * ORDER BY terms of the §2 total order: missing/null, booleans, numbers, strings, arrays, objects;
- * `-field` reverses the value order only, ties always by path ascending.
+ * `-field` reverses the value order only, ties always by path ascending. `rankFixed`: an index
+ * seek fixes the field's rank (`rank = c`), and the rank term is left out, since SQLite does not
+ * see that an index column bound by `=` leaves the index's order intact when it is named.
  */
-export function compileOrderBy(orderBy: OrderBy | undefined, params: SqliteParamList): string {
+export function compileOrderBy(orderBy: OrderBy | undefined, rankFixed = false): string {
   if (!orderBy) return 'path';
-  const f = field(orderBy.field, params);
+  if (orderBy.field.some((key) => key.includes('\u0000'))) return 'path';
+  const { rank, key } = fieldTerms(orderBy.field);
   const direction = orderBy.descending ? 'DESC' : 'ASC';
-  const rank = `CASE ${f.type} WHEN 'false' THEN 1 WHEN 'true' THEN 1 WHEN 'integer' THEN 2 WHEN 'real' THEN 2 WHEN 'text' THEN 3 WHEN 'array' THEN 4 WHEN 'object' THEN 5 ELSE 0 END`;
-  // Within one rank the key has one SQL type (integer, real or text), so SQLite compares like with like.
-  const key = `CASE ${f.type} WHEN 'false' THEN 0 WHEN 'true' THEN 1 WHEN 'integer' THEN CAST(${f.value} AS REAL) WHEN 'real' THEN ${f.value} WHEN 'text' THEN ${f.value} END`;
-  return `${rank} ${direction}, ${key} ${direction}, path`;
+  return rankFixed ? `${key} ${direction}, path` : `${rank} ${direction}, ${key} ${direction}, path`;
 }
