@@ -259,4 +259,18 @@ ALTER TABLE leaderboards ADD COLUMN stat_min REAL;
 ALTER TABLE leaderboards ADD COLUMN stat_max REAL;
 `,
   },
+  {
+    version: 10,
+    name: 'document versions',
+    // One commit sequence per project for documents (§10, §11), apart from the tree's: a group
+    // commit bumps a project's row once for all the writes it carries. Each document keeps the
+    // version of its last write; rows older than this migration start at 0.
+    sql: `
+CREATE TABLE document_versions (
+  project_id INTEGER PRIMARY KEY,
+  version INTEGER NOT NULL
+);
+ALTER TABLE documents ADD COLUMN version INTEGER NOT NULL DEFAULT 0;
+`,
+  },
 ];
