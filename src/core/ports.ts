@@ -346,6 +346,16 @@ export interface TreeChange {
   value: JsonValue;
 }
 
+/**
+ * Core's part of a tree write decided inside its transaction (§11): the engine reads the values
+ * at `reads` after taking the project's version, and applies the sets `resolve` returns in place
+ * of the write's own (`resolve` throws to refuse the write: nothing is committed).
+ */
+export interface TreeWriteHook {
+  reads: readonly string[];
+  resolve(current: ReadonlyMap<string, JsonValue>, time: number): TreeSet[];
+}
+
 /** A committed write: the project version it took and its changes in the order applied. */
 export interface TreeCommit {
   version: number;
@@ -377,17 +387,21 @@ export interface ChangeLogRetention {
  * applies its sets, appends them to the log and trims the log to `retention`.
  */
 export interface TreeStore {
-  /** Replaces the subtree at `set.path`; when it has leaves, ancestors holding a leaf become objects. */
-  set(projectId: number, set: TreeSet, retention: ChangeLogRetention): Promise<TreeCommit>;
+  /**
+   * Replaces the subtree at `set.path`; when it has leaves, ancestors holding a leaf become objects.
+   * Each write takes an optional `hook` (§11) run inside its transaction.
+   */
+  set(projectId: number, set: TreeSet, retention: ChangeLogRetention, hook?: TreeWriteHook): Promise<TreeCommit>;
   /** Applies child sets (no path a prefix of another) at once; also returns the merged value at `path`. */
   patch(
     projectId: number,
     path: string,
     sets: TreeSet[],
     retention: ChangeLogRetention,
+    hook?: TreeWriteHook,
   ): Promise<TreeCommit & { value: JsonValue }>;
   /** Deletes the subtree at `path` (a commit even when nothing was there). */
-  delete(projectId: number, path: string, retention: ChangeLogRetention): Promise<TreeCommit>;
+  delete(projectId: number, path: string, retention: ChangeLogRetention, hook?: TreeWriteHook): Promise<TreeCommit>;
   /** The assembled value at `path` with the version it reflects. */
   snapshot(projectId: number, path: string): Promise<TreeSnapshot>;
   /** The names of the children of `path` when it is an object; its value when a leaf; else none. */
