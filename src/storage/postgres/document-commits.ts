@@ -1,6 +1,6 @@
 /**
- * The document writes of PostgreSQL as commits: the `DocumentStore.apply` calls of one turn of
- * the event loop share one transaction (`StatementBatch`), which
+ * The document writes of PostgreSQL as commits: the `DocumentStore.apply` calls that arrive
+ * while the previous commit runs share the next transaction, which
  *
  * 1. begins and takes the next document version of each project it writes, locking those rows
  *    in project order (one round trip): every document writer locks them first, so a project's
@@ -15,7 +15,6 @@ import { validationFailed } from '../../core/errors.js';
 import type { JsonObject } from '../../core/json.js';
 import type { DocumentPath } from '../../core/paths.js';
 import type { AppliedMutation, DocumentCommit, DocumentMutation, StoredDocument } from '../../core/ports.js';
-import { StatementBatch } from './statement-batch.js';
 
 export const postgresCommitSql = {
   readStored: `SELECT d.project_id, d.path, d.id, d.data, d.version FROM documents d
@@ -76,30 +75,65 @@ const keyOf = (projectId: number, path: string) => `${projectId}/${path}`;
 
 const NUL_ISSUE = { loc: ['body', 'data'], msg: 'Strings may not contain the NUL character', type: 'value_error' };
 
-/** Commits `DocumentMutation`s for `PostgresDocumentStore`. */
-export class DocumentCommits {
-  private readonly batch: StatementBatch<ApplyCall, Outcome>;
+/** PostgreSQL refuses `\u0000` in jsonb (22P05): the §0 validation failure. */
+function nulRefused(error: unknown): unknown {
+  return (error as { code?: unknown }).code === '22P05' ? validationFailed([NUL_ISSUE]) : error;
+}
 
-  constructor(private readonly pool: pg.Pool) {
-    this.batch = new StatementBatch({
-      runMany: (calls) => this.commit(calls),
-      runOne: async (call) => {
-        try {
-          return (await this.commit([call]))[0] as Outcome;
-        } catch (error) {
-          // PostgreSQL refuses `\u0000` in jsonb (22P05): the §0 validation failure.
-          if ((error as { code?: unknown }).code === '22P05')
-            return { ok: false, error: validationFailed([NUL_ISSUE]) };
-          throw error;
-        }
-      },
-    });
-  }
+interface Pending {
+  call: ApplyCall;
+  resolve: (outcome: Outcome) => void;
+  reject: (error: unknown) => void;
+}
+
+/** Calls per commit at most: bounds the parameter arrays. */
+const MAX_CALLS = 256;
+
+/**
+ * Commits `DocumentMutation`s for `PostgresDocumentStore`, one commit in flight per process:
+ * the calls arriving while one commits wait and go together in the next. A commit holds its
+ * projects' version rows until it ends, so commits of one project cannot overlap anyway; waiting
+ * here instead of on the row lock makes each commit carry everything that arrived meanwhile.
+ */
+export class DocumentCommits {
+  private queue: Pending[] = [];
+  private running = false;
+
+  constructor(private readonly pool: pg.Pool) {}
 
   async apply(projectId: number, mutations: readonly DocumentMutation[]): Promise<AppliedMutation[]> {
-    const outcome = await this.batch.run({ projectId, mutations });
+    const outcome = await new Promise<Outcome>((resolve, reject) => {
+      this.queue.push({ call: { projectId, mutations }, resolve, reject });
+      if (!this.running) {
+        this.running = true;
+        setImmediate(() => void this.drain());
+      }
+    });
     if (!outcome.ok) throw outcome.error;
     return outcome.applied;
+  }
+
+  private async drain(): Promise<void> {
+    while (this.queue.length > 0) {
+      const round = this.queue.splice(0, MAX_CALLS);
+      try {
+        const outcomes = await this.commit(round.map((pending) => pending.call));
+        round.forEach((pending, i) => pending.resolve(outcomes[i] as Outcome));
+      } catch (error) {
+        // Nothing of the round was written; each call's own commit gives it its own answer.
+        if (round.length === 1) (round[0] as Pending).reject(nulRefused(error));
+        else for (const pending of round) await this.commitAlone(pending);
+      }
+    }
+    this.running = false;
+  }
+
+  private async commitAlone(pending: Pending): Promise<void> {
+    try {
+      pending.resolve((await this.commit([pending.call]))[0] as Outcome);
+    } catch (error) {
+      pending.reject(nulRefused(error));
+    }
   }
 
   private async commit(calls: readonly ApplyCall[]): Promise<Outcome[]> {
