@@ -118,7 +118,7 @@ export class DocumentCommits {
       const round = this.queue.splice(0, MAX_CALLS);
       try {
         const outcomes = await this.commit(round.map((pending) => pending.call));
-        round.forEach((pending, i) => pending.resolve(outcomes[i] as Outcome));
+        for (const [i, pending] of round.entries()) pending.resolve(outcomes[i] as Outcome);
       } catch (error) {
         // Nothing of the round was written; each call's own commit gives it its own answer.
         if (round.length === 1) (round[0] as Pending).reject(nulRefused(error));
