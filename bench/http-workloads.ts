@@ -124,6 +124,32 @@ export function serviceWorkloads(settings: BenchSettings): HttpWorkload[] {
       }),
     },
     {
+      name: 'document PATCH, increment transform (§11)',
+      baseline: 'bare POST',
+      expectStatus: 200,
+      request: (i) => ({
+        method: 'PATCH',
+        path: `/documents/docs/${itemPath(spread(i, docs))}`,
+        body: JSON.stringify({ transforms: { level: { increment: 1 } } }),
+      }),
+    },
+    {
+      // Each request writes 50 documents: documents/s is 50 × the request rate.
+      name: 'document batch of 50 PUTs (§11; documents/s = 50 × req/s)',
+      baseline: 'bare POST',
+      expectStatus: 200,
+      request: (i) => ({
+        method: 'POST',
+        path: '/documents/batch',
+        body: JSON.stringify({
+          writes: Array.from({ length: 50 }, (_, k) => {
+            const n = spread(i * 50 + k, docs);
+            return { op: 'put', path: itemPath(n), data: itemData(n) };
+          }),
+        }),
+      }),
+    },
+    {
       name: 'realtime PUT',
       baseline: 'bare POST',
       expectStatus: 200,

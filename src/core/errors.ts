@@ -7,6 +7,7 @@ export type ErrorCode =
   | 'forbidden'
   | 'not_found'
   | 'conflict'
+  | 'precondition_failed'
   | 'payload_too_large'
   | 'unsupported_media_type'
   | 'validation'

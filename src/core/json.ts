@@ -39,3 +39,16 @@ export function hasUnstorableText(value: JsonValue): boolean {
 export function isUnstorable(text: string): boolean {
   return text.includes('\u0000') || !text.isWellFormed();
 }
+
+/**
+ * `value` as JSON text with every object's keys sorted by code unit: equal JSON values (by deep
+ * equality, `1` and `1.0` alike) give equal text, whatever order their keys came in.
+ */
+export function canonicalJson(value: JsonValue): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (isJsonObject(value)) {
+    const keys = Object.keys(value).sort();
+    return `{${keys.map((key) => `${JSON.stringify(key)}:${canonicalJson(value[key] as JsonValue)}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}

@@ -37,7 +37,47 @@ export type DocumentJson = string & { readonly documentJson: unique symbol };
 /** A stored document with the sorted unique names of its child collections (document GET, §2). */
 export interface DocumentWithCollections extends DocumentRecord {
   collections: string[];
+  /** The version of the document's last write (§10; its ETag, §11). */
+  version: number;
 }
+
+/** A stored document with the version of its last write (§10). */
+export interface StoredDocument extends DocumentRecord {
+  version: number;
+}
+
+/** The commit a write belongs to: the project's new document version and the commit time (epoch ms). */
+export interface DocumentCommit {
+  version: number;
+  time: number;
+}
+
+/**
+ * What a write does to its document, as core decided it: store `data` (under `newId` when the
+ * document is new, else keeping the stored id), or delete the document.
+ */
+export type DocumentChange = { kind: 'write'; data: JsonObject; newId: string } | { kind: 'delete' };
+
+/**
+ * One write of a commit. The engine calls `decide` inside the commit's transaction, after the
+ * project's version is taken (so no other writer of the project can come between), with the
+ * document as stored at that point of the commit, and applies the change it returns; `decide`
+ * throws an `AppError` to refuse the write (rules, preconditions, a missing document).
+ */
+export interface DocumentMutation {
+  path: DocumentPath;
+  /**
+   * Whether `decide` needs the stored document. When false it is given null and a write keeps
+   * the stored id if there is one (deletes always read).
+   */
+  readsStored: boolean;
+  decide(stored: StoredDocument | null, commit: DocumentCommit): DocumentChange;
+}
+
+/** What a mutation did, with the version of its commit. */
+export type AppliedMutation =
+  | { kind: 'written'; id: string; path: string; data: JsonObject; version: number; created: boolean }
+  | { kind: 'deleted'; path: string; version: number };
 
 /** Which direct children of a collection to list, in path order. */
 export interface ListDocumentsOptions {
@@ -83,6 +123,12 @@ export interface QueryResult {
 
 /** The JSON document store of every project. Each method is one atomic operation. */
 export interface DocumentStore {
+  /**
+   * Applies the mutations in order as one commit of the project's documents (§10, §11): one new
+   * version for all of them, all or none (the first `decide` that throws rejects the call with
+   * its error). Writes arriving together may share a commit with other calls.
+   */
+  apply(projectId: number, mutations: readonly DocumentMutation[]): Promise<AppliedMutation[]>;
   /** Inserts or replaces the document at `path`; `created` tells which happened. */
   upsert(projectId: number, path: DocumentPath, data: JsonObject): Promise<DocumentRecord & { created: boolean }>;
   /** Inserts a new document with the given id; the path is new (its last segment is the id). */
@@ -315,6 +361,16 @@ export interface TreeChange {
   value: JsonValue;
 }
 
+/**
+ * Core's part of a tree write decided inside its transaction (§11): the engine reads the values
+ * at `reads` after taking the project's version, and applies the sets `resolve` returns in place
+ * of the write's own (`resolve` throws to refuse the write: nothing is committed).
+ */
+export interface TreeWriteHook {
+  reads: readonly string[];
+  resolve(current: ReadonlyMap<string, JsonValue>, time: number): TreeSet[];
+}
+
 /** A committed write: the project version it took and its changes in the order applied. */
 export interface TreeCommit {
   version: number;
@@ -346,17 +402,21 @@ export interface ChangeLogRetention {
  * applies its sets, appends them to the log and trims the log to `retention`.
  */
 export interface TreeStore {
-  /** Replaces the subtree at `set.path`; when it has leaves, ancestors holding a leaf become objects. */
-  set(projectId: number, set: TreeSet, retention: ChangeLogRetention): Promise<TreeCommit>;
+  /**
+   * Replaces the subtree at `set.path`; when it has leaves, ancestors holding a leaf become objects.
+   * Each write takes an optional `hook` (§11) run inside its transaction.
+   */
+  set(projectId: number, set: TreeSet, retention: ChangeLogRetention, hook?: TreeWriteHook): Promise<TreeCommit>;
   /** Applies child sets (no path a prefix of another) at once; also returns the merged value at `path`. */
   patch(
     projectId: number,
     path: string,
     sets: TreeSet[],
     retention: ChangeLogRetention,
+    hook?: TreeWriteHook,
   ): Promise<TreeCommit & { value: JsonValue }>;
   /** Deletes the subtree at `path` (a commit even when nothing was there). */
-  delete(projectId: number, path: string, retention: ChangeLogRetention): Promise<TreeCommit>;
+  delete(projectId: number, path: string, retention: ChangeLogRetention, hook?: TreeWriteHook): Promise<TreeCommit>;
   /** The assembled value at `path` with the version it reflects. */
   snapshot(projectId: number, path: string): Promise<TreeSnapshot>;
   /** The names of the children of `path` when it is an object; its value when a leaf; else none. */

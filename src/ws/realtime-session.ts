@@ -16,8 +16,9 @@ import {
   updateMessage,
 } from '../core/realtime/messages.js';
 import { SubscriptionIndex } from '../core/realtime/subscription-index.js';
+import { TreePreconditionFailed } from '../core/realtime/tree-atomic.js';
 import { DENIED_BY_RULES, deniedByRules, type GrantBasis, type ReadCheck } from '../core/realtime/tree-rules.js';
-import type { TreeService } from '../core/realtime/tree-service.js';
+import type { TreeService, TreeWriteOptions } from '../core/realtime/tree-service.js';
 import type { CommitBroadcast } from './commit-broadcast.js';
 import type { FeedListener, ProjectFeed } from './project-feed.js';
 
@@ -201,7 +202,8 @@ export class RealtimeSession implements FeedListener {
       await this.apply(message);
     } catch (error) {
       if (!(error instanceof AppError)) this.options.onError(error);
-      this.send(errorMessage(error instanceof AppError ? error.message : 'Internal error', message.id));
+      const current = error instanceof TreePreconditionFailed ? { etag: error.etag, value: error.value } : undefined;
+      this.send(errorMessage(error instanceof AppError ? error.message : 'Internal error', message.id, current));
     }
   }
 
@@ -214,13 +216,13 @@ export class RealtimeSession implements FeedListener {
         this.unsubscribe(message.path);
         break;
       case 'set':
-        await tree.set(this.projectId, message.path, message.value, this.userId);
+        await tree.set(this.projectId, message.path, message.value, this.userId, writeOptionsOf(message));
         break;
       case 'patch':
-        await tree.patch(this.projectId, message.path, message.value, this.userId);
+        await tree.patch(this.projectId, message.path, message.value, this.userId, writeOptionsOf(message));
         break;
       case 'delete':
-        await tree.delete(this.projectId, message.path, this.userId);
+        await tree.delete(this.projectId, message.path, this.userId, writeOptionsOf(message));
         break;
     }
     this.send(ackMessage(message.action, message.path, message.id));
@@ -418,4 +420,10 @@ export class RealtimeSession implements FeedListener {
     this.options.onClosed(this);
     for (const callback of this.closedCallbacks.splice(0)) callback();
   }
+}
+
+/** The precondition of a WebSocket write: its `if_match`, one ETag or `*` (§11). */
+function writeOptionsOf(message: { ifMatch?: string }): TreeWriteOptions {
+  if (message.ifMatch === undefined) return {};
+  return { ifMatch: message.ifMatch === '*' ? '*' : [message.ifMatch] };
 }

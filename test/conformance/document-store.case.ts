@@ -280,6 +280,7 @@ export function documentStoreCases(engine: EngineFixture): void {
           path: 'r/1',
           data: { a: [1, { b: null }] },
           collections: [],
+          version: expect.any(Number),
         });
       });
 
@@ -307,6 +308,7 @@ export function documentStoreCases(engine: EngineFixture): void {
           path: 'r/1',
           data: { n: 1 },
           collections: expected,
+          version: expect.any(Number),
         });
         expect(await store.childCollections(project, 'r/1')).toEqual(expected);
         expect((await store.getWithCollections(project, 'r/1/c/x'))?.collections).toEqual(['deep']);

@@ -119,6 +119,17 @@ for (const engine of engines) {
       await expectStatus(200, 'DELETE', '/documents/docs/users/gone', player);
       await expectStatus(404, 'DELETE', '/documents/docs/users/gone', player);
       await expectStatus(201, 'POST', '/documents/collections/users', { ...player, body: { data: { level: 1 } } });
+      const ifMatch = { headers: { ...player.headers, 'if-match': '"0"' } };
+      await expectStatus(412, 'PATCH', '/documents/docs/users/u1', { ...ifMatch, body: { data: {} } });
+      await expectStatus(200, 'POST', '/documents/batch', {
+        ...player,
+        body: { writes: [{ op: 'patch', path: 'users/u1', transforms: { level: { increment: 1 } } }] },
+      });
+      await expectStatus(404, 'POST', '/documents/batch', {
+        ...player,
+        body: { writes: [{ op: 'delete', path: 'users/none' }] },
+      });
+      await expectStatus(422, 'POST', '/documents/batch', { ...player, body: { writes: [] } });
       await expectStatus(400, 'POST', '/documents/collections/users', { ...player, body: { parent_path: 'odd' } });
       await expectStatus(200, 'GET', '/documents/collections/users?limit=5', player);
       await expectStatus(422, 'GET', '/documents/collections/users?limit=0', player);

@@ -170,7 +170,7 @@ describe.skipIf(sqliteEngine.unavailable)('query plans on sqlite', () => {
       for (let i = 0; i < COUNT; i++) {
         const doc = generated(i);
         const data = JSON.stringify({ n: i % 1000, s: `v${i % 97}` });
-        insert.run({ project: PROJECT, ...doc, id: randomUUID(), data, now: Date.now() });
+        insert.run({ project: PROJECT, ...doc, id: randomUUID(), data, now: Date.now(), version: 0 });
       }
     });
     load();

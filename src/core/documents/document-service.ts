@@ -1,6 +1,6 @@
 import { v7 as timeOrderedUuid } from 'uuid';
-import { notFound, validationFailed } from '../errors.js';
-import { hasUnstorableText, type JsonObject, UNSTORABLE_TEXT } from '../json.js';
+import { notFound } from '../errors.js';
+import type { JsonObject } from '../json.js';
 import {
   childDocumentPath,
   type DocumentPath,
@@ -17,6 +17,16 @@ import type {
   QueryDocumentsOptions,
 } from '../ports.js';
 import { parseOrderBy, parseWhere, type WhereClause } from '../where.js';
+import {
+  type BatchResult,
+  type BatchWrite,
+  type DeleteResult,
+  DocumentWrites,
+  type PutResult,
+  type WriteRequest,
+  type WriteRules,
+} from './document-write-service.js';
+import { DOCUMENT_NOT_FOUND } from './document-writes.js';
 import type { IndexSource } from './index-service.js';
 import { chooseIndex } from './indexes.js';
 import type { QueryStats } from './query-stats.js';
@@ -39,15 +49,6 @@ export interface QueryRequest {
 }
 
 const DEFAULT_LIST_LIMIT = 20;
-
-/** Rejects data that one of the engines could not store, so both engines accept the same documents. */
-function storable(data: JsonObject): JsonObject {
-  if (hasUnstorableText(data)) {
-    throw validationFailed([{ loc: ['body', 'data'], msg: UNSTORABLE_TEXT, type: 'value_error' }]);
-  }
-  return data;
-}
-const DOCUMENT_NOT_FOUND = 'Document not found';
 
 /** The record a store's `DocumentJson` holds. */
 export function parseDocumentJson(json: DocumentJson): DocumentRecord {
@@ -72,18 +73,21 @@ export interface QueryPlanning {
   stats?: QueryStats;
 }
 
-/** The document store's rules (§2) over any storage engine. */
+/** The document store's rules (§2, §11) over any storage engine. */
 export class DocumentService {
+  private readonly writes: DocumentWrites;
+
   constructor(
     private readonly store: DocumentStore,
     private readonly limits: PathLimits,
     private readonly planning: QueryPlanning = {},
-  ) {}
+  ) {
+    this.writes = new DocumentWrites(store, limits);
+  }
 
   /** Inserts or replaces the document at `rawPath`. */
-  put(projectId: number, rawPath: string, data: JsonObject): Promise<DocumentRecord & { created: boolean }> {
-    const path = parseDocumentPath(rawPath, this.limits);
-    return this.store.upsert(projectId, path, storable(data));
+  put(projectId: number, rawPath: string, data: JsonObject, request: WriteRequest = {}): Promise<PutResult> {
+    return this.writes.put(projectId, rawPath, data, request);
   }
 
   /**
@@ -91,8 +95,14 @@ export class DocumentService {
    * starts with the time, so new paths sort after older ones and land at the end of the indexes
    * instead of on a random leaf page (SQLite inserts a POST about 20-40 % faster).
    */
-  async create(projectId: number, rawCollection: string, rawParent: string | undefined, data: JsonObject) {
-    return this.insert(projectId, this.newDocumentPath(rawCollection, rawParent), data);
+  create(
+    projectId: number,
+    rawCollection: string,
+    rawParent: string | undefined,
+    data: JsonObject,
+    rules?: WriteRules | null,
+  ): Promise<PutResult> {
+    return this.writes.create(projectId, this.newDocumentPath(rawCollection, rawParent), data, rules);
   }
 
   /** The path and id a POST to the collection would create (checked against the path limits). */
@@ -103,13 +113,7 @@ export class DocumentService {
     return { ...childDocumentPath(parent, collection, id, this.limits), id };
   }
 
-  /** Creates the document `newDocumentPath` chose. */
-  async insert(projectId: number, path: DocumentPath & { id: string }, data: JsonObject) {
-    const record = await this.store.insert(projectId, path, path.id, storable(data));
-    return { ...record, created: true as const };
-  }
-
-  /** The document with the names of its child collections; 404 when missing. */
+  /** The document with the names of its child collections and its version; 404 when missing. */
   async get(projectId: number, rawPath: string): Promise<DocumentWithCollections> {
     const { path } = parseDocumentPath(rawPath, this.limits);
     const record = await this.store.getWithCollections(projectId, path);
@@ -117,19 +121,19 @@ export class DocumentService {
     return record;
   }
 
-  /** Shallow-merges `patch` into the document; 404 when missing. */
-  async patch(projectId: number, rawPath: string, patch: JsonObject): Promise<DocumentRecord> {
-    const { path } = parseDocumentPath(rawPath, this.limits);
-    const record = await this.store.merge(projectId, path, storable(patch));
-    if (!record) throw notFound(DOCUMENT_NOT_FOUND);
-    return record;
+  /** Shallow-merges `patch` into the document, then applies the transforms; 404 when missing. */
+  patch(projectId: number, rawPath: string, patch: JsonObject | undefined, request: WriteRequest = {}) {
+    return this.writes.patch(projectId, rawPath, patch, request);
   }
 
   /** Deletes only that document; 404 when missing. */
-  async delete(projectId: number, rawPath: string): Promise<{ deleted: string }> {
-    const { path } = parseDocumentPath(rawPath, this.limits);
-    if (!(await this.store.delete(projectId, path))) throw notFound(DOCUMENT_NOT_FOUND);
-    return { deleted: path };
+  delete(projectId: number, rawPath: string, request: WriteRequest = {}): Promise<DeleteResult> {
+    return this.writes.delete(projectId, rawPath, request);
+  }
+
+  /** Applies up to 500 writes as one commit: all or none (§11). */
+  batch(projectId: number, writes: readonly BatchWrite[], rules?: WriteRules | null): Promise<BatchResult> {
+    return this.writes.batch(projectId, writes, rules);
   }
 
   /**

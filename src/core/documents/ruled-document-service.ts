@@ -4,8 +4,8 @@
  * may list. Admins use `DocumentService` directly (rules do not apply to them). Under the open
  * ruleset each call goes straight to `DocumentService`.
  *
- * A write is checked and then done in two statements: a concurrent write between them is not
- * seen by the rule (atomic preconditions come with document versions, §11).
+ * A write whose decision depends on the stored document is decided inside its commit (see
+ * `WriteRules`), on the document as the commit sees it.
  */
 import type { Clock } from '../clock.js';
 import { AppError } from '../errors.js';
@@ -24,6 +24,10 @@ import {
   parseDocumentJson,
   type QueryRequest,
 } from './document-service.js';
+import type { BatchResult, BatchWrite, WriteRequest, WriteRules } from './document-write-service.js';
+
+/** What a client write carries beyond its path and data (§11). */
+export type ClientWriteRequest = Omit<WriteRequest, 'rules'>;
 
 /** Who a client request acts for. */
 export interface DocumentCaller {
@@ -49,7 +53,7 @@ const asResource = (record: DocumentRecord | null): JsonValue =>
 export class RuledDocumentService {
   constructor(
     private readonly documents: DocumentService,
-    private readonly store: Pick<DocumentStore, 'get' | 'getWithCollections'>,
+    private readonly store: Pick<DocumentStore, 'getWithCollections'>,
     private readonly rules: RulesSource,
     private readonly auth: RuleAuthLookup,
     private readonly clock: Clock,
@@ -66,57 +70,78 @@ export class RuledDocumentService {
     return record ?? this.documents.get(caller.projectId, path);
   }
 
-  async put(caller: DocumentCaller, rawPath: string, data: JsonObject) {
-    const rules = await this.rules.compiled(caller.projectId);
-    if (rules.open) return this.documents.put(caller.projectId, rawPath, data);
-    const { path, name: id } = parseDocumentPath(rawPath, this.limits);
-    const create = rules.documentCheck('create', path);
-    const update = rules.documentCheck('update', path);
-    const after: JsonValue = { id, path, data };
-    const auth = await this.auth.of(caller.projectId, caller.userId);
-    // Whether the document exists decides which check applies; read it only when that matters.
-    const mayCreate = create.decide(this.facts(auth, null, after)).allowed;
-    const mayUpdateBlind = update.readsResource ? null : update.decide(this.facts(auth, null, after)).allowed;
-    if (mayCreate !== mayUpdateBlind) {
-      const existing = await this.store.get(caller.projectId, path);
-      const allowed = existing
-        ? update.decide(this.facts(auth, asResource(existing), { id: existing.id, path, data })).allowed
-        : mayCreate;
-      if (!allowed) throw denied();
-    } else if (!mayCreate) {
-      throw denied();
-    }
-    return this.documents.put(caller.projectId, path, data);
+  async put(caller: DocumentCaller, rawPath: string, data: JsonObject, request: ClientWriteRequest = {}) {
+    return this.documents.put(caller.projectId, rawPath, data, { ...request, rules: await this.writeRules(caller) });
   }
 
   async create(caller: DocumentCaller, rawCollection: string, rawParent: string | undefined, data: JsonObject) {
-    const rules = await this.rules.compiled(caller.projectId);
-    if (rules.open) return this.documents.create(caller.projectId, rawCollection, rawParent, data);
-    const planned = this.documents.newDocumentPath(rawCollection, rawParent);
-    const check = this.checkOrDeny(rules, 'create', planned.path);
-    await this.require(caller, check, null, { id: planned.id, path: planned.path, data });
-    return this.documents.insert(caller.projectId, planned, data);
+    const rules = await this.writeRules(caller);
+    return this.documents.create(caller.projectId, rawCollection, rawParent, data, rules);
   }
 
-  async patch(caller: DocumentCaller, rawPath: string, patch: JsonObject): Promise<DocumentRecord> {
-    const rules = await this.rules.compiled(caller.projectId);
-    if (rules.open) return this.documents.patch(caller.projectId, rawPath, patch);
-    const { path, name: id } = parseDocumentPath(rawPath, this.limits);
-    const check = this.checkOrDeny(rules, 'update', path);
-    const existing = await this.store.get(caller.projectId, path);
-    const merged = { id: existing?.id ?? id, path, data: { ...(existing?.data ?? {}), ...patch } };
-    await this.require(caller, check, asResource(existing), merged);
-    return this.documents.patch(caller.projectId, path, patch);
+  async patch(
+    caller: DocumentCaller,
+    rawPath: string,
+    patch: JsonObject | undefined,
+    request: ClientWriteRequest = {},
+  ) {
+    return this.documents.patch(caller.projectId, rawPath, patch, { ...request, rules: await this.writeRules(caller) });
   }
 
-  async delete(caller: DocumentCaller, rawPath: string): Promise<{ deleted: string }> {
+  async delete(caller: DocumentCaller, rawPath: string, request: ClientWriteRequest = {}) {
+    return this.documents.delete(caller.projectId, rawPath, { ...request, rules: await this.writeRules(caller) });
+  }
+
+  /** A batch (§11): every write is checked against the rules, inside the commit when it needs the stored document. */
+  async batch(caller: DocumentCaller, writes: readonly BatchWrite[]): Promise<BatchResult> {
+    return this.documents.batch(caller.projectId, writes, await this.writeRules(caller));
+  }
+
+  /**
+   * The rules of the caller's writes; null under the open ruleset. Whether a write needs the
+   * stored document is decided per write: when it does, the check runs inside the write's commit
+   * on the document as stored there, so no concurrent write can come between check and write.
+   */
+  private async writeRules(caller: DocumentCaller): Promise<WriteRules | null> {
     const rules = await this.rules.compiled(caller.projectId);
-    if (rules.open) return this.documents.delete(caller.projectId, rawPath);
-    const { path } = parseDocumentPath(rawPath, this.limits);
-    const check = this.checkOrDeny(rules, 'delete', path);
-    const existing = check.readsResource ? await this.store.get(caller.projectId, path) : null;
-    await this.require(caller, check, asResource(existing), null);
-    return this.documents.delete(caller.projectId, path);
+    if (rules.open) return null;
+    const auth = await this.auth.of(caller.projectId, caller.userId);
+    const decide = (check: RuleCheck, resource: JsonValue, after: JsonValue) =>
+      check.decide(this.facts(auth, resource, after)).allowed;
+    return {
+      plan: (op, path, after) => {
+        const target = after ? { id: after.id, path: after.path, data: after.data } : null;
+        if (op === 'create') {
+          if (!decide(this.checkOrDeny(rules, 'create', path.path), null, target)) throw denied();
+          return null;
+        }
+        if (op === 'put') {
+          const create = rules.documentCheck('create', path.path);
+          const update = rules.documentCheck('update', path.path);
+          // Whether the document exists decides which check applies; read it only when that matters.
+          const mayCreate = decide(create, null, target);
+          const mayUpdateBlind = update.readsResource ? null : decide(update, null, target);
+          if (mayCreate === mayUpdateBlind) {
+            if (!mayCreate) throw denied();
+            return null;
+          }
+          return (stored, written) => {
+            const allowed = stored
+              ? decide(update, asResource(stored), { id: stored.id, path: path.path, data: written?.data ?? {} })
+              : mayCreate;
+            if (!allowed) throw denied();
+          };
+        }
+        const check = this.checkOrDeny(rules, op === 'patch' ? 'update' : 'delete', path.path);
+        if (op === 'delete' && !check.readsResource) {
+          if (!decide(check, null, null)) throw denied();
+          return null;
+        }
+        return (stored, written) => {
+          if (!decide(check, asResource(stored), written ? { ...written } : null)) throw denied();
+        };
+      },
+    };
   }
 
   /** Direct children the caller may list, by path; the limit counts those only. */

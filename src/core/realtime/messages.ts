@@ -15,9 +15,9 @@ export type MessageId = string | number;
 export type ClientMessage =
   | { action: 'subscribe'; path: string; id?: MessageId; since?: number }
   | { action: 'unsubscribe'; path: string; id?: MessageId }
-  | { action: 'set'; path: string; value: JsonValue; id?: MessageId }
-  | { action: 'patch'; path: string; value: JsonObject; id?: MessageId }
-  | { action: 'delete'; path: string; id?: MessageId };
+  | { action: 'set'; path: string; value: JsonValue; id?: MessageId; ifMatch?: string }
+  | { action: 'patch'; path: string; value: JsonObject; id?: MessageId; ifMatch?: string }
+  | { action: 'delete'; path: string; id?: MessageId; ifMatch?: string };
 
 /** The actions that write (and are answered by `ack` once committed). */
 export type WriteAction = 'set' | 'patch' | 'delete';
@@ -59,6 +59,10 @@ export function parseClientMessage(text: string, limits: PathLimits = defaultPat
     throw error;
   }
   const base = id === undefined ? { path } : { path, id };
+  // A write's `if_match` (§11): one ETag without its quotes, or `*`.
+  const ifMatch = parsed.if_match;
+  if (ifMatch !== undefined && typeof ifMatch !== 'string') return refuse('if_match must be a string', id);
+  const write = ifMatch === undefined ? base : { ...base, ifMatch };
   switch (action) {
     case 'subscribe': {
       const since = parsed.since;
@@ -68,13 +72,14 @@ export function parseClientMessage(text: string, limits: PathLimits = defaultPat
     }
     case 'set':
       if (!('value' in parsed)) return refuse('value is required', id);
-      return { ok: true, message: { action, ...base, value: parsed.value as JsonValue } };
+      return { ok: true, message: { action, ...write, value: parsed.value as JsonValue } };
     case 'patch':
       if (!isJsonObject(parsed.value)) return refuse('value must be an object', id);
-      return { ok: true, message: { action, ...base, value: parsed.value } };
+      return { ok: true, message: { action, ...write, value: parsed.value } };
     case 'unsubscribe':
-    case 'delete':
       return { ok: true, message: { action, ...base } };
+    case 'delete':
+      return { ok: true, message: { action, ...write } };
     default:
       return refuse(`Unknown action '${action}'`, id);
   }
@@ -105,9 +110,12 @@ export function ackMessage(action: WriteAction | 'unsubscribe', path: string, id
   return withId({ event: 'ack', action, path }, id);
 }
 
-/** `error`: a refused message; the connection stays open. */
-export function errorMessage(message: string, id?: MessageId): string {
-  return withId({ event: 'error', message }, id);
+/** `error`: a refused message; the connection stays open. A refused precondition adds the path's current `etag` and `value` (§11). */
+export function errorMessage(message: string, id?: MessageId, current?: { etag: string; value: JsonValue }): string {
+  return withId(
+    current ? { event: 'error', message, etag: current.etag, value: current.value } : { event: 'error', message },
+    id,
+  );
 }
 
 /** `cancel`: a subscription the rules no longer grant (§9) has ended; nothing more follows for it. */

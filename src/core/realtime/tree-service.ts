@@ -2,6 +2,7 @@ import type { JsonObject, JsonValue } from '../json.js';
 import { defaultPathLimits, type PathLimits } from '../paths.js';
 import type { Bus, ChangeLogRetention, TreeCommit, TreeHistory, TreeSnapshot, TreeStore } from '../ports.js';
 import { commitChannel, encodeCommit } from './commit-event.js';
+import { type TreeMatch, treeEtag, treeWriteHook } from './tree-atomic.js';
 import { parseTreePath } from './tree-path.js';
 import { type CallerRules, deniedByRules, type PlannedWrite, type TreeRules, type ValueAt } from './tree-rules.js';
 import { shallowValue } from './tree-value.js';
@@ -16,6 +17,12 @@ export interface TreeServiceOptions {
   onPublishError?: (error: unknown) => void;
   /** The access rules of client users (§9); without them every caller may do everything. */
   rules?: TreeRules;
+}
+
+/** What a tree write carries beyond its path and value (§11). */
+export interface TreeWriteOptions {
+  /** The ETags the value at the path must have now (`*`: any value but null); else 412. */
+  ifMatch?: TreeMatch;
 }
 
 /** A path and the value stored there after a write (or for a read). */
@@ -73,13 +80,16 @@ export class TreeService {
     rawPath: string,
     value: JsonValue,
     userId?: number,
-  ): Promise<TreeValue & { version: number }> {
+    write: TreeWriteOptions = {},
+  ): Promise<TreeValue & { version: number; etag: string }> {
     const path = this.parsePath(rawPath);
     const set = planSet(path, value, this.limits);
     await this.requireWrite(projectId, userId, [set]);
-    const commit = await this.store.set(projectId, set, this.options.retention);
+    const hook = treeWriteHook(path, [set], write.ifMatch) ?? undefined;
+    const commit = await this.store.set(projectId, set, this.options.retention, hook);
     await this.publish(projectId, commit);
-    return { path, value: set.value, version: commit.version };
+    const stored = commit.changes[0]?.value ?? null;
+    return { path, value: stored, version: commit.version, etag: treeEtag(stored) };
   }
 
   /**
@@ -91,7 +101,8 @@ export class TreeService {
     rawPath: string,
     value: JsonObject,
     userId?: number,
-  ): Promise<TreeValue & { version: number }> {
+    write: TreeWriteOptions = {},
+  ): Promise<TreeValue & { version: number; etag: string | null }> {
     const path = this.parsePath(rawPath);
     const sets = planPatch(path, value, this.limits);
     const rules = await this.rulesFor(projectId, userId);
@@ -100,17 +111,27 @@ export class TreeService {
       const writes: PlannedWrite[] = sets.length > 0 ? sets : [{ path, value: await this.valueAt(projectId)(path) }];
       if (!(await rules.mayWrite(writes, this.valueAt(projectId)))) throw deniedByRules();
     }
-    const commit = await this.store.patch(projectId, path, sets, this.options.retention);
+    const hook = treeWriteHook(path, sets, write.ifMatch) ?? undefined;
+    const commit = await this.store.patch(projectId, path, sets, this.options.retention, hook);
     await this.publish(projectId, commit);
     const readable = !rules || (await rules.mayRead(path, async () => commit.value));
-    return { path, value: readable ? commit.value : null, version: commit.version };
+    // No ETag for a value the caller may not read: its hash would tell something of it.
+    return readable
+      ? { path, value: commit.value, version: commit.version, etag: treeEtag(commit.value) }
+      : { path, value: null, version: commit.version, etag: null };
   }
 
   /** Deletes the subtree at `rawPath`, whether or not anything was there. */
-  async delete(projectId: number, rawPath: string, userId?: number): Promise<{ deleted: string; version: number }> {
+  async delete(
+    projectId: number,
+    rawPath: string,
+    userId?: number,
+    write: TreeWriteOptions = {},
+  ): Promise<{ deleted: string; version: number }> {
     const path = this.parsePath(rawPath);
     await this.requireWrite(projectId, userId, [{ path, value: null }]);
-    const commit = await this.store.delete(projectId, path, this.options.retention);
+    const hook = treeWriteHook(path, [{ path, value: null, leaves: [] }], write.ifMatch) ?? undefined;
+    const commit = await this.store.delete(projectId, path, this.options.retention, hook);
     await this.publish(projectId, commit);
     return { deleted: path, version: commit.version };
   }

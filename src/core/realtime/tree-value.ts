@@ -7,6 +7,7 @@ import { badRequest, validationFailed } from '../errors.js';
 import { hasUnstorableText, isJsonObject, type JsonObject, type JsonValue, UNSTORABLE_TEXT } from '../json.js';
 import { defaultPathLimits, type PathLimits } from '../paths.js';
 import type { TreeLeaf } from '../ports.js';
+import { serverValueOf } from './tree-atomic.js';
 import { checkPathLimits, invalidKeyReason, joinPath, relativeSegments } from './tree-path.js';
 
 /** A value ready to be written at a path: its stored form and its leaves. */
@@ -40,7 +41,8 @@ export function prepareValue(path: string, value: JsonValue, limits: PathLimits 
 
 function collect(path: string, value: JsonValue, leaves: TreeLeaf[], limits: PathLimits): JsonValue {
   if (value === null) return null;
-  if (!isJsonObject(value)) {
+  // A server value (§11) is a leaf until the write's transaction resolves it.
+  if (!isJsonObject(value) || serverValueOf(value)) {
     checkPathLimits(path, limits);
     leaves.push({ path, value });
     return value;

@@ -1,10 +1,14 @@
 import type { FastifyReply } from 'fastify';
-import type { RuledDocumentService } from '../../core/documents/ruled-document-service.js';
+import type { BatchWrite } from '../../core/documents/document-write-service.js';
+import { type Precondition, parseVersionTags } from '../../core/documents/document-writes.js';
+import type { ClientWriteRequest, RuledDocumentService } from '../../core/documents/ruled-document-service.js';
 import type { JsonObject } from '../../core/json.js';
 import type { DocumentJson } from '../../core/ports.js';
 import { type ClientAuthenticator, requirePermission } from '../auth-hook.js';
-import { clientErrorResponses, WildcardParams } from '../schemas/common.js';
+import { clientErrorResponses, ErrorSchema, WildcardParams } from '../schemas/common.js';
 import {
+  BatchBody,
+  BatchResultSchema,
   CollectionParams,
   CreateDocumentBody,
   DeletedSchema,
@@ -13,8 +17,9 @@ import {
   DocumentWithCollectionsSchema,
   DocumentWithCreatedSchema,
   ListQuery,
-  PatchDocumentBody,
-  PutDocumentBody,
+  PatchClientDocumentBody,
+  PreconditionHeaders,
+  PutClientDocumentBody,
   QueryQuery,
 } from '../schemas/documents.js';
 import type { HttpApp } from '../server.js';
@@ -26,6 +31,32 @@ import type { HttpApp } from '../server.js';
  */
 function sendDocumentList(reply: FastifyReply, documents: readonly DocumentJson[]): FastifyReply {
   return reply.type('application/json; charset=utf-8').send(`{"documents":[${documents.join(',')}]}`);
+}
+
+const ETAG_NOTE =
+  'The answer carries `ETag: "<version>"`, the version of the commit (§10). `If-Match` (ETags, or `*` for any existing document): 412 `Precondition failed` when none matches or the document is missing. Checks run in the order path (400), body (422), rules (403), precondition (412), existence (404).';
+
+/** Error answers of the document writes: those of every client route and 412 (§11). */
+const documentWriteErrors = { ...clientErrorResponses, 412: ErrorSchema };
+
+/** The ETag of a document version: the version in quotes. */
+const etagOf = (version: number) => `"${version}"`;
+
+/** The transforms and precondition headers of a write request. */
+function writeRequest(
+  transforms: Record<string, unknown> | undefined,
+  headers: { 'if-match'?: string | undefined; 'if-none-match'?: string | undefined },
+): ClientWriteRequest {
+  const ifMatch = headers['if-match'];
+  const ifNoneMatch = headers['if-none-match'];
+  const precondition: Precondition = {
+    ...(ifMatch !== undefined ? { ifMatch: parseVersionTags(ifMatch) } : {}),
+    ...(ifNoneMatch !== undefined ? { ifNoneMatch: parseVersionTags(ifNoneMatch) } : {}),
+  };
+  return {
+    ...(transforms !== undefined ? { transforms } : {}),
+    ...(ifMatch !== undefined || ifNoneMatch !== undefined ? { precondition } : {}),
+  };
 }
 
 /** The client document store (§2) under `/documents`. */
@@ -44,36 +75,93 @@ export function documentRoutes(
       '/documents/docs/*',
       {
         schema: {
+          description: `Inserts or replaces the document; \`transforms\` apply to the data as \`data\` leaves it. ${ETAG_NOTE} \`If-None-Match: *\`: only when no document exists (412 otherwise).`,
           params: WildcardParams,
-          body: PutDocumentBody,
-          response: { 200: DocumentWithCreatedSchema, ...clientErrorResponses },
+          headers: PreconditionHeaders,
+          body: PutClientDocumentBody,
+          response: { 200: DocumentWithCreatedSchema, ...documentWriteErrors },
         },
       },
-      (request) => documents.put(request, request.params['*'], (request.body.data ?? {}) as JsonObject),
+      async (request, reply) => {
+        const { version, ...document } = await documents.put(
+          request,
+          request.params['*'],
+          (request.body?.data ?? {}) as JsonObject,
+          writeRequest(request.body?.transforms, request.headers),
+        );
+        return reply.header('etag', etagOf(version)).send(document);
+      },
     );
 
     scope.get(
       '/documents/docs/*',
-      { schema: { params: WildcardParams, response: { 200: DocumentWithCollectionsSchema, ...clientErrorResponses } } },
-      (request) => documents.get(request, request.params['*']),
+      {
+        schema: {
+          description: 'The document with its child collections. The `ETag` header is `"<version>"` (§10, §11).',
+          params: WildcardParams,
+          response: { 200: DocumentWithCollectionsSchema, ...clientErrorResponses },
+        },
+      },
+      async (request, reply) => {
+        const { version, ...document } = await documents.get(request, request.params['*']);
+        return reply.header('etag', etagOf(version)).send(document);
+      },
     );
 
     scope.patch(
       '/documents/docs/*',
       {
         schema: {
+          description: `Shallow-merges \`data\` into the document, then applies \`transforms\` (either may be omitted, not both). ${ETAG_NOTE}`,
           params: WildcardParams,
-          body: PatchDocumentBody,
-          response: { 200: DocumentSchema, ...clientErrorResponses },
+          headers: PreconditionHeaders,
+          body: PatchClientDocumentBody,
+          response: { 200: DocumentSchema, ...documentWriteErrors },
         },
       },
-      (request) => documents.patch(request, request.params['*'], request.body.data as JsonObject),
+      async (request, reply) => {
+        const { version, ...document } = await documents.patch(
+          request,
+          request.params['*'],
+          request.body.data as JsonObject | undefined,
+          writeRequest(request.body.transforms, request.headers),
+        );
+        return reply.header('etag', etagOf(version)).send(document);
+      },
     );
 
     scope.delete(
       '/documents/docs/*',
-      { schema: { params: WildcardParams, response: { 200: DeletedSchema, ...clientErrorResponses } } },
-      (request) => documents.delete(request, request.params['*']),
+      {
+        schema: {
+          description:
+            'Deletes only that document. `If-Match` as for PUT (412 when none matches or the document is missing).',
+          params: WildcardParams,
+          headers: PreconditionHeaders,
+          response: { 200: DeletedSchema, ...documentWriteErrors },
+        },
+      },
+      async (request) => {
+        const { deleted } = await documents.delete(
+          request,
+          request.params['*'],
+          writeRequest(undefined, request.headers),
+        );
+        return { deleted };
+      },
+    );
+
+    scope.post(
+      '/documents/batch',
+      {
+        schema: {
+          description:
+            'Applies 1 to 500 writes in order as one transaction and one commit (§11): all or none. Each write is checked against the access rules. A failure answers the status of the first failing write with `writes[<i>]: <message>` (a 422: `loc` starting `["body", "writes", <i>]`); path and body problems of any write are found before any write is tried. The same path twice: the second write sees the first.',
+          body: BatchBody,
+          response: { 200: BatchResultSchema, ...documentWriteErrors },
+        },
+      },
+      (request) => documents.batch(request, request.body.writes as BatchWrite[]),
     );
 
     scope.post(
@@ -87,13 +175,13 @@ export function documentRoutes(
       },
       async (request, reply) => {
         const { data, parent_path } = request.body;
-        const created = await documents.create(
+        const { version, ...created } = await documents.create(
           request,
           request.params.collection,
           parent_path,
           (data ?? {}) as JsonObject,
         );
-        return reply.status(201).send(created);
+        return reply.status(201).header('etag', etagOf(version)).send(created);
       },
     );
 

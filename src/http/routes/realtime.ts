@@ -1,17 +1,26 @@
 import type { JsonObject, JsonValue } from '../../core/json.js';
-import type { TreeService } from '../../core/realtime/tree-service.js';
+import { parseTreeTags, treeEtag } from '../../core/realtime/tree-atomic.js';
+import type { TreeService, TreeWriteOptions } from '../../core/realtime/tree-service.js';
 import { type ClientAuthenticator, requirePermission } from '../auth-hook.js';
-import { clientErrorResponses } from '../schemas/common.js';
+import { clientErrorResponses, ErrorSchema } from '../schemas/common.js';
 import {
   PatchTreeBody,
   PutTreeBody,
   TreeDeletedSchema,
   TreeParams,
+  TreePreconditionHeaders,
   TreeQuery,
   TreeValueSchema,
   treeRouteDescriptions,
 } from '../schemas/realtime.js';
 import type { HttpApp } from '../server.js';
+
+const treeWriteErrors = { ...clientErrorResponses, 412: ErrorSchema };
+
+const writeOptions = (headers: { 'if-match'?: string | undefined }): TreeWriteOptions => {
+  const ifMatch = headers['if-match'];
+  return ifMatch === undefined ? {} : { ifMatch: parseTreeTags(ifMatch) };
+};
 
 /** The realtime tree over REST (§3) under `/realtime/db`, as the signed-in user, whose rules apply (§9). */
 export function realtimeRoutes(app: HttpApp, deps: { auth: ClientAuthenticator; tree: TreeService }): void {
@@ -31,8 +40,13 @@ export function realtimeRoutes(app: HttpApp, deps: { auth: ClientAuthenticator; 
             response: { 200: TreeValueSchema, ...clientErrorResponses },
           },
         },
-        (request) =>
-          tree.get(request.projectId, request.params['*'] ?? '', request.query.shallow ?? false, request.userId),
+        async (request, reply) => {
+          const shallow = request.query.shallow ?? false;
+          const answer = await tree.get(request.projectId, request.params['*'] ?? '', shallow, request.userId);
+          // A shallow answer is not the value, so it carries no ETag of it.
+          if (!shallow) reply.header('etag', `"${treeEtag(answer.value)}"`);
+          return answer;
+        },
       );
 
       scope.put(
@@ -41,18 +55,20 @@ export function realtimeRoutes(app: HttpApp, deps: { auth: ClientAuthenticator; 
           schema: {
             description: treeRouteDescriptions.put,
             params,
+            headers: TreePreconditionHeaders,
             body: PutTreeBody,
-            response: { 200: TreeValueSchema, ...clientErrorResponses },
+            response: { 200: TreeValueSchema, ...treeWriteErrors },
           },
         },
-        async (request) => {
-          const { path, value } = await tree.set(
+        async (request, reply) => {
+          const { path, value, etag } = await tree.set(
             request.projectId,
             request.params['*'] ?? '',
             request.body.value as JsonValue,
             request.userId,
+            writeOptions(request.headers),
           );
-          return { path, value };
+          return reply.header('etag', `"${etag}"`).send({ path, value });
         },
       );
 
@@ -62,14 +78,23 @@ export function realtimeRoutes(app: HttpApp, deps: { auth: ClientAuthenticator; 
           schema: {
             description: treeRouteDescriptions.patch,
             params,
+            headers: TreePreconditionHeaders,
             body: PatchTreeBody,
-            response: { 200: TreeValueSchema, ...clientErrorResponses },
+            response: { 200: TreeValueSchema, ...treeWriteErrors },
           },
         },
-        async (request) => {
+        async (request, reply) => {
           const patch = request.body.value as JsonObject;
-          const { path, value } = await tree.patch(request.projectId, request.params['*'] ?? '', patch, request.userId);
-          return { path, value };
+          const rawPath = request.params['*'] ?? '';
+          const { path, value, etag } = await tree.patch(
+            request.projectId,
+            rawPath,
+            patch,
+            request.userId,
+            writeOptions(request.headers),
+          );
+          if (etag !== null) reply.header('etag', `"${etag}"`);
+          return reply.send({ path, value });
         },
       );
 
@@ -79,11 +104,14 @@ export function realtimeRoutes(app: HttpApp, deps: { auth: ClientAuthenticator; 
           schema: {
             description: treeRouteDescriptions.delete,
             params,
-            response: { 200: TreeDeletedSchema, ...clientErrorResponses },
+            headers: TreePreconditionHeaders,
+            response: { 200: TreeDeletedSchema, ...treeWriteErrors },
           },
         },
         async (request) => {
-          const { deleted } = await tree.delete(request.projectId, request.params['*'] ?? '', request.userId);
+          const rawPath = request.params['*'] ?? '';
+          const options = writeOptions(request.headers);
+          const { deleted } = await tree.delete(request.projectId, rawPath, request.userId, options);
           return { deleted };
         },
       );

@@ -1,11 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
+import { insertMutation, putMutation } from '../../core/documents/document-writes.js';
 import { exactlySought } from '../../core/documents/indexes.js';
-import { validationFailed } from '../../core/errors.js';
+import { deleteThrough, mergeThrough, writtenOf } from '../../core/documents/store-writes.js';
 import type { JsonObject } from '../../core/json.js';
 import type { DocumentPath } from '../../core/paths.js';
 import type {
+  AppliedMutation,
   DocumentJson,
+  DocumentMutation,
   DocumentRecord,
   DocumentStore,
   DocumentWithCollections,
@@ -14,6 +17,7 @@ import type {
   QueryDocumentsOptions,
   QueryResult,
 } from '../../core/ports.js';
+import { DocumentCommits } from './document-commits.js';
 import { compileSeeks, indexScope } from './index-sql.js';
 import { StatementBatch } from './statement-batch.js';
 import { compileOrderBy, compileWhere, PgParamList } from './where-sql.js';
@@ -38,26 +42,6 @@ const BOUND_TERMS: SkipScanTerms = { project: '$1', prefix: '$2::text', start: '
 /** The fixed statements of the PostgreSQL document store, exported so tests can EXPLAIN exactly them. */
 export const postgresDocumentSql = {
   get: 'SELECT id, path, data FROM documents WHERE project_id = $1 AND path = $2',
-  upsert: `INSERT INTO documents (project_id, path, parent, collection, id, data) VALUES ($1, $2, $3, $4, $5, $6::jsonb)
-ON CONFLICT (project_id, path) DO UPDATE SET data = EXCLUDED.data, updated_at = now()
-RETURNING project_id, path, id, (xmax = 0) AS created`,
-  /** The upserts of one batch (distinct paths): one row per element of the parameter arrays. */
-  upsertMany: `INSERT INTO documents (project_id, path, parent, collection, id, data)
-SELECT * FROM unnest($1::int[], $2::text[], $3::text[], $4::text[], $5::uuid[], $6::jsonb[])
-ON CONFLICT (project_id, path) DO UPDATE SET data = EXCLUDED.data, updated_at = now()
-RETURNING project_id, path, id, (xmax = 0) AS created`,
-  insert:
-    'INSERT INTO documents (project_id, path, parent, collection, id, data) VALUES ($1, $2, $3, $4, $5, $6::jsonb)',
-  insertMany: `INSERT INTO documents (project_id, path, parent, collection, id, data)
-SELECT * FROM unnest($1::int[], $2::text[], $3::text[], $4::text[], $5::uuid[], $6::jsonb[])`,
-  // jsonb || jsonb on two objects is exactly a shallow merge: top-level keys of the patch win.
-  merge: `UPDATE documents SET data = data || $3::jsonb, updated_at = now() WHERE project_id = $1 AND path = $2
-RETURNING project_id, path, id, data`,
-  mergeMany: `UPDATE documents d SET data = d.data || v.patch, updated_at = now()
-FROM unnest($1::int[], $2::text[], $3::jsonb[]) AS v(project_id, path, patch)
-WHERE d.project_id = v.project_id AND d.path = v.path
-RETURNING d.project_id, d.path, d.id, d.data`,
-  delete: 'DELETE FROM documents WHERE project_id = $1 AND path = $2',
   list: `SELECT ${DOCUMENT_JSON} FROM documents
 WHERE project_id = $1 AND parent = $2 AND collection = $3 AND path > $4
 ORDER BY path LIMIT $5`,
@@ -114,7 +98,7 @@ ${sortedNamesSql()}`;
  */
 function getWithCollectionsSql(): string {
   return `${namesCte(BOUND_TERMS)}
-SELECT doc.id, doc.path, doc.data, ARRAY(${sortedNamesSql()}) AS collections
+SELECT doc.id, doc.path, doc.data, doc.version::float8 AS version, ARRAY(${sortedNamesSql()}) AS collections
 FROM documents doc WHERE doc.project_id = $1 AND doc.path = $5`;
 }
 
@@ -130,7 +114,7 @@ function getManyWithCollectionsSql(): string {
     start: 'length(v.path) + 2',
     upper: "v.path || '0'",
   };
-  return `SELECT v.i::int AS i, doc.id, doc.path, doc.data, ARRAY(
+  return `SELECT v.i::int AS i, doc.id, doc.path, doc.data, doc.version::float8 AS version, ARRAY(
 ${namesCte(terms)}
 ${sortedNamesSql()}) AS collections
 FROM unnest($1::int[], $2::text[]) WITH ORDINALITY AS v(project_id, path, i)
@@ -216,88 +200,22 @@ function prepared(name: string, text: string, values: unknown[]): pg.QueryConfig
   return { name: `cds_documents_${name}`, text, values };
 }
 
-const NUL_ISSUE = { loc: ['body', 'data'], msg: 'Strings may not contain the NUL character', type: 'value_error' };
-
-/** Turns PostgreSQL's refusal of `\u0000` in jsonb (22P05) into the §0 validation failure. */
-function rejectNul(error: unknown): never {
-  if ((error as { code?: unknown }).code === '22P05') throw validationFailed([NUL_ISSUE]);
-  throw error;
-}
-
-/** A document row to write: its columns, with `data` as JSON text. */
-interface RowWrite {
-  projectId: number;
-  path: DocumentPath;
-  id: string;
-  data: JsonObject;
-  json: string;
-}
-
 /** A document of a project (a read of a batch). */
 interface DocumentKey {
   projectId: number;
   path: string;
 }
 
-/** A shallow merge to apply: the patch as JSON text. */
-interface MergeWrite {
-  projectId: number;
-  path: string;
-  patch: string;
-}
-
-interface WrittenRow {
-  project_id: number;
-  path: string;
-  id: string;
-  created: boolean;
-}
-
-interface MergedRow extends DocumentRecord {
-  project_id: number;
-}
-
-const documentKey = (projectId: number, path: string) => `${projectId}/${path}`;
-
 /**
  * Documents in the `documents` table of PostgreSQL; data is jsonb. Each method is one statement;
  * document reads, upserts, inserts and merges that arrive together share one (see `StatementBatch`).
  */
 export class PostgresDocumentStore implements DocumentStore {
-  private readonly upserts: StatementBatch<RowWrite, DocumentRecord & { created: boolean }>;
-  private readonly inserts: StatementBatch<RowWrite, DocumentRecord>;
-  private readonly merges: StatementBatch<MergeWrite, DocumentRecord | null>;
+  private readonly commits: DocumentCommits;
   private readonly reads: StatementBatch<DocumentKey, DocumentWithCollections | null>;
 
   constructor(private readonly pool: pg.Pool) {
-    const rowKey = (write: RowWrite) => documentKey(write.projectId, write.path.path);
-    this.upserts = new StatementBatch({
-      key: rowKey,
-      runOne: async (write) => {
-        const { rows } = await this.pool
-          .query<WrittenRow>(prepared('upsert', postgresDocumentSql.upsert, rowColumns(write)))
-          .catch(rejectNul);
-        return upserted(write, one(rows));
-      },
-      runMany: async (writes) => {
-        const { rows } = await this.pool.query<WrittenRow>(
-          prepared('upsert_many', postgresDocumentSql.upsertMany, columnArrays(writes)),
-        );
-        const byKey = new Map(rows.map((row) => [documentKey(row.project_id, row.path), row]));
-        return writes.map((write) => upserted(write, byKey.get(rowKey(write))));
-      },
-    });
-    this.inserts = new StatementBatch({
-      key: rowKey,
-      runOne: async (write) => {
-        await this.pool.query(prepared('insert', postgresDocumentSql.insert, rowColumns(write))).catch(rejectNul);
-        return inserted(write);
-      },
-      runMany: async (writes) => {
-        await this.pool.query(prepared('insert_many', postgresDocumentSql.insertMany, columnArrays(writes)));
-        return writes.map(inserted);
-      },
-    });
+    this.commits = new DocumentCommits(pool);
     this.reads = new StatementBatch({
       runOne: async ({ projectId, path }) => {
         const { sql, params } = getWithCollectionsQuery(projectId, path);
@@ -316,34 +234,21 @@ export class PostgresDocumentStore implements DocumentStore {
         return found;
       },
     });
-    this.merges = new StatementBatch({
-      key: (write) => documentKey(write.projectId, write.path),
-      runOne: async (write) => {
-        const { rows } = await this.pool
-          .query<MergedRow>(prepared('merge', postgresDocumentSql.merge, [write.projectId, write.path, write.patch]))
-          .catch(rejectNul);
-        return rows[0] ? merged(rows[0]) : null;
-      },
-      runMany: async (writes) => {
-        const { rows } = await this.pool.query<MergedRow>(
-          prepared('merge_many', postgresDocumentSql.mergeMany, [
-            writes.map((write) => write.projectId),
-            writes.map((write) => write.path),
-            writes.map((write) => write.patch),
-          ]),
-        );
-        const byKey = new Map(rows.map((row) => [documentKey(row.project_id, row.path), merged(row)]));
-        return writes.map((write) => byKey.get(documentKey(write.projectId, write.path)) ?? null);
-      },
-    });
   }
 
-  upsert(projectId: number, path: DocumentPath, data: JsonObject): Promise<DocumentRecord & { created: boolean }> {
-    return this.upserts.run({ projectId, path, id: randomUUID(), data, json: JSON.stringify(data) });
+  apply(projectId: number, mutations: readonly DocumentMutation[]): Promise<AppliedMutation[]> {
+    return this.commits.apply(projectId, mutations);
   }
 
-  insert(projectId: number, path: DocumentPath, id: string, data: JsonObject): Promise<DocumentRecord> {
-    return this.inserts.run({ projectId, path, id, data, json: JSON.stringify(data) });
+  async upsert(projectId: number, path: DocumentPath, data: JsonObject) {
+    const [applied] = await this.apply(projectId, [putMutation(path, data, randomUUID())]);
+    const { id, data: stored, created } = writtenOf(applied);
+    return { id, path: path.path, data: stored, created };
+  }
+
+  async insert(projectId: number, path: DocumentPath, id: string, data: JsonObject): Promise<DocumentRecord> {
+    await this.apply(projectId, [insertMutation(path, data, id)]);
+    return { id, path: path.path, data };
   }
 
   async get(projectId: number, path: string): Promise<DocumentRecord | null> {
@@ -363,12 +268,11 @@ export class PostgresDocumentStore implements DocumentStore {
   }
 
   merge(projectId: number, path: string, patch: JsonObject): Promise<DocumentRecord | null> {
-    return this.merges.run({ projectId, path, patch: JSON.stringify(patch) });
+    return mergeThrough(this, projectId, path, patch);
   }
 
-  async delete(projectId: number, path: string): Promise<boolean> {
-    const { rowCount } = await this.pool.query(prepared('delete', postgresDocumentSql.delete, [projectId, path]));
-    return (rowCount ?? 0) > 0;
+  delete(projectId: number, path: string): Promise<boolean> {
+    return deleteThrough(this, projectId, path);
   }
 
   async list(projectId: number, options: ListDocumentsOptions): Promise<DocumentJson[]> {
@@ -431,39 +335,3 @@ interface JsonRow {
 }
 
 const documentJson = (row: JsonRow) => row.doc;
-
-function rowColumns(write: RowWrite): unknown[] {
-  const { projectId, path, id, json } = write;
-  return [projectId, path.path, path.parent, path.collection, id, json];
-}
-
-/** The parameters of a multi-row statement: one array per column. */
-function columnArrays(writes: RowWrite[]): unknown[][] {
-  return [
-    writes.map((write) => write.projectId),
-    writes.map((write) => write.path.path),
-    writes.map((write) => write.path.parent),
-    writes.map((write) => write.path.collection),
-    writes.map((write) => write.id),
-    writes.map((write) => write.json),
-  ];
-}
-
-function upserted(write: RowWrite, row: WrittenRow | undefined): DocumentRecord & { created: boolean } {
-  if (!row) throw new Error('The upsert returned no row');
-  return { id: row.id, path: write.path.path, data: write.data, created: row.created };
-}
-
-function inserted(write: RowWrite): DocumentRecord {
-  return { id: write.id, path: write.path.path, data: write.data };
-}
-
-function merged(row: MergedRow): DocumentRecord {
-  return { id: row.id, path: row.path, data: row.data };
-}
-
-function one<T>(rows: T[]): T {
-  const row = rows[0];
-  if (row === undefined) throw new Error('The statement returned no row');
-  return row;
-}

@@ -250,4 +250,18 @@ CREATE TABLE document_indexes (
 );
 `,
   },
+  {
+    version: 9,
+    name: 'document versions',
+    // One commit sequence per project for documents (§10, §11), apart from the tree's. A commit
+    // locks its project's row first, so versions follow commit order on every instance; a
+    // statement batch bumps it once for all the writes it carries.
+    sql: `
+CREATE TABLE document_versions (
+  project_id INTEGER PRIMARY KEY,
+  version BIGINT NOT NULL
+);
+ALTER TABLE documents ADD COLUMN version BIGINT NOT NULL DEFAULT 0;
+`,
+  },
 ];

@@ -100,12 +100,22 @@ export class PostgresTransferStore implements TransferStore {
   ): Promise<ImportCommit> {
     return inTransaction(this.pool, async (client) => {
       await importUsers(client, projectId, file);
+      // One commit of the project's documents (§10); its version row is locked before any document, as every writer does.
+      const bumped =
+        file.documents.length === 0
+          ? null
+          : await client.query<{ version: string }>(
+              `INSERT INTO document_versions (project_id, version) VALUES ($1, 1)
+               ON CONFLICT (project_id) DO UPDATE SET version = document_versions.version + 1 RETURNING version`,
+              [projectId],
+            );
       for (const doc of file.documents) {
         const { path, parent, collection } = parseDocumentPath(doc.path);
         await client.query(
-          `INSERT INTO documents (project_id, path, parent, collection, id, data) VALUES ($1, $2, $3, $4, $5, $6::jsonb)
-           ON CONFLICT (project_id, path) DO UPDATE SET data = EXCLUDED.data, updated_at = now()`,
-          [projectId, path, parent, collection, randomUUID(), JSON.stringify(doc.data)],
+          `INSERT INTO documents (project_id, path, parent, collection, id, data, version)
+           VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7)
+           ON CONFLICT (project_id, path) DO UPDATE SET data = EXCLUDED.data, version = EXCLUDED.version, updated_at = now()`,
+          [projectId, path, parent, collection, randomUUID(), JSON.stringify(doc.data), bumped?.rows[0]?.version],
         );
       }
       const ids = await client.query<{ id: number }>('SELECT id FROM users WHERE project_id = $1', [projectId]);

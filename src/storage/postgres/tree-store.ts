@@ -7,6 +7,7 @@ import type {
   TreeSet,
   TreeSnapshot,
   TreeStore,
+  TreeWriteHook,
 } from '../../core/ports.js';
 import { ancestorsOf, descendantRange, ROOT_PATH } from '../../core/realtime/tree-path.js';
 import { assembleValue } from '../../core/realtime/tree-value.js';
@@ -90,8 +91,8 @@ const CHANGES_AFTER = `SELECT v.version AS current, v.log_floor, c.version, c.pa
 export class PostgresTreeStore implements TreeStore {
   constructor(private readonly pool: pg.Pool) {}
 
-  async set(projectId: number, set: TreeSet, retention: ChangeLogRetention): Promise<TreeCommit> {
-    const { version, changes } = await this.write(projectId, [set], retention, null);
+  async set(projectId: number, set: TreeSet, retention: ChangeLogRetention, hook?: TreeWriteHook): Promise<TreeCommit> {
+    const { version, changes } = await this.write(projectId, [set], retention, null, hook);
     return { version, changes };
   }
 
@@ -100,12 +101,19 @@ export class PostgresTreeStore implements TreeStore {
     path: string,
     sets: TreeSet[],
     retention: ChangeLogRetention,
+    hook?: TreeWriteHook,
   ): Promise<TreeCommit & { value: JsonValue }> {
-    return this.write(projectId, sets, retention, path);
+    return this.write(projectId, sets, retention, path, hook);
   }
 
-  async delete(projectId: number, path: string, retention: ChangeLogRetention): Promise<TreeCommit> {
-    const { version, changes } = await this.write(projectId, [{ path, value: null, leaves: [] }], retention, null);
+  async delete(
+    projectId: number,
+    path: string,
+    retention: ChangeLogRetention,
+    hook?: TreeWriteHook,
+  ): Promise<TreeCommit> {
+    const deletion = [{ path, value: null, leaves: [] }];
+    const { version, changes } = await this.write(projectId, deletion, retention, null, hook);
     return { version, changes };
   }
 
@@ -171,14 +179,15 @@ export class PostgresTreeStore implements TreeStore {
     sets: TreeSet[],
     retention: ChangeLogRetention,
     readBack: string | null,
+    hook?: TreeWriteHook,
   ): Promise<TreeCommit & { value: JsonValue }> {
     const client = await this.pool.connect();
     try {
       await client.query('BEGIN');
-      const { version } = await writeTreeSets(client, projectId, sets, retention);
+      const { version, changes } = await writeTreeSets(client, projectId, sets, retention, hook);
       const value = readBack === null ? null : (await readSnapshot(client, projectId, readBack)).value;
       await client.query('COMMIT');
-      return { version, changes: sets.map((set) => ({ path: set.path, value: set.value })), value };
+      return { version, changes, value };
     } catch (error) {
       await client.query('ROLLBACK').catch(() => undefined);
       throw error;
@@ -195,12 +204,15 @@ export class PostgresTreeStore implements TreeStore {
 export async function writeTreeSets(
   client: Queryable,
   projectId: number,
-  sets: TreeSet[],
+  written: TreeSet[],
   retention: ChangeLogRetention,
+  hook?: TreeWriteHook,
 ): Promise<TreeCommit> {
   const bumped = await client.query<{ version: string; log_floor: string }>(BUMP_VERSION, [projectId]);
   const row = bumped.rows[0] as { version: string; log_floor: string };
   const version = Number(row.version);
+  // The version row is locked: nothing changes the values the hook reads until this commits.
+  const sets = hook ? hook.resolve(await readValues(client, projectId, hook.reads), Date.now()) : written;
   await applySets(client, projectId, version, sets);
   await client.query(TRIM_LOG, [projectId, row.log_floor, version, retention.maxWrites, retention.maxAgeMs]);
   return { version, changes: sets.map((set) => ({ path: set.path, value: set.value })) };
@@ -239,6 +251,12 @@ async function applySets(client: Queryable, projectId: number, version: number, 
       sets.map((set) => JSON.stringify(set.value)),
     ]);
   }
+}
+
+async function readValues(db: Queryable, projectId: number, paths: readonly string[]) {
+  const values = new Map<string, JsonValue>();
+  for (const path of new Set(paths)) values.set(path, (await readSnapshot(db, projectId, path)).value);
+  return values;
 }
 
 async function readSnapshot(db: Queryable, projectId: number, path: string): Promise<TreeSnapshot> {

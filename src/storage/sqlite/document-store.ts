@@ -1,9 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';
+import { insertMutation, putMutation } from '../../core/documents/document-writes.js';
+import { deleteThrough, mergeThrough, writtenOf } from '../../core/documents/store-writes.js';
 import type { JsonObject } from '../../core/json.js';
 import type { DocumentPath } from '../../core/paths.js';
 import type {
+  AppliedMutation,
+  DocumentCommit,
   DocumentJson,
+  DocumentMutation,
   DocumentRecord,
   DocumentStore,
   DocumentWithCollections,
@@ -27,19 +32,25 @@ const DOCUMENT_JSON = `'{"id":' || json_quote(id) || ',"path":' || json_quote(pa
  */
 export const sqliteDocumentSql = {
   get: 'SELECT id, path, json(data) AS data FROM documents INDEXED BY documents_by_path WHERE project_id = @project AND path = @path',
-  upsert: `INSERT INTO documents (project_id, path, parent, collection, id, data, created_at, updated_at)
-VALUES (@project, @path, @parent, @collection, @id, jsonb(@data), @now, @now)
-ON CONFLICT (project_id, path) DO UPDATE SET data = excluded.data, updated_at = excluded.updated_at
+  getStored:
+    'SELECT id, path, json(data) AS data, version FROM documents INDEXED BY documents_by_path WHERE project_id = @project AND path = @path',
+  upsert: `INSERT INTO documents (project_id, path, parent, collection, id, data, created_at, updated_at, version)
+VALUES (@project, @path, @parent, @collection, @id, jsonb(@data), @now, @now, @version)
+ON CONFLICT (project_id, path) DO UPDATE SET data = excluded.data, updated_at = excluded.updated_at, version = excluded.version
 RETURNING id`,
-  insert: `INSERT INTO documents (project_id, path, parent, collection, id, data, created_at, updated_at)
-VALUES (@project, @path, @parent, @collection, @id, jsonb(@data), @now, @now)`,
-  update: 'UPDATE documents SET data = jsonb(@data), updated_at = @now WHERE project_id = @project AND path = @path',
+  insert: `INSERT INTO documents (project_id, path, parent, collection, id, data, created_at, updated_at, version)
+VALUES (@project, @path, @parent, @collection, @id, jsonb(@data), @now, @now, @version)`,
+  update:
+    'UPDATE documents SET data = jsonb(@data), updated_at = @now, version = @version WHERE project_id = @project AND path = @path',
+  /** The project's next document version: the commit sequence of §10. */
+  bumpVersion: `INSERT INTO document_versions (project_id, version) VALUES (@project, 1)
+ON CONFLICT (project_id) DO UPDATE SET version = version + 1 RETURNING version`,
   delete: 'DELETE FROM documents WHERE project_id = @project AND path = @path',
   list: `SELECT ${DOCUMENT_JSON} FROM documents INDEXED BY documents_by_parent
 WHERE project_id = @project AND parent = @parent AND collection = @collection AND path > @after
 ORDER BY path LIMIT @limit`,
   /** A document with the first path below it (the skip scan's first step), or no row. */
-  getWithFirstChild: `SELECT id, path, json(data) AS data,
+  getWithFirstChild: `SELECT id, path, json(data) AS data, version,
   (SELECT c.path FROM documents c WHERE c.project_id = @project AND c.path >= @from AND c.path < @to
    ORDER BY c.path LIMIT 1) AS first_child
 FROM documents INDEXED BY documents_by_path WHERE project_id = @project AND path = @path`,
@@ -127,6 +138,7 @@ interface Row {
   id: string;
   path: string;
   data: string;
+  version: number;
 }
 
 type Statement<R> = Database.Statement<[SqliteParams], R>;
@@ -166,6 +178,8 @@ export class SqliteDocumentStore implements DocumentStore {
       insert: prepare(sqliteDocumentSql.insert),
       update: prepare(sqliteDocumentSql.update),
       delete: prepare(sqliteDocumentSql.delete),
+      getStored: prepare(sqliteDocumentSql.getStored),
+      bumpVersion: prepare(sqliteDocumentSql.bumpVersion),
       firstBelow: prepare(sqliteDocumentSql.firstBelow),
       firstFrom: prepare(sqliteDocumentSql.firstFrom),
     };
@@ -175,23 +189,57 @@ export class SqliteDocumentStore implements DocumentStore {
     this.countChildrenStatement = db.prepare<SqliteParams, { n: number }>(sqlitePagingSql.countChildren);
   }
 
+  apply(projectId: number, mutations: readonly DocumentMutation[]): Promise<AppliedMutation[]> {
+    return this.commits.run((scope) => {
+      // Taken before the savepoint, so a batch that fails never rolls back a version the commit's other writes use.
+      const version = scope.once(
+        `documents:${projectId}`,
+        () => this.statements.bumpVersion.get({ project: projectId })?.version ?? 0,
+      );
+      const commit = { version, time: scope.time };
+      const applyAll = () => mutations.map((mutation) => this.applyOne(projectId, mutation, commit));
+      // Several writes go in a savepoint: a refusal of any of them undoes the others.
+      return mutations.length > 1 ? this.db.transaction(applyAll)() : applyAll();
+    });
+  }
+
   upsert(projectId: number, path: DocumentPath, data: JsonObject): Promise<DocumentRecord & { created: boolean }> {
-    const id = randomUUID();
-    const columns = this.columns(projectId, path, data);
-    return this.commits.run(() => {
-      const row = this.statements.upsert.get({ ...columns, id });
-      // The conflict branch keeps the stored id, so getting back our fresh id means the row is new.
-      const storedId = row?.id ?? id;
-      return { id: storedId, path: path.path, data, created: storedId === id };
+    return this.apply(projectId, [putMutation(path, data, randomUUID())]).then(([applied]) => {
+      const { id, data: stored, created } = writtenOf(applied);
+      return { id, path: path.path, data: stored, created };
     });
   }
 
   insert(projectId: number, path: DocumentPath, id: string, data: JsonObject): Promise<DocumentRecord> {
-    const columns = this.columns(projectId, path, data);
-    return this.commits.run(() => {
-      this.statements.insert.run({ ...columns, id });
-      return { id, path: path.path, data };
-    });
+    return this.apply(projectId, [insertMutation(path, data, id)]).then(() => ({ id, path: path.path, data }));
+  }
+
+  /** One mutation inside the commit: read what it needs, let it decide, store the outcome (one statement). */
+  private applyOne(projectId: number, mutation: DocumentMutation, commit: DocumentCommit): AppliedMutation {
+    const path = mutation.path;
+    const key = { project: projectId, path: path.path };
+    const row = mutation.readsStored ? this.statements.getStored.get(key) : undefined;
+    const stored = row ? { ...toRecord(row), version: row.version } : null;
+    const change = mutation.decide(stored, commit);
+    const { version } = commit;
+    if (change.kind === 'delete') {
+      this.statements.delete.run(key);
+      return { kind: 'deleted', path: path.path, version };
+    }
+    const columns = { ...this.columns(projectId, path, change.data), now: commit.time, version };
+    let id: string;
+    if (!mutation.readsStored) {
+      // The conflict branch keeps the stored id, so getting back the fresh id means the row is new.
+      id = this.statements.upsert.get({ ...columns, id: change.newId })?.id ?? change.newId;
+    } else if (stored) {
+      this.statements.update.run(columns);
+      id = stored.id;
+    } else {
+      this.statements.insert.run({ ...columns, id: change.newId });
+      id = change.newId;
+    }
+    const created = mutation.readsStored ? !stored : id === change.newId;
+    return { kind: 'written', id, path: path.path, data: change.data, version, created };
   }
 
   async get(projectId: number, path: string): Promise<DocumentRecord | null> {
@@ -205,7 +253,7 @@ export class SqliteDocumentStore implements DocumentStore {
     const row = this.getWithFirstChild.get({ project: projectId, path, from: prefix, to });
     if (!row) return null;
     const collections = row.first_child === null ? [] : this.collectionsFrom(projectId, path, row.first_child);
-    return { ...toRecord(row), collections };
+    return { ...toRecord(row), collections, version: row.version };
   }
 
   async childCollections(projectId: number, path: string): Promise<string[]> {
@@ -242,19 +290,11 @@ export class SqliteDocumentStore implements DocumentStore {
   }
 
   merge(projectId: number, path: string, patch: JsonObject): Promise<DocumentRecord | null> {
-    // json_patch() is not a shallow merge (it deletes on null and merges nested objects), so the
-    // merge reads, spreads and writes inside the group commit's transaction, which no writer can interleave.
-    return this.commits.run(() => {
-      const row = this.statements.get.get({ project: projectId, path });
-      if (!row) return null;
-      const data: JsonObject = { ...(JSON.parse(row.data) as JsonObject), ...patch };
-      this.statements.update.run({ project: projectId, path, data: JSON.stringify(data), now: Date.now() });
-      return { id: row.id, path: row.path, data };
-    });
+    return mergeThrough(this, projectId, path, patch);
   }
 
   delete(projectId: number, path: string): Promise<boolean> {
-    return this.commits.run(() => this.statements.delete.run({ project: projectId, path }).changes > 0);
+    return deleteThrough(this, projectId, path);
   }
 
   async list(projectId: number, options: ListDocumentsOptions): Promise<DocumentJson[]> {

@@ -1,7 +1,18 @@
 import type Database from 'better-sqlite3';
 
+/** What the writes of one group commit share. */
+export interface CommitScope {
+  /** The commit's time (epoch ms), the same for every write of it. */
+  readonly time: number;
+  /**
+   * The value `compute` gave for `key` earlier in this commit, else computes it now: a
+   * project's version is bumped once per commit, by its first write.
+   */
+  once(key: string, compute: () => number): number;
+}
+
 interface PendingWrite {
-  write: () => unknown;
+  write: (scope: CommitScope) => unknown;
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
 }
@@ -14,9 +25,10 @@ type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
  * in WAL mode appends every page it changed to the log, so 20 inserts committed together write
  * their shared index pages once instead of 20 times (about 5× less time per insert).
  *
- * Each write must be a function whose only change is one statement (reads before it are fine):
- * SQLite backs out a failing statement alone and keeps the transaction, so a write that fails
- * (a constraint) is rejected while the others commit. An error that ends the transaction
+ * Each write must be a function whose only change is one statement (reads before it are fine,
+ * and so is a change `scope.once` keeps for the whole commit), or one savepoint (a nested
+ * `db.transaction`): SQLite backs out a failing statement alone and keeps the transaction, so a
+ * write that fails (a constraint) is rejected while the others commit. An error that ends the transaction
  * (disk full, I/O) rejects the whole batch: nothing of it was written.
  */
 export class GroupCommit {
@@ -25,7 +37,7 @@ export class GroupCommit {
   constructor(private readonly db: Database.Database) {}
 
   /** Runs `write` in the next group commit; resolves with its result once it is committed. */
-  run<T>(write: () => T): Promise<T> {
+  run<T>(write: (scope: CommitScope) => T): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       if (this.queue.length === 0) setImmediate(() => this.commit());
       this.queue.push({ write, resolve: resolve as (value: unknown) => void, reject });
@@ -42,8 +54,20 @@ export class GroupCommit {
     if (batch.length === 0) return;
     this.queue = [];
     let outcomes: Outcome[];
+    const shared = new Map<string, number>();
+    const scope: CommitScope = {
+      time: Date.now(),
+      once(key, compute) {
+        let value = shared.get(key);
+        if (value === undefined) {
+          value = compute();
+          shared.set(key, value);
+        }
+        return value;
+      },
+    };
     try {
-      outcomes = this.db.transaction(() => batch.map((pending) => this.attempt(pending))).immediate();
+      outcomes = this.db.transaction(() => batch.map((pending) => this.attempt(pending, scope))).immediate();
     } catch (error) {
       for (const pending of batch) pending.reject(error);
       return;
@@ -55,9 +79,9 @@ export class GroupCommit {
     });
   }
 
-  private attempt(pending: PendingWrite): Outcome {
+  private attempt(pending: PendingWrite, scope: CommitScope): Outcome {
     try {
-      return { ok: true, value: pending.write() };
+      return { ok: true, value: pending.write(scope) };
     } catch (error) {
       // SQLite rolled the whole transaction back: the writes before this one are gone too.
       if (!this.db.inTransaction) throw error;

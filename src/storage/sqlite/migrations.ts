@@ -277,4 +277,18 @@ CREATE TABLE document_indexes (
 );
 `,
   },
+  {
+    version: 10,
+    name: 'document versions',
+    // One commit sequence per project for documents (§10, §11), apart from the tree's: a group
+    // commit bumps a project's row once for all the writes it carries. Each document keeps the
+    // version of its last write; rows older than this migration start at 0.
+    sql: `
+CREATE TABLE document_versions (
+  project_id INTEGER PRIMARY KEY,
+  version INTEGER NOT NULL
+);
+ALTER TABLE documents ADD COLUMN version INTEGER NOT NULL DEFAULT 0;
+`,
+  },
 ];

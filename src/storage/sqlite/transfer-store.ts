@@ -182,15 +182,24 @@ export class SqliteTransferStore implements TransferStore {
     this.db.prepare('UPDATE projects SET next_user_id = max(next_user_id, ?) WHERE id = ?').run(maxId + 1, projectId);
   }
 
+  /** The documents as one commit of the project's documents: one new version for all of them (§10). */
   private importDocuments(projectId: number, file: ProjectExport, now: number): void {
+    if (file.documents.length === 0) return;
+    const { version } = this.db
+      .prepare<[number], { version: number }>(
+        `INSERT INTO document_versions (project_id, version) VALUES (?, 1)
+         ON CONFLICT (project_id) DO UPDATE SET version = version + 1 RETURNING version`,
+      )
+      .get(projectId) as { version: number };
     const upsert = this.db.prepare(
-      `INSERT INTO documents (project_id, path, parent, collection, id, data, created_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, jsonb(?), ?, ?)
-       ON CONFLICT (project_id, path) DO UPDATE SET data = excluded.data, updated_at = excluded.updated_at`,
+      `INSERT INTO documents (project_id, path, parent, collection, id, data, created_at, updated_at, version)
+       VALUES (?, ?, ?, ?, ?, jsonb(?), ?, ?, ?)
+       ON CONFLICT (project_id, path) DO UPDATE SET data = excluded.data, updated_at = excluded.updated_at,
+         version = excluded.version`,
     );
     for (const doc of file.documents) {
       const { path, parent, collection } = parseDocumentPath(doc.path);
-      upsert.run(projectId, path, parent, collection, randomUUID(), JSON.stringify(doc.data), now, now);
+      upsert.run(projectId, path, parent, collection, randomUUID(), JSON.stringify(doc.data), now, now, version);
     }
   }
 

@@ -8,6 +8,7 @@ import type {
   TreeSet,
   TreeSnapshot,
   TreeStore,
+  TreeWriteHook,
 } from '../../core/ports.js';
 import { ancestorsOf, descendantRange, ROOT_PATH } from '../../core/realtime/tree-path.js';
 import { assembleValue } from '../../core/realtime/tree-value.js';
@@ -62,6 +63,7 @@ export class SqliteTreeStore implements TreeStore {
     sets: TreeSet[],
     retention: ChangeLogRetention,
     readBack: string | null,
+    hook?: TreeWriteHook,
   ) => TreeCommit & { value: JsonValue };
 
   constructor(private readonly db: Database.Database) {
@@ -71,8 +73,8 @@ export class SqliteTreeStore implements TreeStore {
     this.writeTransaction = (...args) => write.immediate(...args);
   }
 
-  async set(projectId: number, set: TreeSet, retention: ChangeLogRetention): Promise<TreeCommit> {
-    const { version, changes } = this.writeTransaction(projectId, [set], retention, null);
+  async set(projectId: number, set: TreeSet, retention: ChangeLogRetention, hook?: TreeWriteHook): Promise<TreeCommit> {
+    const { version, changes } = this.writeTransaction(projectId, [set], retention, null, hook);
     return { version, changes };
   }
 
@@ -81,12 +83,19 @@ export class SqliteTreeStore implements TreeStore {
     path: string,
     sets: TreeSet[],
     retention: ChangeLogRetention,
+    hook?: TreeWriteHook,
   ): Promise<TreeCommit & { value: JsonValue }> {
-    return this.writeTransaction(projectId, sets, retention, path);
+    return this.writeTransaction(projectId, sets, retention, path, hook);
   }
 
-  async delete(projectId: number, path: string, retention: ChangeLogRetention): Promise<TreeCommit> {
-    const { version, changes } = this.writeTransaction(projectId, [{ path, value: null, leaves: [] }], retention, null);
+  async delete(
+    projectId: number,
+    path: string,
+    retention: ChangeLogRetention,
+    hook?: TreeWriteHook,
+  ): Promise<TreeCommit> {
+    const deletion = [{ path, value: null, leaves: [] }];
+    const { version, changes } = this.writeTransaction(projectId, deletion, retention, null, hook);
     return { version, changes };
   }
 
@@ -127,12 +136,17 @@ export class SqliteTreeStore implements TreeStore {
 
   private applyWrite(
     projectId: number,
-    sets: TreeSet[],
+    written: TreeSet[],
     retention: ChangeLogRetention,
     readBack: string | null,
+    hook?: TreeWriteHook,
   ): TreeCommit & { value: JsonValue } {
     const { version, log_floor } = this.s.bumpVersion.get(projectId) as VersionRow;
     const now = Date.now();
+    // The version row is taken: nothing changes the values the hook reads until this commits.
+    const sets = hook
+      ? hook.resolve(new Map(hook.reads.map((path) => [path, this.readValue(projectId, path)])), now)
+      : written;
     sets.forEach((set, seq) => {
       if (set.leaves.length > 0) {
         // Ancestors holding a leaf become objects: one point lookup per ancestor.

@@ -1,0 +1,278 @@
+/**
+ * The document writes of PostgreSQL as commits: the `DocumentStore.apply` calls that arrive
+ * while the previous commit runs share the next transaction, which
+ *
+ * 1. begins and takes the next document version of each project it writes, locking those rows
+ *    in project order (one round trip): every document writer locks them first, so a project's
+ *    writers queue there, versions follow commit order on every instance, and no deadlock forms;
+ * 2. reads the stored documents its mutations need (one statement), unless none does;
+ * 3. lets each mutation decide, in order, on the documents as the commit left them so far (a
+ *    call whose mutation refuses is left out, alone);
+ * 4. writes the outcome (one statement) and commits.
+ */
+import type pg from 'pg';
+import { validationFailed } from '../../core/errors.js';
+import type { JsonObject } from '../../core/json.js';
+import type { DocumentPath } from '../../core/paths.js';
+import type { AppliedMutation, DocumentCommit, DocumentMutation, StoredDocument } from '../../core/ports.js';
+
+export const postgresCommitSql = {
+  readStored: `SELECT d.project_id, d.path, d.id, d.data, d.version FROM documents d
+JOIN unnest($1::int[], $2::text[]) AS k(project_id, path) ON d.project_id = k.project_id AND d.path = k.path`,
+  /**
+   * A commit's outcome in one statement: the documents it deletes (`$8`, `$9`) and those it
+   * writes (one row per element of `$1`–`$7`; a new row takes the given id, a stored one keeps its own).
+   */
+  write: `WITH gone AS (
+  DELETE FROM documents d USING unnest($8::int[], $9::text[]) AS g(project_id, path)
+  WHERE d.project_id = g.project_id AND d.path = g.path
+)
+INSERT INTO documents (project_id, path, parent, collection, id, data, version)
+SELECT * FROM unnest($1::int[], $2::text[], $3::text[], $4::text[], $5::uuid[], $6::jsonb[], $7::bigint[])
+ON CONFLICT (project_id, path) DO UPDATE SET data = EXCLUDED.data, version = EXCLUDED.version, updated_at = now()
+RETURNING project_id, path, id, (xmax = 0) AS created`,
+} as const;
+
+/** BEGIN and the version bump of `projects` (integers, ascending) as one simple-protocol query. */
+function beginAndBump(projects: readonly number[]): string {
+  return `BEGIN; INSERT INTO document_versions (project_id, version)
+SELECT p, 1 FROM unnest('{${projects.join(',')}}'::int[]) AS p
+ON CONFLICT (project_id) DO UPDATE SET version = document_versions.version + 1 RETURNING project_id, version`;
+}
+
+interface ApplyCall {
+  projectId: number;
+  mutations: readonly DocumentMutation[];
+}
+
+type Outcome = { ok: true; applied: AppliedMutation[] } | { ok: false; error: unknown };
+
+/** A document as the commit has it so far: stored (or null when absent), and whether the database has it. */
+interface Slot {
+  path: DocumentPath;
+  projectId: number;
+  document: StoredDocument | null;
+  inDatabase: boolean;
+  dirty: boolean;
+}
+
+interface StoredRow {
+  project_id: number;
+  path: string;
+  id: string;
+  data: JsonObject;
+  version: string;
+}
+
+interface WrittenRow {
+  project_id: number;
+  path: string;
+  id: string;
+  created: boolean;
+}
+
+const keyOf = (projectId: number, path: string) => `${projectId}/${path}`;
+
+const NUL_ISSUE = { loc: ['body', 'data'], msg: 'Strings may not contain the NUL character', type: 'value_error' };
+
+/** PostgreSQL refuses `\u0000` in jsonb (22P05): the §0 validation failure. */
+function nulRefused(error: unknown): unknown {
+  return (error as { code?: unknown }).code === '22P05' ? validationFailed([NUL_ISSUE]) : error;
+}
+
+interface Pending {
+  call: ApplyCall;
+  resolve: (outcome: Outcome) => void;
+  reject: (error: unknown) => void;
+}
+
+/** Calls per commit at most: bounds the parameter arrays. */
+const MAX_CALLS = 256;
+
+/**
+ * Commits `DocumentMutation`s for `PostgresDocumentStore`, one commit in flight per process:
+ * the calls arriving while one commits wait and go together in the next. A commit holds its
+ * projects' version rows until it ends, so commits of one project cannot overlap anyway; waiting
+ * here instead of on the row lock makes each commit carry everything that arrived meanwhile.
+ */
+export class DocumentCommits {
+  private queue: Pending[] = [];
+  private running = false;
+
+  constructor(private readonly pool: pg.Pool) {}
+
+  async apply(projectId: number, mutations: readonly DocumentMutation[]): Promise<AppliedMutation[]> {
+    const outcome = await new Promise<Outcome>((resolve, reject) => {
+      this.queue.push({ call: { projectId, mutations }, resolve, reject });
+      if (!this.running) {
+        this.running = true;
+        setImmediate(() => void this.drain());
+      }
+    });
+    if (!outcome.ok) throw outcome.error;
+    return outcome.applied;
+  }
+
+  private async drain(): Promise<void> {
+    while (this.queue.length > 0) {
+      const round = this.queue.splice(0, MAX_CALLS);
+      try {
+        const outcomes = await this.commit(round.map((pending) => pending.call));
+        for (const [i, pending] of round.entries()) pending.resolve(outcomes[i] as Outcome);
+      } catch (error) {
+        // Nothing of the round was written; each call's own commit gives it its own answer.
+        if (round.length === 1) (round[0] as Pending).reject(nulRefused(error));
+        else for (const pending of round) await this.commitAlone(pending);
+      }
+    }
+    this.running = false;
+  }
+
+  private async commitAlone(pending: Pending): Promise<void> {
+    try {
+      pending.resolve((await this.commit([pending.call]))[0] as Outcome);
+    } catch (error) {
+      pending.reject(nulRefused(error));
+    }
+  }
+
+  private async commit(calls: readonly ApplyCall[]): Promise<Outcome[]> {
+    const client = await this.pool.connect();
+    try {
+      const projects = [...new Set(calls.map((call) => call.projectId))].sort((a, b) => a - b);
+      const results = (await client.query(beginAndBump(projects))) as unknown as pg.QueryResult<{
+        project_id: number;
+        version: string;
+      }>[];
+      const versions = new Map((results[1]?.rows ?? []).map((row) => [row.project_id, Number(row.version)]));
+      const time = Date.now();
+      const read = needsRead(calls);
+      const slots = read ? await readSlots(client, calls) : new Map<string, Slot>();
+      const outcomes = calls.map((call) =>
+        decideCall(call, { version: versions.get(call.projectId) ?? 0, time }, slots),
+      );
+      const written = await writeSlots(client, slots);
+      await client.query('COMMIT');
+      // Without a read, the write statement tells which documents were new and keeps stored ids.
+      return read ? outcomes : outcomes.map((outcome, i) => withStoredIds(outcome, calls[i]?.projectId ?? 0, written));
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+}
+
+/** Whether the commit must read stored documents: a mutation needs one, or a document is written twice. */
+function needsRead(calls: readonly ApplyCall[]): boolean {
+  const keys = new Set<string>();
+  for (const call of calls) {
+    for (const mutation of call.mutations) {
+      const key = keyOf(call.projectId, mutation.path.path);
+      if (mutation.readsStored || keys.has(key)) return true;
+      keys.add(key);
+    }
+  }
+  return false;
+}
+
+/** Every document the calls touch, as stored, read in one statement. */
+async function readSlots(client: pg.PoolClient, calls: readonly ApplyCall[]): Promise<Map<string, Slot>> {
+  const slots = new Map<string, Slot>();
+  for (const call of calls) {
+    for (const { path } of call.mutations) {
+      const key = keyOf(call.projectId, path.path);
+      if (!slots.has(key)) slots.set(key, emptySlot(call.projectId, path));
+    }
+  }
+  const targets = [...slots.values()];
+  const { rows } = await client.query<StoredRow>({
+    name: 'cds_documents_read_stored',
+    text: postgresCommitSql.readStored,
+    values: [targets.map((slot) => slot.projectId), targets.map((slot) => slot.path.path)],
+  });
+  for (const row of rows) {
+    const slot = slots.get(keyOf(row.project_id, row.path));
+    if (!slot) continue;
+    slot.document = { id: row.id, path: row.path, data: row.data, version: Number(row.version) };
+    slot.inDatabase = true;
+  }
+  return slots;
+}
+
+const emptySlot = (projectId: number, path: DocumentPath): Slot => ({
+  projectId,
+  path,
+  document: null,
+  inDatabase: false,
+  dirty: false,
+});
+
+/**
+ * Lets the call's mutations decide in order on the documents as the commit has them; the call's
+ * changes reach `slots` only when every one of its mutations accepted.
+ */
+function decideCall(call: ApplyCall, commit: DocumentCommit, slots: Map<string, Slot>): Outcome {
+  const changed = new Map<string, Slot>();
+  try {
+    const applied = call.mutations.map((mutation): AppliedMutation => {
+      const { path } = mutation;
+      const key = keyOf(call.projectId, path.path);
+      const current = changed.get(key) ?? slots.get(key) ?? emptySlot(call.projectId, path);
+      const change = mutation.decide(mutation.readsStored ? current.document : null, commit);
+      if (change.kind === 'delete') {
+        changed.set(key, { ...current, document: null, dirty: true });
+        return { kind: 'deleted', path: path.path, version: commit.version };
+      }
+      const id = current.document?.id ?? change.newId;
+      const document = { id, path: path.path, data: change.data, version: commit.version };
+      changed.set(key, { ...current, document, dirty: true });
+      return { kind: 'written', ...document, created: current.document === null };
+    });
+    for (const [key, slot] of changed) slots.set(key, slot);
+    return { ok: true, applied };
+  } catch (error) {
+    return { ok: false, error };
+  }
+}
+
+/** Stores the final state of every document the commit changed: written ones upserted, the rest deleted. */
+async function writeSlots(client: pg.PoolClient, slots: Map<string, Slot>): Promise<Map<string, WrittenRow>> {
+  const writes: Slot[] = [];
+  const deletes: Slot[] = [];
+  for (const slot of slots.values()) {
+    if (!slot.dirty) continue;
+    if (slot.document) writes.push(slot);
+    else if (slot.inDatabase) deletes.push(slot);
+  }
+  if (writes.length === 0 && deletes.length === 0) return new Map();
+  const documents = writes.map((slot) => slot.document as StoredDocument);
+  const { rows } = await client.query<WrittenRow>({
+    name: 'cds_documents_write',
+    text: postgresCommitSql.write,
+    values: [
+      writes.map((slot) => slot.projectId),
+      writes.map((slot) => slot.path.path),
+      writes.map((slot) => slot.path.parent),
+      writes.map((slot) => slot.path.collection),
+      documents.map((document) => document.id),
+      documents.map((document) => JSON.stringify(document.data)),
+      documents.map((document) => document.version),
+      deletes.map((slot) => slot.projectId),
+      deletes.map((slot) => slot.path.path),
+    ],
+  });
+  return new Map(rows.map((row) => [keyOf(row.project_id, row.path), row]));
+}
+
+/** The outcome of blind writes with the id the database kept and whether the row was new. */
+function withStoredIds(outcome: Outcome, projectId: number, written: Map<string, WrittenRow>): Outcome {
+  if (!outcome.ok) return outcome;
+  const applied = outcome.applied.map((item) => {
+    if (item.kind !== 'written') return item;
+    const row = written.get(keyOf(projectId, item.path));
+    return row ? { ...item, id: row.id, created: row.created } : item;
+  });
+  return { ok: true, applied };
+}
