@@ -1,6 +1,6 @@
 import { v7 as timeOrderedUuid } from 'uuid';
 import { notFound, validationFailed } from '../errors.js';
-import { hasUnstorableText, type JsonObject, UNSTORABLE_TEXT } from '../json.js';
+import { type JsonObject, unstorableIssue } from '../json.js';
 import {
   childDocumentPath,
   type DocumentPath,
@@ -9,8 +9,14 @@ import {
   parseDocumentPath,
   parseParentPath,
 } from '../paths.js';
-import type { DocumentJson, DocumentRecord, DocumentStore, DocumentWithCollections } from '../ports.js';
-import { parseOrderBy, parseWhere, type WhereClause } from '../where.js';
+import type {
+  DocumentJson,
+  DocumentRecord,
+  DocumentStore,
+  DocumentWithCollections,
+  QueryDocumentsOptions,
+} from '../ports.js';
+import { matchesNothing, parseOrderBy, parseWhere, type WhereClause } from '../where.js';
 
 /** What the list endpoint takes beyond the collection. */
 export interface ListRequest {
@@ -31,11 +37,13 @@ export interface QueryRequest {
 
 const DEFAULT_LIST_LIMIT = 20;
 
-/** Rejects data that one of the engines could not store, so both engines accept the same documents. */
-function storable(data: JsonObject): JsonObject {
-  if (hasUnstorableText(data)) {
-    throw validationFailed([{ loc: ['body', 'data'], msg: UNSTORABLE_TEXT, type: 'value_error' }]);
-  }
+/**
+ * Rejects data nested deeper than §0 allows or that one of the engines could not store (so both
+ * engines accept the same documents); 422 at `body.data`. Runs before anything walks the data.
+ */
+export function storable(data: JsonObject): JsonObject {
+  const issue = unstorableIssue(data, ['body', 'data']);
+  if (issue) throw validationFailed([issue]);
   return data;
 }
 const DOCUMENT_NOT_FOUND = 'Document not found';
@@ -151,14 +159,16 @@ export class DocumentService {
   ): Promise<DocumentJson[]> {
     const collection = parseCollectionName(rawCollection);
     const where = [...parseWhere(request.where), ...filter];
-    return this.store.query(projectId, {
+    const options: QueryDocumentsOptions = {
       collection,
       where,
       ...(request.parentPath !== undefined ? { parent: parseParentPath(request.parentPath, this.limits) } : {}),
       ...(request.orderBy ? { orderBy: parseOrderBy(request.orderBy) } : {}),
       ...(request.limit !== undefined ? { limit: request.limit } : {}),
       ...(request.offset !== undefined ? { offset: request.offset } : {}),
-    });
+    };
+    if (where.some(matchesNothing)) return [];
+    return this.store.query(projectId, options);
   }
 
   /** One page of the sorted child collection names under `parent_path` and their count (admin store, §6). */

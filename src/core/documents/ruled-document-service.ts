@@ -1,6 +1,6 @@
 /**
  * The client document store (§2) under the project's access rules (§9): every operation is
- * decided after the path checks and before 404, and lists and queries return only what the caller
+ * decided after the path and data checks (a value nested too deep never reaches an expression) and before 404, and lists and queries return only what the caller
  * may list. Admins use `DocumentService` directly (rules do not apply to them). Under the open
  * ruleset each call goes straight to `DocumentService`.
  *
@@ -23,6 +23,7 @@ import {
   type ListRequest,
   parseDocumentJson,
   type QueryRequest,
+  storable,
 } from './document-service.js';
 
 /** Who a client request acts for. */
@@ -70,6 +71,7 @@ export class RuledDocumentService {
     const rules = await this.rules.compiled(caller.projectId);
     if (rules.open) return this.documents.put(caller.projectId, rawPath, data);
     const { path, name: id } = parseDocumentPath(rawPath, this.limits);
+    storable(data);
     const create = rules.documentCheck('create', path);
     const update = rules.documentCheck('update', path);
     const after: JsonValue = { id, path, data };
@@ -93,6 +95,7 @@ export class RuledDocumentService {
     const rules = await this.rules.compiled(caller.projectId);
     if (rules.open) return this.documents.create(caller.projectId, rawCollection, rawParent, data);
     const planned = this.documents.newDocumentPath(rawCollection, rawParent);
+    storable(data);
     const check = this.checkOrDeny(rules, 'create', planned.path);
     await this.require(caller, check, null, { id: planned.id, path: planned.path, data });
     return this.documents.insert(caller.projectId, planned, data);
@@ -102,6 +105,7 @@ export class RuledDocumentService {
     const rules = await this.rules.compiled(caller.projectId);
     if (rules.open) return this.documents.patch(caller.projectId, rawPath, patch);
     const { path, name: id } = parseDocumentPath(rawPath, this.limits);
+    storable(patch);
     const check = this.checkOrDeny(rules, 'update', path);
     const existing = await this.store.get(caller.projectId, path);
     const merged = { id: existing?.id ?? id, path, data: { ...(existing?.data ?? {}), ...patch } };
