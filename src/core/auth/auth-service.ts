@@ -257,6 +257,15 @@ export class AuthService {
     return this.issueTokens(user);
   }
 
+  /**
+   * Ends the session of one refresh token (§14): it is refused from then on. Other sessions and
+   * access tokens already issued are untouched; an unknown token, or one of another project,
+   * revokes nothing and is not an error (the answer does not tell whether the token existed).
+   */
+  async logout(projectId: number, refreshToken: string): Promise<void> {
+    await this.accounts.consumeRefreshToken(projectId, sha256Hex(refreshToken), new Date());
+  }
+
   /** The caller's profile, roles and current permissions. */
   async me(projectId: number, userId: number): Promise<Me> {
     const user = await this.accounts.findUserById(projectId, userId);
