@@ -38,6 +38,8 @@ export interface Me extends AuthUser {
 export interface AccessGrant {
   userId: number;
   tokenEpoch: number;
+  /** When the token expires, in milliseconds since the epoch (a socket is closed then, §14). */
+  expiresAtMs: number;
 }
 
 /** Settings of the auth service. */
@@ -150,7 +152,7 @@ export class AuthService {
     const claims = token ? await this.tokens.verify(token) : null;
     if (!claims || claims.projectId !== projectId) throw new AppError('invalid_token', INVALID_TOKEN);
     await this.currentAccess(projectId, claims.userId, claims.epoch);
-    return { userId: claims.userId, tokenEpoch: claims.epoch };
+    return { userId: claims.userId, tokenEpoch: claims.epoch, expiresAtMs: claims.exp * 1000 };
   }
 
   /** The user of a valid access token (see `verifyAccessGrant`); throws `invalid_token` (401). */
