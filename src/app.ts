@@ -4,6 +4,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { Redis } from 'ioredis';
 import { InProcessBus } from './bus/in-process-bus.js';
 import { RedisBus } from './bus/redis-bus.js';
 import type { Config } from './config.js';
@@ -27,6 +28,7 @@ import type { RulesSource } from './core/rules/rules-source.js';
 import { RulesTester } from './core/rules/rules-tester.js';
 import { TransferService } from './core/transfer/transfer-service.js';
 import { Metrics, metricsRoutes } from './http/metrics.js';
+import type { RateLimits } from './http/rate-limit.js';
 import { adminAuthRoutes } from './http/routes/admin-auth.js';
 import { adminDocumentRoutes } from './http/routes/admin-documents.js';
 import { adminIndexRoutes } from './http/routes/admin-indexes.js';
@@ -228,6 +230,28 @@ export function createServices(config: Config, storage: Storage, options: Servic
   };
 }
 
+/** A Redis connection to count rate limits in, when limits are on and REDIS_URL is set (§14). */
+async function rateLimitCounter(config: Config): Promise<Pick<RateLimits, 'redis'>> {
+  const { perClient, perIp } = config.rateLimits;
+  if (!config.redisUrl || (perClient === 0 && perIp === 0)) return {};
+  // Like the bus: commands fail at once while Redis is away (the limiter then lets requests through).
+  const client = new Redis(config.redisUrl, {
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    connectionName: 'cds-rate-limit',
+  });
+  client.on('error', () => undefined);
+  // Counting starts once connected; a Redis that stays away lets requests through until it is back.
+  await new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, 10_000);
+    client.once('ready', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+  return { redis: { client, prefix: config.redisPrefix } };
+}
+
 /** Builds the whole service; pass `storage` to use an engine opened elsewhere (tests). */
 export async function buildApp(
   config: Config,
@@ -238,7 +262,7 @@ export async function buildApp(
     bodyLimit: config.bodyLimit,
     logLevel: config.logLevel,
     logger: options.logger,
-    rateLimits: config.rateLimits,
+    rateLimits: { ...config.rateLimits, ...(await rateLimitCounter(config)) },
   });
   const log: BackgroundLog = (err, message) => (err ? http.log.warn({ err }, message) : http.log.info(message));
   let bus: Bus;

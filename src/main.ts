@@ -1,11 +1,15 @@
 /** Entry point: the only reader of process.env. Starts the service and drains it on SIGTERM. */
 import { buildApp } from './app.js';
 import { loadConfig } from './config.js';
+import { markServing } from './serving-marker.js';
 
 async function main(): Promise<void> {
   const config = loadConfig(process.env);
   const app = await buildApp(config);
   const log = app.http.log;
+  // The embedded database's directory is marked while served: `cds restore` refuses it meanwhile.
+  const unmark = config.databaseUrl ? () => undefined : markServing(config.dataDir);
+  process.on('exit', unmark);
   if (config.redisUrl && !config.jwtSecret) {
     log.warn("REDIS_URL is set without CDS_JWT_SECRET: instances that do not share one key refuse each other's tokens");
   }

@@ -9,6 +9,7 @@ import { loadConfig } from '../config.js';
 import { AppError } from '../core/errors.js';
 import type { Bus } from '../core/ports.js';
 import { registerAdminCommands } from './admin-commands.js';
+import { registerBackupCommands } from './backup-commands.js';
 import { registerRulesCommands } from './rules-commands.js';
 import { registerTransferCommands, type ServicesRunner } from './transfer-commands.js';
 
@@ -171,6 +172,7 @@ function buildProgram(): Command {
   registerTransferCommands(program, withServices);
   registerAdminCommands(program, withServices);
   registerRulesCommands(program, withServices);
+  registerBackupCommands(program, (json, result, text) => print({ json }, result, text));
   return program;
 }
 

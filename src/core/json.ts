@@ -1,3 +1,5 @@
+import type { ValidationIssue } from './errors.js';
+
 /** Any JSON value. */
 export type JsonValue = null | boolean | number | string | JsonValue[] | JsonObject;
 /** A JSON object. */
@@ -20,19 +22,54 @@ export function parseJsonObject(text: string): JsonObject | null {
   }
 }
 
-/** Why `hasUnstorableText` refused a value, for the 422 item. */
+/** Why a value with NUL or a lone surrogate was refused, for the 422 item. */
 export const UNSTORABLE_TEXT = 'Strings and keys may not contain the NUL character or unpaired surrogates';
 
+/** How deep a client value may nest (§0): each object and array is one level, `{}` and `[1]` are 1. */
+export const MAX_JSON_DEPTH = 64;
+
+/** Why a value nested too deep was refused, for the 422 item. */
+export const TOO_DEEP = `Values may nest at most ${MAX_JSON_DEPTH} levels of objects and arrays`;
+
 /**
- * True when a string or key anywhere in `value` holds text PostgreSQL cannot store: the NUL
- * character or a lone UTF-16 surrogate. Both engines refuse such values, so both accept the same data.
+ * Why a client value cannot be stored, or null when it can: nested deeper than `maxDepth`, or a
+ * string or key holding text PostgreSQL cannot store (the NUL character or a lone UTF-16
+ * surrogate; both engines refuse such values, so both accept the same data). The walk keeps its
+ * own stack, so a value nested 100,000 levels deep is refused without overflowing the call stack;
+ * everything that recurses over client values runs after this check.
  */
-export function hasUnstorableText(value: JsonValue): boolean {
-  if (typeof value === 'string') return isUnstorable(value);
-  if (Array.isArray(value)) return value.some(hasUnstorableText);
-  if (isJsonObject(value))
-    return Object.entries(value).some(([key, item]) => isUnstorable(key) || hasUnstorableText(item));
-  return false;
+export function unstorableReason(value: JsonValue, maxDepth = MAX_JSON_DEPTH): string | null {
+  const pending: JsonValue[] = [value];
+  const depths: number[] = [0];
+  while (pending.length > 0) {
+    const item = pending.pop() as JsonValue;
+    const depth = depths.pop() as number;
+    if (typeof item === 'string') {
+      if (isUnstorable(item)) return UNSTORABLE_TEXT;
+      continue;
+    }
+    if (typeof item !== 'object' || item === null) continue;
+    if (depth >= maxDepth) return TOO_DEEP;
+    if (Array.isArray(item)) {
+      for (const child of item) {
+        pending.push(child);
+        depths.push(depth + 1);
+      }
+      continue;
+    }
+    for (const key of Object.keys(item)) {
+      if (isUnstorable(key)) return UNSTORABLE_TEXT;
+      pending.push(item[key] as JsonValue);
+      depths.push(depth + 1);
+    }
+  }
+  return null;
+}
+
+/** The 422 problem of a client value at `loc` (`['body', 'data']`), or null when it can be stored. */
+export function unstorableIssue(value: JsonValue, loc: (string | number)[]): ValidationIssue | null {
+  const reason = unstorableReason(value);
+  return reason === null ? null : { loc, msg: reason, type: reason === TOO_DEEP ? 'too_deep' : 'value_error' };
 }
 
 /** True for text holding NUL or a lone surrogate. */

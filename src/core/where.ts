@@ -97,3 +97,11 @@ export function parseOrderBy(raw: string): OrderBy {
   if (field.some((key) => key.length === 0)) throw badRequest(`Invalid order_by '${raw}'`);
   return { field, descending };
 }
+
+/**
+ * True for a clause no stored value can match, answered without asking the store: `iexact` whose
+ * value is not a string (`age__iexact:30`; §2 wants both sides strings, and engines compare text).
+ */
+export function matchesNothing(clause: WhereClause): boolean {
+  return clause.lookup === 'iexact' && typeof clause.value !== 'string';
+}

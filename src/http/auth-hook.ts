@@ -7,6 +7,8 @@ export interface Principal {
   userId: number;
   /** The token epoch the request was admitted under (long-lived sockets re-check it). */
   tokenEpoch: number;
+  /** When the access token expires, in ms since the epoch (a socket is closed then, §14). */
+  expiresAtMs: number;
 }
 
 declare module 'fastify' {
@@ -58,9 +60,9 @@ export async function authenticate(
   permission: string,
 ): Promise<Principal> {
   const projectId = await auth.authenticateClient(credentials.clientId, credentials.clientSecret);
-  const { userId, tokenEpoch } = await auth.verifyAccessGrant(credentials.accessToken, projectId);
+  const { userId, tokenEpoch, expiresAtMs } = await auth.verifyAccessGrant(credentials.accessToken, projectId);
   await auth.requirePermission(projectId, userId, permission);
-  return { projectId, userId, tokenEpoch };
+  return { projectId, userId, tokenEpoch, expiresAtMs };
 }
 
 /** An `onRequest` hook that admits only users holding `permission` (§1). */

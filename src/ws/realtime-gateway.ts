@@ -1,6 +1,7 @@
 import websocket from '@fastify/websocket';
 import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
 import type { WebSocket } from 'ws';
+import type { AccessGrant } from '../core/auth/auth-service.js';
 import { AppError } from '../core/errors.js';
 import type { PathLimits } from '../core/paths.js';
 import type { Bus } from '../core/ports.js';
@@ -60,10 +61,8 @@ export function handshakeCredentials(request: FastifyRequest): Credentials {
 export class RealtimeGateway {
   private readonly feeds = new Map<number, ProjectFeed>();
   private readonly sessions = new Set<RealtimeSession>();
-  /** The token epoch each handshake was admitted under, from the auth hook to `accept`. */
-  private readonly epochs = new WeakMap<FastifyRequest, number>();
-  /** The token epoch of each connection, re-checked with its permission. */
-  private readonly sessionEpochs = new WeakMap<RealtimeSession, number>();
+  /** The access grant each handshake was admitted under, from the auth hook to `accept`. */
+  private readonly grants = new WeakMap<FastifyRequest, AccessGrant>();
   private heartbeat: NodeJS.Timeout | null = null;
   private permissionTimer: NodeJS.Timeout | null = null;
   private grantTimer: NodeJS.Timeout | null = null;
@@ -104,11 +103,13 @@ export class RealtimeGateway {
         const principal = await authenticate(auth, handshakeCredentials(request), PERMISSION);
         request.projectId = principal.projectId;
         request.userId = principal.userId;
-        this.epochs.set(request, principal.tokenEpoch);
+        this.grants.set(request, principal);
       });
-      scope.get('/realtime/ws', { websocket: true }, (socket, request) =>
-        this.accept(socket, request.projectId, request.userId, this.epochs.get(request) ?? 0),
-      );
+      scope.get('/realtime/ws', { websocket: true }, (socket, request) => {
+        const grant = this.grants.get(request);
+        if (grant) this.accept(socket, request.projectId, grant);
+        else socket.close(1011, 'Not authenticated');
+      });
     });
   }
 
@@ -140,9 +141,10 @@ export class RealtimeGateway {
     this.feeds.clear();
   }
 
-  private accept(socket: WebSocket, projectId: number, userId: number, tokenEpoch: number): void {
+  private accept(socket: WebSocket, projectId: number, grant: AccessGrant): void {
     const feed = this.feedOf(projectId);
-    const session = new RealtimeSession(socket, { projectId, userId }, feed, {
+    const auth = this.auth;
+    const session = new RealtimeSession(socket, { projectId, ...grant }, feed, {
       tree: this.tree,
       pathLimits: this.options.pathLimits,
       maxSubscriptions: this.options.maxSubscriptions,
@@ -151,9 +153,14 @@ export class RealtimeGateway {
       slowConsumerGraceMs: this.options.slowConsumerGraceMs ?? 30_000,
       onClosed: (closed) => this.forget(closed, feed),
       onError: (error) => this.log.error({ err: error }, 'realtime session error'),
+      verifyToken: async (accessToken) => {
+        if (!auth) throw new AppError('unavailable', 'Not ready');
+        const verified = await auth.verifyAccessGrant(accessToken, projectId);
+        await auth.requirePermission(projectId, verified.userId, PERMISSION, verified.tokenEpoch);
+        return verified;
+      },
     });
     this.sessions.add(session);
-    this.sessionEpochs.set(session, tokenEpoch);
     // Start the feed now, so the first subscribe finds it ready.
     feed.ready().catch((error: unknown) => this.log.warn({ err: error }, 'realtime feed not ready'));
     this.heartbeat ??= setInterval(() => {
@@ -179,7 +186,7 @@ export class RealtimeGateway {
     try {
       for (const session of [...this.sessions]) {
         try {
-          await auth.requirePermission(session.projectId, session.userId, PERMISSION, this.sessionEpochs.get(session));
+          await auth.requirePermission(session.projectId, session.userId, PERMISSION, session.token.epoch);
         } catch (error) {
           // An outage says nothing about the user: keep every socket, and try again next time.
           if (error instanceof AppError && error.code === 'unavailable') {

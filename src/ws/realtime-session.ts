@@ -1,4 +1,5 @@
 import type { WebSocket } from 'ws';
+import type { AccessGrant } from '../core/auth/auth-service.js';
 import { AppError } from '../core/errors.js';
 import type { JsonValue } from '../core/json.js';
 import type { PathLimits } from '../core/paths.js';
@@ -6,6 +7,7 @@ import type { TreeCommit } from '../core/ports.js';
 import { updateFor } from '../core/realtime/commit-event.js';
 import {
   ackMessage,
+  authAckMessage,
   type ClientMessage,
   cancelMessage,
   errorMessage,
@@ -21,6 +23,7 @@ import { DENIED_BY_RULES, deniedByRules, type GrantBasis, type ReadCheck } from 
 import type { TreeService, TreeWriteOptions } from '../core/realtime/tree-service.js';
 import type { CommitBroadcast } from './commit-broadcast.js';
 import type { FeedListener, ProjectFeed } from './project-feed.js';
+import { SessionToken, TOKEN_EXPIRED_CODE, TOKEN_EXPIRED_REASON } from './session-token.js';
 
 /** What a session needs besides its socket and feed. */
 export interface SessionOptions {
@@ -37,6 +40,8 @@ export interface SessionOptions {
   slowConsumerGraceMs: number;
   onClosed: (session: RealtimeSession) => void;
   onError: (error: unknown) => void;
+  /** Verifies an access token of the connection's project (`auth`, §14); throws `invalid_token`. */
+  verifyToken: (accessToken: string) => Promise<AccessGrant>;
 }
 
 interface LiveSubscription {
@@ -94,15 +99,18 @@ export class RealtimeSession implements FeedListener {
   readonly projectId: number;
   /** The user of its access token. */
   readonly userId: number;
+  /** The access token it runs on now (§14). */
+  readonly token: SessionToken;
 
   constructor(
     private readonly socket: WebSocket,
-    principal: { projectId: number; userId: number },
+    principal: { projectId: number } & AccessGrant,
     private readonly feed: ProjectFeed,
     private readonly options: SessionOptions,
   ) {
     this.projectId = principal.projectId;
     this.userId = principal.userId;
+    this.token = new SessionToken(principal, () => this.close(TOKEN_EXPIRED_CODE, TOKEN_EXPIRED_REASON));
     feed.join(this);
     socket.on('message', (data, isBinary) => this.onFrame(data.toString(), isBinary));
     socket.on('pong', () => {
@@ -210,6 +218,8 @@ export class RealtimeSession implements FeedListener {
   private async apply(message: ClientMessage): Promise<void> {
     const { tree } = this.options;
     switch (message.action) {
+      case 'auth':
+        return this.reauthenticate(message.accessToken, message.id);
       case 'subscribe':
         return this.subscribe(message.path, message.id, message.since);
       case 'unsubscribe':
@@ -226,6 +236,25 @@ export class RealtimeSession implements FeedListener {
         break;
     }
     this.send(ackMessage(message.action, message.path, message.id));
+  }
+
+  /**
+   * Replaces the socket's token (§14). A token that is invalid, or names another user or project,
+   * ends the connection (`error`, then 1008); an outage only refuses the message.
+   */
+  private async reauthenticate(accessToken: string, id: MessageId | undefined): Promise<void> {
+    let grant: AccessGrant;
+    try {
+      grant = await this.options.verifyToken(accessToken);
+      if (grant.userId !== this.userId) throw new AppError('invalid_token', 'The token is of another user');
+    } catch (error) {
+      if (!(error instanceof AppError) || error.code !== 'invalid_token') throw error;
+      this.send(errorMessage(error.message, id));
+      this.close(1008, error.message);
+      return;
+    }
+    this.token.replace(grant);
+    this.send(authAckMessage(id));
   }
 
   private async subscribe(path: string, id: MessageId | undefined, since: number | undefined): Promise<void> {
@@ -413,6 +442,7 @@ export class RealtimeSession implements FeedListener {
 
   private onSocketClosed(): void {
     if (this.graceTimer) clearTimeout(this.graceTimer);
+    this.token.stop();
     this.socketClosed = true;
     this.closing = true;
     this.held.length = 0;

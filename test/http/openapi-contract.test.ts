@@ -95,6 +95,9 @@ for (const engine of engines) {
         headers: client,
         body: { refresh_token: signup.refresh_token },
       });
+      await expectStatus(200, 'POST', '/auth/logout', { headers: client, body: { refresh_token: 'unknown' } });
+      await expectStatus(422, 'POST', '/auth/logout', { headers: client, body: {} });
+      await expectStatus(401, 'POST', '/auth/logout', { body: { refresh_token: 'unknown' } });
       await expectStatus(200, 'GET', '/auth/me', player);
       await expectStatus(401, 'GET', '/auth/me', { headers: client });
       await expectStatus(200, 'PATCH', '/auth/me', { ...player, body: { nickname: 'Contract' } });

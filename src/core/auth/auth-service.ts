@@ -38,6 +38,8 @@ export interface Me extends AuthUser {
 export interface AccessGrant {
   userId: number;
   tokenEpoch: number;
+  /** When the token expires, in milliseconds since the epoch (a socket is closed then, §14). */
+  expiresAtMs: number;
 }
 
 /** Settings of the auth service. */
@@ -150,7 +152,7 @@ export class AuthService {
     const claims = token ? await this.tokens.verify(token) : null;
     if (!claims || claims.projectId !== projectId) throw new AppError('invalid_token', INVALID_TOKEN);
     await this.currentAccess(projectId, claims.userId, claims.epoch);
-    return { userId: claims.userId, tokenEpoch: claims.epoch };
+    return { userId: claims.userId, tokenEpoch: claims.epoch, expiresAtMs: claims.exp * 1000 };
   }
 
   /** The user of a valid access token (see `verifyAccessGrant`); throws `invalid_token` (401). */
@@ -255,6 +257,15 @@ export class AuthService {
     // A disable drops the user's refresh tokens; one saved by a sign-in racing it still meets this.
     if (!user || user.disabled) throw new AppError('invalid_token', INVALID_REFRESH);
     return this.issueTokens(user);
+  }
+
+  /**
+   * Ends the session of one refresh token (§14): it is refused from then on. Other sessions and
+   * access tokens already issued are untouched; an unknown token, or one of another project,
+   * revokes nothing and is not an error (the answer does not tell whether the token existed).
+   */
+  async logout(projectId: number, refreshToken: string): Promise<void> {
+    await this.accounts.consumeRefreshToken(projectId, sha256Hex(refreshToken), new Date());
   }
 
   /** The caller's profile, roles and current permissions. */

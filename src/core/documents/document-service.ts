@@ -16,7 +16,7 @@ import type {
   DocumentWithCollections,
   QueryDocumentsOptions,
 } from '../ports.js';
-import { parseOrderBy, parseWhere, type WhereClause } from '../where.js';
+import { matchesNothing, parseOrderBy, parseWhere, type WhereClause } from '../where.js';
 import {
   type BatchResult,
   type BatchWrite,
@@ -169,7 +169,10 @@ export class DocumentService {
     request: QueryRequest,
     filter: WhereClause[] = [],
   ): Promise<DocumentJson[]> {
-    return this.run(projectId, this.queryOptions(rawCollection, request, filter));
+    const options = this.queryOptions(rawCollection, request, filter);
+    // `iexact` with a value that is not a string matches nothing (§2): no need to ask the store.
+    if (options.where.some(matchesNothing)) return [];
+    return this.run(projectId, options);
   }
 
   /** The options `query` would run with, with the index it would use (§15 explain). */

@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { v7 as timeOrderedUuid } from 'uuid';
 import { badRequest, validationFailed } from '../errors.js';
-import { hasUnstorableText, type JsonObject, UNSTORABLE_TEXT } from '../json.js';
+import { type JsonObject, unstorableIssue } from '../json.js';
 import { childDocumentPath, type DocumentPath, normalizePath, type PathLimits, parseDocumentPath } from '../paths.js';
 import type { AppliedMutation, DocumentMutation, DocumentRecord, DocumentStore } from '../ports.js';
 import {
@@ -64,9 +64,13 @@ export interface BatchResult {
 export const MAX_BATCH_WRITES = 500;
 const COLLECTION_PATH_MESSAGE = 'Path must point to a collection (odd number of segments)';
 
-/** Rejects data that one of the engines could not store, so both engines accept the same documents. */
+/**
+ * Rejects data nested deeper than §0 allows or that one of the engines could not store (so both
+ * engines accept the same documents); 422 at `loc`. Runs before anything walks the data.
+ */
 function storable(data: JsonObject, loc: (string | number)[] = ['body', 'data']): JsonObject {
-  if (hasUnstorableText(data)) throw validationFailed([{ loc, msg: UNSTORABLE_TEXT, type: 'value_error' }]);
+  const issue = unstorableIssue(data, loc);
+  if (issue) throw validationFailed([issue]);
   return data;
 }
 

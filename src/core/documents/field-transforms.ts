@@ -4,7 +4,15 @@
  * write's transaction, to the data as stored at that point, so concurrent increments never lose one.
  */
 import { type ValidationIssue, validationFailed } from '../errors.js';
-import { canonicalJson, hasUnstorableText, isJsonObject, type JsonObject, type JsonValue } from '../json.js';
+import {
+  canonicalJson,
+  isJsonObject,
+  isUnstorable,
+  type JsonObject,
+  type JsonValue,
+  TOO_DEEP,
+  unstorableReason,
+} from '../json.js';
 
 /** A transform's operation, as the request names it. */
 export type TransformOp =
@@ -27,12 +35,6 @@ export interface FieldTransform {
 const MAX_DEPTH = 64;
 const NUMBER_OPS = ['increment', 'maximum', 'minimum'] as const;
 const ARRAY_OPS = ['array_union', 'array_remove'] as const;
-
-function depthOf(value: JsonValue): number {
-  if (Array.isArray(value)) return 1 + Math.max(0, ...value.map(depthOf));
-  if (isJsonObject(value)) return 1 + Math.max(0, ...Object.values(value).map(depthOf));
-  return 0;
-}
 
 /** The operation `raw` names, or a reason why it names none. */
 function parseOp(raw: unknown): TransformOp | string {
@@ -69,15 +71,17 @@ export function parseTransforms(
     const segments = field.split('__');
     const op = parseOp(rawOp);
     const operand = typeof op === 'object' ? (Object.values(op)[0] as JsonValue) : null;
+    // One iterative walk: an operand nested 100,000 levels deep is refused, never recursed over.
+    const unstorable = unstorableReason(operand, Math.max(0, MAX_DEPTH - segments.length));
     if (typeof op === 'string' && op !== 'server_time' && op !== 'delete') {
       issues.push({ loc, msg: op, type: 'value_error' });
     } else if (segments.some((segment) => segment === '')) {
       issues.push({ loc, msg: `Invalid field path '${field}'`, type: 'value_error' });
-    } else if (segments.length + depthOf(operand) > MAX_DEPTH) {
+    } else if (segments.length > MAX_DEPTH || unstorable === TOO_DEEP) {
       issues.push({ loc, msg: `Field path '${field}' nests deeper than ${MAX_DEPTH} levels`, type: 'value_error' });
     } else if (dataKeys.has(field) || dataKeys.has(segments[0] as string)) {
       issues.push({ loc, msg: `Field '${field}' is also set by data`, type: 'value_error' });
-    } else if (hasUnstorableText(operand) || segments.some((s) => hasUnstorableText(s))) {
+    } else if (unstorable !== null || segments.some(isUnstorable)) {
       issues.push({
         loc,
         msg: 'Strings and keys may not contain the NUL character or unpaired surrogates',

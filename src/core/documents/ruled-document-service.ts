@@ -1,6 +1,6 @@
 /**
  * The client document store (§2) under the project's access rules (§9): every operation is
- * decided after the path checks and before 404, and lists and queries return only what the caller
+ * decided after the path and data checks (a value nested too deep never reaches an expression) and before 404, and lists and queries return only what the caller
  * may list. Admins use `DocumentService` directly (rules do not apply to them). Under the open
  * ruleset each call goes straight to `DocumentService`.
  *

@@ -1,5 +1,6 @@
 /** The rules a board's definition must follow, shared by board creation and import. */
 import { validationFailed } from '../errors.js';
+import { unstorableReason } from '../json.js';
 import type { LeaderboardDefinition } from './leaderboard-model.js';
 
 /** Slugs of boards and leagues: they appear in URLs, so a conservative alphabet. */
@@ -65,6 +66,8 @@ export function definitionProblem(def: LeaderboardDefinition): DefinitionProblem
         j < i && other.league === reward.league && other.rankFrom <= reward.rankTo && reward.rankFrom <= other.rankTo,
     );
     if (overlap >= 0) return { at, message: `overlaps rewards[${overlap}] in league '${reward.league}'` };
+    const unstorable = unstorableReason(reward.reward);
+    if (unstorable) return { at: `${at}.reward`, message: unstorable };
   }
   return null;
 }

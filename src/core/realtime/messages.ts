@@ -17,7 +17,8 @@ export type ClientMessage =
   | { action: 'unsubscribe'; path: string; id?: MessageId }
   | { action: 'set'; path: string; value: JsonValue; id?: MessageId; ifMatch?: string }
   | { action: 'patch'; path: string; value: JsonObject; id?: MessageId; ifMatch?: string }
-  | { action: 'delete'; path: string; id?: MessageId; ifMatch?: string };
+  | { action: 'delete'; path: string; id?: MessageId; ifMatch?: string }
+  | { action: 'auth'; accessToken: string; id?: MessageId };
 
 /** The actions that write (and are answered by `ack` once committed). */
 export type WriteAction = 'set' | 'patch' | 'delete';
@@ -25,7 +26,7 @@ export type WriteAction = 'set' | 'patch' | 'delete';
 /** Either a message or the reason it was refused (with the id to echo when one was readable). */
 export type ParsedClientMessage = { ok: true; message: ClientMessage } | { ok: false; error: string; id?: MessageId };
 
-const ACTIONS = new Set(['subscribe', 'unsubscribe', 'set', 'patch', 'delete']);
+const ACTIONS = new Set(['subscribe', 'unsubscribe', 'set', 'patch', 'delete', 'auth']);
 
 function refuse(error: string, id?: MessageId): ParsedClientMessage {
   return id === undefined ? { ok: false, error } : { ok: false, error, id };
@@ -48,6 +49,15 @@ export function parseClientMessage(text: string, limits: PathLimits = defaultPat
   const action = parsed.action;
   if (typeof action !== 'string' || !ACTIONS.has(action)) {
     return refuse(typeof action === 'string' ? `Unknown action '${action}'` : 'action is required', id);
+  }
+  if (action === 'auth') {
+    // §14: a new access token for the socket; it names no path.
+    const token = parsed.access_token;
+    if (typeof token !== 'string' || token === '') return refuse('access_token is required', id);
+    return {
+      ok: true,
+      message: id === undefined ? { action, accessToken: token } : { action, accessToken: token, id },
+    };
   }
   if (typeof parsed.path !== 'string')
     return refuse(parsed.path === undefined ? 'path is required' : 'path must be a string', id);
@@ -108,6 +118,11 @@ export function updateMessage(path: string, value: JsonValue, version: number): 
 /** `ack`: a write committed, or an unsubscribe done. */
 export function ackMessage(action: WriteAction | 'unsubscribe', path: string, id?: MessageId): string {
   return withId({ event: 'ack', action, path }, id);
+}
+
+/** `ack` of an `auth`: the socket now runs on the new token (§14). */
+export function authAckMessage(id?: MessageId): string {
+  return withId({ event: 'ack', action: 'auth' }, id);
 }
 
 /** `error`: a refused message; the connection stays open. A refused precondition adds the path's current `etag` and `value` (§11). */

@@ -4,7 +4,7 @@
  * is the set of its leaves, and a value is assembled back from the leaves of its subtree.
  */
 import { badRequest, validationFailed } from '../errors.js';
-import { hasUnstorableText, isJsonObject, type JsonObject, type JsonValue, UNSTORABLE_TEXT } from '../json.js';
+import { isJsonObject, type JsonObject, type JsonValue, unstorableIssue } from '../json.js';
 import { defaultPathLimits, type PathLimits } from '../paths.js';
 import type { TreeLeaf } from '../ports.js';
 import { serverValueOf } from './tree-atomic.js';
@@ -25,15 +25,19 @@ export function defineKey(target: JsonObject, key: string, value: JsonValue): vo
   else target[key] = value;
 }
 
+/** 422 at `body.value` for a value nested deeper than §0 allows or holding text an engine cannot store. */
+export function checkStorableValue(value: JsonValue): void {
+  const issue = unstorableIssue(value, ['body', 'value']);
+  if (issue) throw validationFailed([issue]);
+}
+
 /**
  * Checks a value written at `path` and splits it into leaves. Object keys that cannot name a
  * child node (empty, `.`, `..`, containing `/`) and paths over the limits are 400s; the NUL
- * character, which PostgreSQL cannot store, is a 422 on both engines.
+ * character, which PostgreSQL cannot store, and nesting beyond 64 levels are 422s on both engines.
  */
 export function prepareValue(path: string, value: JsonValue, limits: PathLimits = defaultPathLimits): PreparedValue {
-  if (hasUnstorableText(value)) {
-    throw validationFailed([{ loc: ['body', 'value'], msg: UNSTORABLE_TEXT, type: 'value_error' }]);
-  }
+  checkStorableValue(value);
   const leaves: TreeLeaf[] = [];
   const stored = collect(path, value, leaves, limits);
   return { value: stored, leaves };

@@ -4,7 +4,7 @@ import type { JsonObject, JsonValue } from '../json.js';
 import { defaultPathLimits, type PathLimits } from '../paths.js';
 import type { TreeSet } from '../ports.js';
 import { ancestorsOf, checkPathLimits, joinPath, parseTreePath, ROOT_PATH } from './tree-path.js';
-import { prepareValue } from './tree-value.js';
+import { checkStorableValue, prepareValue } from './tree-value.js';
 
 /** The set that replaces the subtree at `path` (already normalized) by `value`. */
 export function planSet(path: string, value: JsonValue, limits: PathLimits = defaultPathLimits): TreeSet {
@@ -33,6 +33,8 @@ export function planPatch(path: string, value: JsonObject, limits: PathLimits = 
         throw badRequest(`Patch keys '${other}' and '${key}' overlap: one is a prefix of the other`);
     }
   }
+  // The patch object is the written value (§0): its own level counts towards the 64.
+  checkStorableValue(value);
   const sets: TreeSet[] = [];
   for (const [relative, key] of relatives) {
     const child = joinPath(path, relative);

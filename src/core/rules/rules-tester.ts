@@ -5,7 +5,7 @@
  */
 import type { Clock } from '../clock.js';
 import { AppError, validationFailed } from '../errors.js';
-import { isJsonObject, type JsonObject, type JsonValue } from '../json.js';
+import { isJsonObject, type JsonObject, type JsonValue, unstorableReason } from '../json.js';
 import { type PathLimits, parseDocumentPath } from '../paths.js';
 import type { AccountStore, DocumentStore, TreeStore, User } from '../ports.js';
 import { parseTreePath } from '../realtime/tree-path.js';
@@ -153,6 +153,11 @@ function checkCase(testCase: RuleTestCase, index: number): void {
   const methods = AREA_METHODS[testCase.area];
   if (!methods.includes(testCase.method)) {
     throw caseProblem(index, 'method', `must be one of ${methods.join(', ')} for ${testCase.area}`);
+  }
+  for (const field of ['data', 'existing'] as const) {
+    const value = testCase[field];
+    const problem = value === undefined ? null : unstorableReason(value as JsonValue);
+    if (problem) throw caseProblem(index, field, problem);
   }
   if (testCase.area !== 'documents') return;
   for (const field of ['data', 'existing'] as const) {

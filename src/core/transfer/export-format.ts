@@ -6,7 +6,7 @@
 import Type, { type Static } from 'typebox';
 import { Compile } from 'typebox/compile';
 import { AppError } from '../errors.js';
-import { hasUnstorableText, isJsonObject, type JsonObject, type JsonValue, UNSTORABLE_TEXT } from '../json.js';
+import { isJsonObject, type JsonValue, MAX_JSON_DEPTH, unstorableReason } from '../json.js';
 import { definitionProblem } from '../leaderboards/leaderboard-definition.js';
 import { ANTI_CHEAT_DEFAULTS, type LeaderboardDefinition } from '../leaderboards/leaderboard-model.js';
 import { type PathLimits, parseDocumentPath } from '../paths.js';
@@ -180,12 +180,13 @@ export function parseProjectExport(input: unknown, limits: PathLimits): ProjectE
     if (normalized !== doc.path) throw badItem(`documents[${i}].path`, `must be normalized ('${normalized}')`);
     if (paths.has(doc.path)) throw badItem(`documents[${i}].path`, `duplicate path '${doc.path}'`);
     paths.add(doc.path);
-    if (hasUnstorableText(doc.data as JsonObject)) throw badItem(`documents[${i}].data`, UNSTORABLE_TEXT);
+    const problem = unstorableReason(doc.data as JsonValue);
+    if (problem) throw badItem(`documents[${i}].data`, problem);
   }
   if (file.realtime !== null && !isJsonObject(file.realtime)) throw badItem('realtime', 'must be an object or null');
-  if (file.realtime !== null && hasUnstorableText(file.realtime as JsonValue)) {
-    throw badItem('realtime', UNSTORABLE_TEXT);
-  }
+  // A tree holds values of up to 64 levels at paths of up to 64 segments.
+  const treeProblem = file.realtime === null ? null : unstorableReason(file.realtime as JsonValue, 2 * MAX_JSON_DEPTH);
+  if (treeProblem) throw badItem('realtime', treeProblem);
   const ids = new Set<number>();
   const names = new Set<string>();
   for (const [i, user] of file.users.entries()) {

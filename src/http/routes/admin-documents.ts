@@ -87,65 +87,73 @@ export function adminDocumentRoutes(app: HttpApp, deps: { guard: AdminGuard; doc
     },
   );
 
-  app.get(
-    `${PREFIX}/docs/*`,
-    {
-      onRequest: view,
-      schema: {
-        tags,
-        description: `A document with its child collections, as GET /documents/docs/{path}. Needs \`document.view\`. ${SCOPE}`,
-        security: adminSecurity,
-        params: StoreDocParams,
-        response: { 200: DocumentWithCollectionsSchema, ...adminErrorResponses },
+  // `/docs/` (the empty path) arrives without the slash: the §2 400, through routes left out of OpenAPI.
+  for (const url of [`${PREFIX}/docs/*`, `${PREFIX}/docs`]) {
+    const hide = !url.endsWith('*');
+    app.get(
+      url,
+      {
+        onRequest: view,
+        schema: {
+          tags,
+          description: `A document with its child collections, as GET /documents/docs/{path}. Needs \`document.view\`. ${SCOPE}`,
+          security: adminSecurity,
+          hide,
+          params: StoreDocParams,
+          response: { 200: DocumentWithCollectionsSchema, ...adminErrorResponses },
+        },
       },
-    },
-    (request) => documents.get(request.projectId, request.params['*']),
-  );
+      (request) => documents.get(request.projectId, request.params['*'] ?? ''),
+    );
 
-  app.put(
-    `${PREFIX}/docs/*`,
-    {
-      onRequest: manage,
-      schema: {
-        tags,
-        description: `Inserts or replaces a document, as PUT /documents/docs/{path}. Needs \`document.manage\`. ${SCOPE}`,
-        security: adminSecurity,
-        params: StoreDocParams,
-        body: PutDocumentBody,
-        response: { 200: DocumentWithCreatedSchema, ...adminErrorResponses },
+    app.put(
+      url,
+      {
+        onRequest: manage,
+        schema: {
+          tags,
+          description: `Inserts or replaces a document, as PUT /documents/docs/{path}. Needs \`document.manage\`. ${SCOPE}`,
+          security: adminSecurity,
+          hide,
+          params: StoreDocParams,
+          body: PutDocumentBody,
+          response: { 200: DocumentWithCreatedSchema, ...adminErrorResponses },
+        },
       },
-    },
-    (request) => documents.put(request.projectId, request.params['*'], (request.body.data ?? {}) as JsonObject),
-  );
+      (request) => documents.put(request.projectId, request.params['*'] ?? '', (request.body.data ?? {}) as JsonObject),
+    );
 
-  app.patch(
-    `${PREFIX}/docs/*`,
-    {
-      onRequest: manage,
-      schema: {
-        tags,
-        description: `Shallow-merges into a document, as PATCH /documents/docs/{path}. Needs \`document.manage\`. ${SCOPE}`,
-        security: adminSecurity,
-        params: StoreDocParams,
-        body: PatchDocumentBody,
-        response: { 200: DocumentSchema, ...adminErrorResponses },
+    app.patch(
+      url,
+      {
+        onRequest: manage,
+        schema: {
+          tags,
+          description: `Shallow-merges into a document, as PATCH /documents/docs/{path}. Needs \`document.manage\`. ${SCOPE}`,
+          security: adminSecurity,
+          hide,
+          params: StoreDocParams,
+          body: PatchDocumentBody,
+          response: { 200: DocumentSchema, ...adminErrorResponses },
+        },
       },
-    },
-    (request) => documents.patch(request.projectId, request.params['*'], request.body.data as JsonObject),
-  );
+      (request) => documents.patch(request.projectId, request.params['*'] ?? '', request.body.data as JsonObject),
+    );
 
-  app.delete(
-    `${PREFIX}/docs/*`,
-    {
-      onRequest: manage,
-      schema: {
-        tags,
-        description: `Deletes only that document, as DELETE /documents/docs/{path}. Needs \`document.manage\`. ${SCOPE}`,
-        security: adminSecurity,
-        params: StoreDocParams,
-        response: { 200: DeletedSchema, ...adminErrorResponses },
+    app.delete(
+      url,
+      {
+        onRequest: manage,
+        schema: {
+          tags,
+          description: `Deletes only that document, as DELETE /documents/docs/{path}. Needs \`document.manage\`. ${SCOPE}`,
+          security: adminSecurity,
+          hide,
+          params: StoreDocParams,
+          response: { 200: DeletedSchema, ...adminErrorResponses },
+        },
       },
-    },
-    (request) => documents.delete(request.projectId, request.params['*']),
-  );
+      (request) => documents.delete(request.projectId, request.params['*'] ?? ''),
+    );
+  }
 }

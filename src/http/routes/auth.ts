@@ -5,6 +5,7 @@ import {
   AuthResponseSchema,
   authErrorResponses,
   GuestBody,
+  LoggedOutSchema,
   LoginBody,
   MeSchema,
   RefreshBody,
@@ -23,7 +24,7 @@ function requireUser(auth: AuthService) {
   };
 }
 
-/** Sign-up, login, guest, refresh and the caller's profile (§1) under `/auth`. */
+/** Sign-up, login, guest, refresh, logout (§14) and the caller's profile (§1) under `/auth`. */
 export function authRoutes(app: HttpApp, deps: { auth: AuthService }): void {
   const { auth } = deps;
 
@@ -52,6 +53,22 @@ export function authRoutes(app: HttpApp, deps: { auth: AuthService }): void {
       '/auth/refresh',
       { schema: { body: RefreshBody, response: { 200: AuthResponseSchema, ...authErrorResponses } } },
       (request) => auth.refresh(request.projectId, request.body.refresh_token),
+    );
+
+    scope.post(
+      '/auth/logout',
+      {
+        schema: {
+          description:
+            'Ends the session of this refresh token (§14): it is refused from then on. Access tokens already issued keep working until they expire. An unknown token, or one of another project, also answers 200 and revokes nothing.',
+          body: RefreshBody,
+          response: { 200: LoggedOutSchema, ...authErrorResponses },
+        },
+      },
+      async (request) => {
+        await auth.logout(request.projectId, request.body.refresh_token);
+        return {};
+      },
     );
   });
 

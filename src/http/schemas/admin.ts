@@ -55,7 +55,7 @@ export const BoardParams = Type.Object({ project_id: Id('Project id'), slug: Typ
 
 /** `/document-store/{org_id}/{project_id}`. */
 export const StoreParams = Type.Object({ org_id: Id('Organisation id'), project_id: Id('Project id') });
-export const StoreDocParams = Type.Object({ ...StoreParams.properties, '*': Type.String() });
+export const StoreDocParams = Type.Object({ ...StoreParams.properties, '*': Type.Optional(Type.String()) });
 export const StoreCollectionParams = Type.Object({ ...StoreParams.properties, collection: Type.String() });
 
 const paging = {

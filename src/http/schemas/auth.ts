@@ -21,7 +21,10 @@ export const LoginBody = Type.Object({
 /** `POST /auth/guest` body: the device the guest account is bound to. */
 export const GuestBody = Type.Object({ device_id: Type.String({ minLength: 1, maxLength: 256 }) });
 
-/** `POST /auth/refresh` body. */
+/** `POST /auth/logout` answer: an empty object. */
+export const LoggedOutSchema = Type.Object({});
+
+/** `POST /auth/refresh` and `POST /auth/logout` body. */
 export const RefreshBody = Type.Object({ refresh_token: Type.String({ maxLength: 512 }) });
 
 /** `PATCH /auth/me` body: the profile fields leaderboards show. */

@@ -20,6 +20,9 @@ export const ErrorSchema = Type.Object({
 /** The catch-all path parameter of routes such as `/documents/docs/*`. */
 export const WildcardParams = Type.Object({ '*': Type.String() });
 
+/** A document path after `/docs`; missing on `/docs` itself, which answers the §2 400 of the empty path. */
+export const DocumentPathParams = Type.Object({ '*': Type.Optional(Type.String()) });
+
 /** Error responses every authenticated client route may give (429 when rate limits are configured). */
 export const clientErrorResponses = {
   400: ErrorSchema,

@@ -49,8 +49,11 @@ describe('tree values', () => {
 
   it('keeps written values within the path limits', () => {
     let deep: JsonValue = 1;
-    for (let i = 0; i < 70; i++) deep = { k: deep };
-    expect(errorOf(() => prepareValue('p', deep)).message).toBe('Path too long');
+    for (let i = 0; i < 10; i++) deep = { k: deep };
+    const path = Array.from({ length: 60 }, () => 'p').join('/');
+    expect(errorOf(() => prepareValue(path, deep)).message).toBe('Path too long');
+    for (let i = 0; i < 60; i++) deep = { k: deep };
+    expect(errorOf(() => prepareValue('p', deep)).code).toBe('validation');
   });
 
   it('assembles leaves back, whatever their order, and __proto__ stays an ordinary key', () => {
