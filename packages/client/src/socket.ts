@@ -44,6 +44,12 @@ export interface SocketOptions {
 
 const BACKOFF_BASE_MS = 250;
 const BACKOFF_MAX_MS = 10_000;
+/** How long the last updates wait for more messages of their version (quiet time, and at most). */
+const COALESCE_MS = 20;
+const COALESCE_MAX_MS = 100;
+
+const afterIo: (fn: () => void) => void =
+  (globalThis as { setImmediate?: (fn: () => void) => void }).setImmediate ?? ((fn) => setTimeout(fn, 0));
 
 /**
  * The one WebSocket of a client (§4, §12): every subscription shares it; when it drops it
@@ -58,6 +64,7 @@ export class RealtimeSocket {
   private attempt = 0;
   private timer: ReturnType<typeof setTimeout> | null = null;
   private flushTimer: ReturnType<typeof setTimeout> | null = null;
+  private flushStarted: number | null = null;
   /** Number of (re)connections opened, for tests and diagnostics. */
   connections = 0;
 
@@ -201,13 +208,23 @@ export class RealtimeSocket {
       sub.version = version;
       sub.pending = version;
     }
-    if (!this.flushTimer) this.flushTimer = setTimeout(() => this.flush(), 0);
+    // The updates of one write (a patch sends one per key) may arrive in separate reads: the call
+    // waits until a message of the next version arrives or the socket is quiet for COALESCE_MS.
+    // The server sends them as separate frames, so a part delayed beyond that (a loaded server
+    // preempted between two sends) gets a second call with the same version and the completed copy.
+    if (this.flushTimer) clearTimeout(this.flushTimer);
+    this.flushStarted ??= Date.now();
+    const wait = Math.max(0, Math.min(COALESCE_MS, this.flushStarted + COALESCE_MAX_MS - Date.now()));
+    // Then one more I/O poll (setImmediate runs after it on Node): a timer may fire before the
+    // poll reads data that arrived while the event loop was busy.
+    this.flushTimer = setTimeout(() => afterIo(() => this.flush()), wait);
   }
 
   /** Makes the calls of updates received so far. */
   private flush(): void {
     if (this.flushTimer) clearTimeout(this.flushTimer);
     this.flushTimer = null;
+    this.flushStarted = null;
     for (const sub of this.subs.values()) if (sub.pending !== null) this.emit(sub, sub.pending);
   }
 

@@ -1,5 +1,6 @@
 /** The WebSocket the SDK needs: the browser's, Node 22's global one, or `ws`. */
 export interface SocketEvent {
+  type: string;
   data?: unknown;
   code?: number;
 }
