@@ -18,13 +18,9 @@ const browserWebSocket = {
   },
 };
 
-export async function build() {
-  rmSync(join(here, 'dist'), { recursive: true, force: true });
-  execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', join(here, 'tsconfig.json')], {
-    stdio: 'inherit',
-  });
+/** Bundles src/index.ts for browsers into `outfile`: one minified ESM file that imports nothing. */
+export async function bundle(outfile) {
   const esbuild = await import('esbuild');
-  const outfile = join(here, 'dist', 'browser.js');
   await esbuild.build({
     entryPoints: [join(here, 'src', 'index.ts')],
     outfile,
@@ -41,7 +37,19 @@ export async function build() {
   return { bytes: code.length, gzipBytes: gzipSync(code, { level: 9 }).length };
 }
 
+/** dist/: ESM and declarations (tsc), and dist/browser.js. */
+export async function build() {
+  rmSync(join(here, 'dist'), { recursive: true, force: true });
+  execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', join(here, 'tsconfig.json')], {
+    stdio: 'inherit',
+  });
+  return bundle(join(here, 'dist', 'browser.js'));
+}
+
+// `node build.mjs` builds dist/; `node build.mjs --browser-out FILE` only bundles, into FILE (tests).
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const { bytes, gzipBytes } = await build();
-  console.log(`@cds/client: dist/browser.js ${bytes} bytes, ${gzipBytes} bytes gzip -9 (limit 20480)`);
+  const at = process.argv.indexOf('--browser-out');
+  const out = at > 0 ? process.argv[at + 1] : undefined;
+  const { bytes, gzipBytes } = out ? await bundle(out) : await build();
+  console.log(`@cds/client: ${out ?? 'dist/browser.js'} ${bytes} bytes, ${gzipBytes} bytes gzip -9 (limit 20480)`);
 }
