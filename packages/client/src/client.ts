@@ -1,0 +1,77 @@
+import { Auth } from './auth.js';
+import { type CollectionOptions, CollectionRef, DocumentRef, Query } from './documents.js';
+import type { CdsError } from './errors.js';
+import { type Fetch, Http } from './http.js';
+import { LeaderboardRef } from './leaderboards.js';
+import { RealtimeRef } from './realtime.js';
+import { Session } from './session.js';
+import { RealtimeSocket } from './socket.js';
+import { defaultStorage, type SessionStorage } from './storage.js';
+import { loadWebSocket, type WebSocketConstructor } from './websocket.js';
+
+export interface ClientOptions {
+  /** The server root, `https://api.example.com`. */
+  url: string;
+  clientId: string;
+  clientSecret: string;
+  /** Where the session is kept; default localStorage in browsers, memory elsewhere. */
+  storage?: SessionStorage;
+  /** A WebSocket implementation; default `globalThis.WebSocket`, else `ws` (Node 20). */
+  WebSocket?: WebSocketConstructor;
+  /** A fetch implementation; default `globalThis.fetch`. */
+  fetch?: Fetch;
+  /** Called with WebSocket `error` events (as CdsError). */
+  onSocketError?: (error: CdsError) => void;
+}
+
+/** The client: `auth`, documents, the realtime tree and leaderboards of one project. */
+export interface Client {
+  readonly auth: Auth;
+  doc(path: string): DocumentRef;
+  collection(name: string, options?: CollectionOptions): CollectionRef;
+  query(collection: string, options?: CollectionOptions): Query;
+  ref(path?: string): RealtimeRef;
+  leaderboard(slug: string): LeaderboardRef;
+  /** The shared WebSocket (created on the first `onValue`). */
+  readonly socket: RealtimeSocket;
+  /** Closes the socket and stops reconnecting, so a Node process can exit. */
+  close(): void;
+}
+
+export function createClient(options: ClientOptions): Client {
+  const baseUrl = options.url.replace(/\/+$/, '');
+  const fetchFn = options.fetch ?? (globalThis.fetch.bind(globalThis) as Fetch);
+  const http = new Http(baseUrl, { 'x-client-id': options.clientId, 'x-client-secret': options.clientSecret }, fetchFn);
+  const storage = options.storage ?? defaultStorage();
+  const prefix = `cds:${options.clientId}:`;
+  const session = new Session(storage, `${prefix}session`, (refresh_token) =>
+    http.request('POST', '/auth/refresh', { body: { refresh_token }, auth: false }),
+  );
+  http.session = session;
+  const auth = new Auth(http, session, storage, `${prefix}device`);
+  const WebSocketImpl = options.WebSocket;
+  let socket: RealtimeSocket | undefined;
+  const getSocket = (): RealtimeSocket => {
+    socket ??= new RealtimeSocket({
+      url: baseUrl.replace(/^http/, 'ws'),
+      clientId: options.clientId,
+      clientSecret: options.clientSecret,
+      session,
+      WebSocket: WebSocketImpl ? () => Promise.resolve(WebSocketImpl) : loadWebSocket,
+      onError: options.onSocketError,
+    });
+    return socket;
+  };
+  return {
+    auth,
+    doc: (path) => new DocumentRef(http, path),
+    collection: (name, opts) => new CollectionRef(http, name, opts),
+    query: (collection, opts) => new Query(http, collection, opts),
+    ref: (path = '') => new RealtimeRef(http, getSocket, path),
+    leaderboard: (slug) => new LeaderboardRef(http, slug),
+    get socket() {
+      return getSocket();
+    },
+    close: () => socket?.close(),
+  };
+}

@@ -1,0 +1,132 @@
+/**
+ * §12 in a real browser: the built bundle (dist/browser.js as build.mjs makes it) in headless
+ * Chromium signs up, round-trips a document, and sees another client's write through `onValue`.
+ * A tiny static server on 127.0.0.1 serves the page and forwards the API (the service has no CORS).
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type Browser, chromium } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createClient } from '../../packages/client/src/index.js';
+import { type Service, startService } from './service.js';
+import { type StaticProxy, startStaticProxy } from './static-proxy.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+const required = process.env.CDS_TEST_REQUIRE_SERVICES === '1';
+const available = existsSync(CHROMIUM);
+if (!available) {
+  console.log(
+    `browser SDK test: ${CHROMIUM} is missing (apt-get install chromium)${required ? '; CDS_TEST_REQUIRE_SERVICES=1, so it fails' : ', skipped'}`,
+  );
+}
+
+const PAGE = '/__sdk_test__/index.html';
+/** The page's globals: the bundle's module (set by the page's module script) and what the test records. */
+interface Page {
+  sdk: typeof import('../../packages/client/src/index.js');
+  location: { origin: string };
+  sdkValues?: unknown[];
+}
+const BUNDLE = '/__sdk_test__/browser.js';
+
+describe.skipIf(!available && !required)('@cds/client in headless Chromium', () => {
+  let service: Service | undefined;
+  let browser: Browser | undefined;
+  let site: StaticProxy | undefined;
+  const scratch = mkdtempSync(join(tmpdir(), 'cds-sdk-browser-'));
+
+  beforeAll(async () => {
+    if (!available) throw new Error(`${CHROMIUM} is missing and CDS_TEST_REQUIRE_SERVICES=1`);
+    const out = join(scratch, 'browser.js');
+    execFileSync(process.execPath, [
+      join(import.meta.dirname, '../../packages/client/build.mjs'),
+      '--browser-out',
+      out,
+    ]);
+    const bundle = readFileSync(out, 'utf8');
+    [service, browser] = await Promise.all([
+      startService(),
+      chromium.launch({
+        executablePath: CHROMIUM,
+        args: [
+          '--headless',
+          '--no-sandbox',
+          '--disable-gpu',
+          '--disable-background-networking',
+          '--disable-component-update',
+          '--no-first-run',
+        ],
+      }),
+    ]);
+    const html = `<!doctype html><title>sdk</title><script type="module">import * as sdk from '${BUNDLE}'; globalThis.sdk = sdk;</script>`;
+    site = await startStaticProxy(
+      { [PAGE]: { type: 'text/html', body: html }, [BUNDLE]: { type: 'text/javascript', body: bundle } },
+      Number(new URL(service.url).port),
+    );
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await site?.close();
+    await service?.stop();
+    rmSync(scratch, { recursive: true, force: true });
+  });
+
+  it('signs up, round-trips a document and receives another client’s realtime write', async () => {
+    if (!service || !browser || !site) throw new Error('not started');
+    const page = await browser.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (error) => errors.push(error.message));
+    await page.goto(`${site.url}${PAGE}`);
+    await page.waitForFunction(() => 'sdk' in globalThis, undefined, { timeout: 10_000 });
+
+    const credentials = { clientId: service.clientId, clientSecret: service.clientSecret };
+    const result = await page.evaluate(async ({ clientId, clientSecret }) => {
+      const page = globalThis as unknown as Page;
+      const { sdk, location } = page;
+      const client = sdk.createClient({ url: location.origin, clientId, clientSecret });
+      const user = await client.auth.signUp({ username: 'browser_ann', password: 'long-enough-password' });
+      const written = await client.doc('notes/n1').set({ text: 'hello from chromium' });
+      const read = await client.doc('notes/n1').get();
+      const missing = await client.doc('notes/none').get();
+      // A second client on the same localStorage is signed in.
+      const again = await sdk.createClient({ url: location.origin, clientId, clientSecret }).auth.me();
+      const values: unknown[] = [];
+      page.sdkValues = values;
+      await new Promise<void>((resolve) => {
+        client.ref('lobby').onValue((value) => {
+          values.push(value);
+          resolve();
+        });
+      });
+      return {
+        user,
+        written,
+        read,
+        missing,
+        again,
+        denied: await client
+          .doc('odd')
+          .get()
+          .catch((e) => e.code),
+      };
+    }, credentials);
+    expect(result.user).toMatchObject({ username: 'browser_ann' });
+    expect(result.written).toMatchObject({ path: 'notes/n1', created: true });
+    expect(result.read).toMatchObject({ id: result.written.id, data: { text: 'hello from chromium' } });
+    expect(result.missing).toBeNull();
+    expect(result.again.id).toBe(result.user.id);
+    expect(result.denied).toBe('invalid-argument');
+
+    const other = createClient({ url: service.url, clientId: service.clientId, clientSecret: service.clientSecret });
+    await other.auth.guest('node-writer');
+    await other.ref('lobby/bob').set({ ready: true });
+    await page.waitForFunction(() => ((globalThis as unknown as Page).sdkValues ?? []).length >= 2);
+    const values = await page.evaluate(() => (globalThis as unknown as Page).sdkValues);
+    expect(values).toEqual([null, { bob: { ready: true } }]);
+    expect(errors).toEqual([]);
+    other.close();
+    await page.close();
+  });
+});

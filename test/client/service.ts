@@ -1,0 +1,75 @@
+/** A real server process for the SDK tests, on a fixed free port so it can be restarted on the same URL. */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type ServerProcess, startServerProcess } from '../support/server-process.js';
+
+const printed = (output: string, name: string) => new RegExp(`${name}:\\s+(\\S+)`).exec(output)?.[1] ?? '';
+
+export interface Service {
+  url: string;
+  clientId: string;
+  clientSecret: string;
+  projectId: number;
+  /** An admin bearer token of the project's organisation. */
+  adminToken(): Promise<string>;
+  /** SIGKILLs the process (no graceful close) and resolves once it is gone. */
+  kill(): Promise<void>;
+  /** Starts the process again on the same port and data directory. */
+  restart(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export async function startService(env: Record<string, string> = {}): Promise<Service> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'cds-sdk-'));
+  const port = String(await freePort());
+  const start = () => startServerProcess({ CDS_DATA_DIR: dataDir, PORT: port, ...env });
+  let server: ServerProcess | undefined = await start();
+  const output = server.output();
+  const url = server.baseUrl;
+  const email = printed(output, 'admin_email');
+  const password = printed(output, 'admin_password');
+  return {
+    url,
+    clientId: printed(output, 'client_id'),
+    clientSecret: printed(output, 'client_secret'),
+    projectId: Number(printed(output, 'project_id')),
+    async adminToken() {
+      const login = await fetch(`${url}/admin/auth/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ email, password }),
+      });
+      return ((await login.json()) as { access_token: string }).access_token;
+    },
+    async kill() {
+      const child = server?.child;
+      server = undefined;
+      if (!child || child.exitCode !== null) return;
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGKILL');
+      await exited;
+    },
+    async restart() {
+      server = await start();
+    },
+    async stop() {
+      await server?.stop();
+      server = undefined;
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
