@@ -33,6 +33,19 @@ for (const engine of engines) {
     const write = (path: string, value: unknown) => t.app.services.tree.set(t.project.projectId, path, value as null);
     const stored = async (path: string) => (await t.app.services.tree.get(t.project.projectId, path)).value;
 
+    it('a refused if_match tells the current etag and value only to a caller who may read the path', async () => {
+      const drop = { match: 'drop/{name}', allow: { write: 'true' } };
+      rules.set(t.project.projectId, { realtime: [...TREE_RULES.realtime, drop] });
+      await write('drop/box', { secret: 1 });
+      await write('scores/s', 5);
+      const hidden = await ws.request({ action: 'set', path: 'drop/box', value: 2, if_match: 'stale', id: 'p1' });
+      expect(hidden).toEqual({ event: 'error', id: 'p1', message: 'Precondition failed' });
+      const shown = await ws.request({ action: 'set', path: 'scores/s', value: 6, if_match: 'stale', id: 'p2' });
+      expect(shown).toMatchObject({ event: 'error', id: 'p2', message: 'Precondition failed', value: 5 });
+      expect(shown).toHaveProperty('etag');
+      expect(await stored('drop/box')).toEqual({ secret: 1 });
+    });
+
     it('a denied subscribe answers error with its id, no init, and registers nothing', async () => {
       expect(await ws.request({ action: 'subscribe', path: 'users/someone', id: 's1' })).toEqual({
         event: 'error',

@@ -1,8 +1,9 @@
+import { AppError } from '../errors.js';
 import type { JsonObject, JsonValue } from '../json.js';
 import { defaultPathLimits, type PathLimits } from '../paths.js';
 import type { Bus, ChangeLogRetention, TreeCommit, TreeHistory, TreeSnapshot, TreeStore } from '../ports.js';
 import { commitChannel, encodeCommit } from './commit-event.js';
-import { type TreeMatch, treeEtag, treeWriteHook } from './tree-atomic.js';
+import { type TreeMatch, TreePreconditionFailed, treeEtag, treeWriteHook } from './tree-atomic.js';
 import { parseTreePath } from './tree-path.js';
 import { type CallerRules, deniedByRules, type PlannedWrite, type TreeRules, type ValueAt } from './tree-rules.js';
 import { shallowValue } from './tree-value.js';
@@ -86,7 +87,9 @@ export class TreeService {
     const set = planSet(path, value, this.limits);
     await this.requireWrite(projectId, userId, [set]);
     const hook = treeWriteHook(path, [set], write.ifMatch) ?? undefined;
-    const commit = await this.store.set(projectId, set, this.options.retention, hook);
+    const commit = await this.unlessHidden(projectId, userId, path, () =>
+      this.store.set(projectId, set, this.options.retention, hook),
+    );
     await this.publish(projectId, commit);
     const stored = commit.changes[0]?.value ?? null;
     return { path, value: stored, version: commit.version, etag: treeEtag(stored) };
@@ -112,7 +115,9 @@ export class TreeService {
       if (!(await rules.mayWrite(writes, this.valueAt(projectId)))) throw deniedByRules();
     }
     const hook = treeWriteHook(path, sets, write.ifMatch) ?? undefined;
-    const commit = await this.store.patch(projectId, path, sets, this.options.retention, hook);
+    const commit = await this.unlessHidden(projectId, userId, path, () =>
+      this.store.patch(projectId, path, sets, this.options.retention, hook),
+    );
     await this.publish(projectId, commit);
     const readable = !rules || (await rules.mayRead(path, async () => commit.value));
     // No ETag for a value the caller may not read: its hash would tell something of it.
@@ -131,9 +136,26 @@ export class TreeService {
     const path = this.parsePath(rawPath);
     await this.requireWrite(projectId, userId, [{ path, value: null }]);
     const hook = treeWriteHook(path, [{ path, value: null, leaves: [] }], write.ifMatch) ?? undefined;
-    const commit = await this.store.delete(projectId, path, this.options.retention, hook);
+    const commit = await this.unlessHidden(projectId, userId, path, () =>
+      this.store.delete(projectId, path, this.options.retention, hook),
+    );
     await this.publish(projectId, commit);
     return { deleted: path, version: commit.version };
+  }
+
+  /**
+   * Runs a write; a refused precondition tells the current etag and value only to a caller who may
+   * read the path (§9), others get the bare 412.
+   */
+  private async unlessHidden<T>(projectId: number, userId: number | undefined, path: string, write: () => Promise<T>) {
+    try {
+      return await write();
+    } catch (error) {
+      if (!(error instanceof TreePreconditionFailed)) throw error;
+      const rules = await this.rulesFor(projectId, userId);
+      if (!rules || (await rules.mayRead(path, async () => error.value))) throw error;
+      throw new AppError('precondition_failed', error.message);
+    }
   }
 
   /**
