@@ -1,0 +1,91 @@
+/**
+ * Atomic increments (§11) from two app instances over one PostgreSQL schema and one Redis bus:
+ * concurrent clients on both end exact, for documents and for the realtime tree.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type App, buildApp } from '../../src/app.js';
+import { loadConfig } from '../../src/config.js';
+import { PostgresStorage } from '../../src/storage/postgres/postgres-storage.js';
+import { createProjectWithPlayer, TEST_JWT_SECRET } from '../support/app.js';
+import { freshSchema } from '../support/cluster.js';
+import { postgresEngine, TEST_DATABASE_URL } from '../support/engines.js';
+import { redisUnavailable, TEST_REDIS_URL, uniqueRedisPrefix } from '../support/services.js';
+
+const unavailable = postgresEngine.unavailable ?? (await redisUnavailable());
+
+describe.skipIf(unavailable)('atomic increments on two instances over one PostgreSQL and one Redis', () => {
+  const schema = freshSchema();
+  const dataDir = mkdtempSync(join(tmpdir(), 'cds-atomic-two-'));
+  const apps: App[] = [];
+  let headers: Record<string, string>;
+  const config = loadConfig({
+    CDS_JWT_SECRET: TEST_JWT_SECRET,
+    CDS_LOG_LEVEL: 'silent',
+    CDS_DATA_DIR: dataDir,
+    REDIS_URL: TEST_REDIS_URL,
+    CDS_REDIS_PREFIX: uniqueRedisPrefix(),
+  });
+  beforeAll(async () => {
+    for (let i = 0; i < 2; i++) {
+      const storage = await PostgresStorage.open({
+        connectionString: TEST_DATABASE_URL,
+        schema: schema.name,
+        poolSize: 4,
+      });
+      apps.push(await buildApp(config, { storage }));
+    }
+    headers = (await createProjectWithPlayer(apps[0] as App, 'org-atomic', 'two')).headers;
+  });
+  afterAll(async () => {
+    for (const app of apps) await app.close();
+    await schema.drop();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  /** `clients` clients on each instance, each sending `times` requests one after another. */
+  async function onBoth(
+    clients: number,
+    times: number,
+    request: (app: App) => Promise<{ statusCode: number; body: string }>,
+  ) {
+    const client = async (app: App) => {
+      for (let i = 0; i < times; i++) {
+        const res = await request(app);
+        if (res.statusCode !== 200) throw new Error(res.body);
+      }
+    };
+    await Promise.all(apps.flatMap((app) => Array.from({ length: clients }, () => client(app))));
+  }
+
+  it('2 × 25 clients × 100 document increments end at exactly 5,000', async () => {
+    const [a] = apps as [App];
+    await a.http.inject({ method: 'PUT', url: '/documents/docs/counters/c', headers, payload: { data: { n: 0 } } });
+    await onBoth(25, 100, (app) =>
+      app.http.inject({
+        method: 'PATCH',
+        url: '/documents/docs/counters/c',
+        headers,
+        payload: { transforms: { n: { increment: 1 } } },
+      }),
+    );
+    const stored = await a.http.inject({ method: 'GET', url: '/documents/docs/counters/c', headers });
+    expect(stored.json().data).toEqual({ n: 5000 });
+  }, 120_000);
+
+  it('2 × 10 clients × 50 tree increments end at exactly 1,000', async () => {
+    const [, b] = apps as [App, App];
+    await onBoth(10, 50, (app) =>
+      app.http.inject({
+        method: 'PUT',
+        url: '/realtime/db/counters/t',
+        headers,
+        payload: { value: { '.sv': { increment: 1 } } },
+      }),
+    );
+    const stored = await b.http.inject({ method: 'GET', url: '/realtime/db/counters/t', headers });
+    expect(stored.json()).toMatchObject({ value: 1000 });
+  }, 120_000);
+});
