@@ -61,12 +61,14 @@ export class RuledDocumentService {
   ) {}
 
   async get(caller: DocumentCaller, rawPath: string): Promise<DocumentWithCollections> {
-    const rules = await this.rules.compiled(caller.projectId);
+    const rules = this.rules.fresh?.(caller.projectId) ?? (await this.rules.compiled(caller.projectId));
     if (rules.open) return this.documents.get(caller.projectId, rawPath);
     const { path } = parseDocumentPath(rawPath, this.limits);
     const check = this.checkOrDeny(rules, 'get', path);
+    const auth =
+      this.auth.cached(caller.projectId, caller.userId) ?? (await this.auth.of(caller.projectId, caller.userId));
     const record = await this.store.getWithCollections(caller.projectId, path);
-    await this.require(caller, check, asResource(record), null);
+    if (!check.decide(this.facts(auth, asResource(record), null)).allowed) throw denied();
     return record ?? this.documents.get(caller.projectId, path);
   }
 
@@ -103,9 +105,10 @@ export class RuledDocumentService {
    * on the document as stored there, so no concurrent write can come between check and write.
    */
   private async writeRules(caller: DocumentCaller): Promise<WriteRules | null> {
-    const rules = await this.rules.compiled(caller.projectId);
+    const rules = this.rules.fresh?.(caller.projectId) ?? (await this.rules.compiled(caller.projectId));
     if (rules.open) return null;
-    const auth = await this.auth.of(caller.projectId, caller.userId);
+    const auth =
+      this.auth.cached(caller.projectId, caller.userId) ?? (await this.auth.of(caller.projectId, caller.userId));
     const decide = (check: RuleCheck, resource: JsonValue, after: JsonValue) =>
       check.decide(this.facts(auth, resource, after)).allowed;
     return {
@@ -146,11 +149,12 @@ export class RuledDocumentService {
 
   /** Direct children the caller may list, by path; the limit counts those only. */
   async list(caller: DocumentCaller, rawCollection: string, request: ListRequest): Promise<DocumentJson[]> {
-    const rules = await this.rules.compiled(caller.projectId);
+    const rules = this.rules.fresh?.(caller.projectId) ?? (await this.rules.compiled(caller.projectId));
     if (rules.open) return this.documents.list(caller.projectId, rawCollection, request);
     const parent = parseParentPath(request.parentPath, this.limits);
     const collection = parseCollectionName(rawCollection);
-    const auth = await this.auth.of(caller.projectId, caller.userId);
+    const auth =
+      this.auth.cached(caller.projectId, caller.userId) ?? (await this.auth.of(caller.projectId, caller.userId));
     const plan = planList(rules, parent, collection, { auth, time: new Date(this.clock.now()) });
     if (plan.kind === 'all') return this.documents.list(caller.projectId, rawCollection, request);
     if (plan.kind === 'where') return this.documents.list(caller.projectId, rawCollection, request, plan.clauses);
@@ -173,11 +177,12 @@ export class RuledDocumentService {
 
   /** Matching documents the caller may list; `offset` and `limit` count those only. */
   async query(caller: DocumentCaller, rawCollection: string, request: QueryRequest): Promise<DocumentJson[]> {
-    const rules = await this.rules.compiled(caller.projectId);
+    const rules = this.rules.fresh?.(caller.projectId) ?? (await this.rules.compiled(caller.projectId));
     if (rules.open) return this.documents.query(caller.projectId, rawCollection, request);
     const parent = request.parentPath === undefined ? null : parseParentPath(request.parentPath, this.limits);
     const collection = parseCollectionName(rawCollection);
-    const auth = await this.auth.of(caller.projectId, caller.userId);
+    const auth =
+      this.auth.cached(caller.projectId, caller.userId) ?? (await this.auth.of(caller.projectId, caller.userId));
     const plan = planList(rules, parent, collection, { auth, time: new Date(this.clock.now()) });
     if (plan.kind === 'all') return this.documents.query(caller.projectId, rawCollection, request);
     if (plan.kind === 'where') return this.documents.query(caller.projectId, rawCollection, request, plan.clauses);
@@ -227,11 +232,6 @@ export class RuledDocumentService {
     const check = rules.documentCheck(method, path);
     if (check.candidates.length === 0) throw denied();
     return check;
-  }
-
-  private async require(caller: DocumentCaller, check: RuleCheck, resource: JsonValue, after: JsonValue) {
-    const auth = await this.auth.of(caller.projectId, caller.userId);
-    if (!check.decide(this.facts(auth, resource, after)).allowed) throw denied();
   }
 
   private facts(auth: RuleAuth, resource: JsonValue, requestResource: JsonValue) {

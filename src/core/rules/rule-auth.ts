@@ -30,6 +30,11 @@ export class RuleAuthLookup {
     return auth;
   }
 
+  /** The user's `request.auth` when it is remembered (no database read, no promise). */
+  cached(projectId: number, userId: number): RuleAuth | undefined {
+    return this.cache.get(`${projectId}:${userId}`);
+  }
+
   /** Forgets a user's entry (after a role change made here), or every entry. */
   forget(projectId?: number, userId?: number): void {
     if (projectId !== undefined && userId !== undefined) this.cache.delete(`${projectId}:${userId}`);

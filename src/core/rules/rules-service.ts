@@ -91,9 +91,14 @@ export class RulesService implements RulesSource {
   }
 
   async compiled(projectId: number): Promise<CompiledRuleset> {
+    return (
+      this.fresh(projectId) ?? (await this.load(projectId, this.cache.has(projectId) ? 'revalidate' : 'read')).compiled
+    );
+  }
+
+  fresh(projectId: number): CompiledRuleset | undefined {
     const cached = this.cache.get(projectId);
-    if (cached && this.deps.clock.now() - cached.checkedAt < this.revalidateMs) return cached.compiled;
-    return (await this.load(projectId, cached ? 'revalidate' : 'read')).compiled;
+    return cached && this.deps.clock.now() - cached.checkedAt < this.revalidateMs ? cached.compiled : undefined;
   }
 
   onChange(listener: (projectId: number) => void): () => void {
