@@ -2,46 +2,25 @@
  * Two app instances over one PostgreSQL schema and one Redis bus (a prefix of their own): a PUT
  * answered by A is in force on B within one second, B's listeners are told, and B's GET shows it.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type App, buildApp } from '../../src/app.js';
-import { loadConfig } from '../../src/config.js';
-import { PostgresStorage } from '../../src/storage/postgres/postgres-storage.js';
+import type { App } from '../../src/app.js';
 import { createAdmin } from '../support/admin.js';
-import { createProjectWithPlayer, TEST_JWT_SECRET } from '../support/app.js';
-import { freshSchema } from '../support/cluster.js';
-import { postgresEngine, TEST_DATABASE_URL } from '../support/engines.js';
-import { redisUnavailable, TEST_REDIS_URL, uniqueRedisPrefix } from '../support/services.js';
+import { createProjectWithPlayer } from '../support/app.js';
+import { postgresEngine } from '../support/engines.js';
+import { redisUnavailable } from '../support/services.js';
+import { startTwoInstances, type TwoInstances } from '../support/two-instances.js';
 
 const unavailable = postgresEngine.unavailable ?? (await redisUnavailable());
 
 describe.skipIf(unavailable)('rules on two instances over one PostgreSQL and one Redis', () => {
-  const schema = freshSchema();
-  const dataDir = mkdtempSync(join(tmpdir(), 'cds-rules-two-'));
-  const apps: App[] = [];
-  const config = loadConfig({
-    CDS_JWT_SECRET: TEST_JWT_SECRET,
-    CDS_LOG_LEVEL: 'silent',
-    CDS_DATA_DIR: dataDir,
-    REDIS_URL: TEST_REDIS_URL,
-    CDS_REDIS_PREFIX: uniqueRedisPrefix(),
-  });
+  let instances: TwoInstances;
+  let apps: App[];
   beforeAll(async () => {
-    for (let i = 0; i < 2; i++) {
-      const storage = await PostgresStorage.open({
-        connectionString: TEST_DATABASE_URL,
-        schema: schema.name,
-        poolSize: 4,
-      });
-      apps.push(await buildApp(config, { storage }));
-    }
+    instances = await startTwoInstances();
+    apps = instances.apps;
   });
   afterAll(async () => {
-    for (const app of apps) await app.close();
-    await schema.drop();
-    rmSync(dataDir, { recursive: true, force: true });
+    await instances?.close();
   });
 
   it('puts a PUT answered by one instance in force on the other within one second', async () => {

@@ -8,7 +8,7 @@
  * `WriteRules`), on the document as the commit sees it.
  */
 import type { Clock } from '../clock.js';
-import { AppError } from '../errors.js';
+import { AppError, notFound } from '../errors.js';
 import type { JsonObject, JsonValue } from '../json.js';
 import { type PathLimits, parseCollectionName, parseDocumentPath, parseParentPath } from '../paths.js';
 import type { DocumentJson, DocumentRecord, DocumentStore, DocumentWithCollections } from '../ports.js';
@@ -25,6 +25,7 @@ import {
   type QueryRequest,
 } from './document-service.js';
 import type { BatchResult, BatchWrite, WriteRequest, WriteRules } from './document-write-service.js';
+import { DOCUMENT_NOT_FOUND } from './document-writes.js';
 
 /** What a client write carries beyond its path and data (§11). */
 export type ClientWriteRequest = Omit<WriteRequest, 'rules'>;
@@ -69,7 +70,8 @@ export class RuledDocumentService {
       this.auth.cached(caller.projectId, caller.userId) ?? (await this.auth.of(caller.projectId, caller.userId));
     const record = await this.store.getWithCollections(caller.projectId, path);
     if (!check.decide(this.facts(auth, asResource(record), null)).allowed) throw denied();
-    return record ?? this.documents.get(caller.projectId, path);
+    if (!record) throw notFound(DOCUMENT_NOT_FOUND);
+    return record;
   }
 
   async put(caller: DocumentCaller, rawPath: string, data: JsonObject, request: ClientWriteRequest = {}) {
