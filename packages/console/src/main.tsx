@@ -165,4 +165,8 @@ function App() {
 }
 
 const root = document.getElementById('app');
-if (root) render(<App />, root);
+if (root) {
+  render(<App />, root);
+  // Rendered and listening: the moment the first-load figure (§13, printed by the browser test) ends.
+  performance.mark('cds-console-interactive');
+}
