@@ -157,7 +157,11 @@ describe.skipIf(!available && !required)('web console (§13) in headless Chromiu
     await page.getByRole('button', { name: 'New document' }).click();
     const dialog = page.getByRole('dialog', { name: 'New document' });
     await expectUi(dialog.getByLabel('Path', { exact: true })).toBeVisible();
-    await page.keyboard.press('Tab');
+    // Focus stays inside the open dialog however far Tab goes; Escape closes it.
+    for (let i = 0; i < 6; i++) {
+      await page.keyboard.press('Tab');
+      expect(await page.evaluate(() => document.activeElement?.closest('dialog') !== null)).toBe(true);
+    }
     await page.keyboard.press('Escape');
     await expectUi(dialog).toBeHidden();
     await page.getByRole('button', { name: 'New document' }).click();

@@ -96,8 +96,8 @@ export function Pager(props: {
 }
 
 /**
- * A modal dialog: the native `<dialog>` keeps focus inside while open and closes on Escape;
- * its `close` event calls `onClose`.
+ * A modal dialog: the native `<dialog>` makes the page behind it inert and closes on Escape (its
+ * `close` event calls `onClose`); Tab and Shift+Tab wrap around its controls, so focus stays inside.
  */
 export function Dialog(props: { title: string; onClose(): void; children: ComponentChildren }) {
   const ref = useRef<HTMLDialogElement>(null);
@@ -107,11 +107,27 @@ export function Dialog(props: { title: string; onClose(): void; children: Compon
     return () => dialog?.close();
   }, []);
   return (
-    <dialog ref={ref} aria-label={props.title} onClose={props.onClose}>
+    <dialog ref={ref} aria-label={props.title} onClose={props.onClose} onKeyDown={(e) => trapTab(e, ref.current)}>
       <h2>{props.title}</h2>
       {props.children}
     </dialog>
   );
+}
+
+const FOCUSABLE = 'button:not([disabled]), input:not([disabled]), select, textarea, a[href], [tabindex="0"]';
+
+/** Wraps Tab from the last control to the first (and Shift+Tab from the first to the last). */
+function trapTab(event: KeyboardEvent, dialog: HTMLDialogElement | null): void {
+  if (event.key !== 'Tab' || !dialog) return;
+  const controls = [...dialog.querySelectorAll<HTMLElement>(FOCUSABLE)];
+  const first = controls[0];
+  const last = controls[controls.length - 1];
+  if (!first || !last) return;
+  const edge = event.shiftKey ? first : last;
+  if (document.activeElement === edge || !dialog.contains(document.activeElement)) {
+    event.preventDefault();
+    (event.shiftKey ? last : first).focus();
+  }
 }
 
 /** Pretty JSON for an editor. */
