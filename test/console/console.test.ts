@@ -160,7 +160,8 @@ describe.skipIf(!available && !required)('web console (§13) in headless Chromiu
     // Focus stays inside the open dialog however far Tab goes; Escape closes it.
     for (let i = 0; i < 6; i++) {
       await page.keyboard.press('Tab');
-      expect(await page.evaluate(() => document.activeElement?.closest('dialog') !== null)).toBe(true);
+      // A string: the test's TypeScript has no DOM types; the page evaluates it.
+      expect(await page.evaluate("document.activeElement?.closest('dialog') != null")).toBe(true);
     }
     await page.keyboard.press('Escape');
     await expectUi(dialog).toBeHidden();
