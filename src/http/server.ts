@@ -13,6 +13,7 @@ import Fastify, {
   type RawServerDefault,
 } from 'fastify';
 import { AppError } from '../core/errors.js';
+import { registerConsole } from './console-route.js';
 import { handleError } from './errors.js';
 import { logSerializers, redactPaths } from './logging.js';
 import { registerOpenApi } from './openapi.js';
@@ -112,6 +113,7 @@ export async function createHttpApp(options: HttpOptions): Promise<HttpApp> {
   app.setErrorHandler(handleError);
   await registerRateLimits(app as unknown as HttpApp, options.rateLimits);
   await registerOpenApi(app as unknown as HttpApp);
+  await registerConsole(app as unknown as HttpApp);
   app.setNotFoundHandler((_request, reply) => {
     reply.status(404).send({ detail: 'Not Found' });
   });

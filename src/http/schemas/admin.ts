@@ -52,6 +52,8 @@ export const ClientParams = Type.Object({ project_id: Id('Project id'), client_i
 export const UserParams = Type.Object({ project_id: Id('Project id'), user_id: Id('User id') });
 export const RoleParams = Type.Object({ project_id: Id('Project id'), name: Type.String() });
 export const BoardParams = Type.Object({ project_id: Id('Project id'), slug: Type.String() });
+export const ProjectCollectionParams = Type.Object({ project_id: Id('Project id'), collection: Type.String() });
+export const ProjectTreeParams = Type.Object({ project_id: Id('Project id'), '*': Type.Optional(Type.String()) });
 
 /** `/document-store/{org_id}/{project_id}`. */
 export const StoreParams = Type.Object({ org_id: Id('Organisation id'), project_id: Id('Project id') });
