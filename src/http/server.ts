@@ -17,7 +17,7 @@ import { handleError } from './errors.js';
 import { logSerializers, redactPaths } from './logging.js';
 import { registerOpenApi } from './openapi.js';
 import { type RateLimits, registerRateLimits } from './rate-limit.js';
-import { addStorableTextKeyword, withStorableText } from './storable-text.js';
+import { addStorableTextKeyword, withInputLimits } from './schema-limits.js';
 import { coalesceResponseWrites } from './write-coalescing.js';
 
 /** A Fastify instance whose route schemas are TypeBox schemas. */
@@ -91,7 +91,7 @@ export async function createHttpApp(options: HttpOptions): Promise<HttpApp> {
   app.decorateRequest('projectId', 0);
   app.decorateRequest('userId', 0);
   app.setValidatorCompiler(({ schema, httpPart }) =>
-    (httpPart === 'body' ? bodyAjv : textAjv).compile(withStorableText(schema) as object),
+    (httpPart === 'body' ? bodyAjv : textAjv).compile(withInputLimits(schema) as object),
   );
 
   app.removeAllContentTypeParsers();
