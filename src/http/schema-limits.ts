@@ -33,7 +33,12 @@ export function withInputLimits(schema: unknown): unknown {
   const copy: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(schema)) {
     // `const` and `enum` hold data, not schemas.
-    copy[key] = key === 'const' || key === 'enum' || key === 'default' ? value : withInputLimits(value);
+    if (key === 'const' || key === 'enum' || key === 'default') copy[key] = value;
+    else if (key === 'properties' && isRecord(value) && '*' in value) {
+      // A wildcard path (`/documents/docs/*`) is checked by core, which answers 400 `Invalid path segment`.
+      const { '*': wildcard, ...others } = value;
+      copy[key] = { ...(withInputLimits(others) as object), '*': wildcard };
+    } else copy[key] = withInputLimits(value);
   }
   const types = Array.isArray(copy.type) ? copy.type : [copy.type];
   if (types.includes('string')) copy[KEYWORD] = true;
@@ -42,4 +47,8 @@ export function withInputLimits(schema: unknown): unknown {
     copy.minimum ??= -Number.MAX_SAFE_INTEGER;
   }
   return copy;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
