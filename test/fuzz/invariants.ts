@@ -1,6 +1,6 @@
 /** What every fuzzed answer must satisfy (§0), and the fuzz suites' budget. */
 
-/** Cases per property: CDS_FUZZ_RUNS (default 20 per route, 300 socket messages). */
+/** Cases per property: CDS_FUZZ_RUNS, or the suite's default for the engine. */
 export function fuzzRuns(fallback: number): number {
   const given = Number(process.env.CDS_FUZZ_RUNS);
   return Number.isInteger(given) && given > 0 ? given : fallback;
