@@ -7,7 +7,7 @@
  * (warm-up). Not part of `npm test`. PostgreSQL at CDS_SOAK_DATABASE_URL, Redis at CDS_SOAK_REDIS_URL.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -111,7 +111,9 @@ async function prepare(mode: Mode): Promise<Prepared> {
 /** The probe's last line of instance `i`. */
 function lastProbe(dir: string, i: number): { rssMiB: number; p99: number } {
   try {
-    const lines = readFileSync(join(dir, `probe-${i}.jsonl`), 'utf8').trim().split('\n');
+    const lines = readFileSync(join(dir, `probe-${i}.jsonl`), 'utf8')
+      .trim()
+      .split('\n');
     const last = JSON.parse(lines[lines.length - 1] as string) as { rss: number; p99: number };
     return { rssMiB: last.rss / 2 ** 20, p99: last.p99 };
   } catch {
@@ -166,6 +168,12 @@ async function soak(mode: Mode): Promise<Row[]> {
     await traffic.stop();
   } finally {
     await Promise.all(servers.map((s) => s.stop()));
+    // The services' logs outlive the database when anything failed, to find out why.
+    if (rows.some((r) => r.errors > 0)) {
+      const kept = mkdtempSync(join(tmpdir(), `cds-soak-logs-${mode}-`));
+      for (const i of servers.keys()) cpSync(join(prepared.dir, `service-${i}.log`), join(kept, `service-${i}.log`));
+      console.error(`[soak] ${mode}: errors; the services' logs are in ${kept}`);
+    }
     await prepared.drop();
   }
   return rows;
@@ -179,7 +187,9 @@ function markdown(rows: Row[]): string {
   for (const r of rows) {
     const rss = r.instances.map((s) => s.rssMiB.toFixed(0)).join(' / ');
     const p99 = r.instances.map((s) => s.p99.toFixed(1)).join(' / ');
-    lines.push(`| ${r.mode} | ${r.minute} | ${r.requests} | ${r.errors} | ${r.skipped} | ${r.updates} | ${rss} | ${p99} |`);
+    lines.push(
+      `| ${r.mode} | ${r.minute} | ${r.requests} | ${r.errors} | ${r.skipped} | ${r.updates} | ${rss} | ${p99} |`,
+    );
   }
   return lines.join('\n');
 }
@@ -189,7 +199,9 @@ function growth(rows: Row[]): string {
   const first = rows[0];
   const last = rows[rows.length - 1];
   if (!first || !last || rows.length < 2) return 'n/a (one interval)';
-  return first.instances.map((s, i) => `${((((last.instances[i]?.rssMiB ?? 0) - s.rssMiB) / s.rssMiB) * 100).toFixed(1)} %`).join(' / ');
+  return first.instances
+    .map((s, i) => `${((((last.instances[i]?.rssMiB ?? 0) - s.rssMiB) / s.rssMiB) * 100).toFixed(1)} %`)
+    .join(' / ');
 }
 
 const all: Row[] = [];
@@ -197,7 +209,11 @@ const summaries: string[] = [];
 for (const mode of MODES) {
   const rows = await soak(mode);
   all.push(...rows);
-  summaries.push(`- ${mode}: RSS growth after warm-up ${growth(rows)}, errors ${rows.reduce((s, r) => s + r.errors, 0)}`);
+  summaries.push(
+    `- ${mode}: RSS growth after warm-up ${growth(rows)}, errors ${rows.reduce((s, r) => s + r.errors, 0)}`,
+  );
 }
-console.log(`Soak: ${MINUTES} min per mode; rates/s ${JSON.stringify(RATES)}\n\n${markdown(all)}\n\n${summaries.join('\n')}`);
+console.log(
+  `Soak: ${MINUTES} min per mode; rates/s ${JSON.stringify(RATES)}\n\n${markdown(all)}\n\n${summaries.join('\n')}`,
+);
 process.exit(0);

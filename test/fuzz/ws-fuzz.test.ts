@@ -21,7 +21,10 @@ const ANSWERS = new Set(['init', 'resume', 'ack', 'error']);
 const treePath: fc.Arbitrary<unknown> = fc.oneof(
   { arbitrary: fc.constantFrom('', 'a', 'a/b', 'a/b/c', 'players/p1/score', '/a//b/', 'x'), weight: 8 },
   { arbitrary: fc.string({ unit: 'grapheme', maxLength: 12 }), weight: 2 },
-  { arbitrary: fc.constantFrom('.', '..', 'a/../b', 'a/./b', '\u0000', 'a\ud800', '%2e%2e', '#', '$', '[', 'a.b'), weight: 2 },
+  {
+    arbitrary: fc.constantFrom('.', '..', 'a/../b', 'a/./b', '\u0000', 'a\ud800', '%2e%2e', '#', '$', '[', 'a.b'),
+    weight: 2,
+  },
   {
     arbitrary: fc.integer({ min: 63, max: 66 }).map((n) => Array.from({ length: n }, (_, i) => `s${i}`).join('/')),
     weight: 1,
@@ -30,9 +33,12 @@ const treePath: fc.Arbitrary<unknown> = fc.oneof(
   { arbitrary: fc.constantFrom(null, 1, [], {}, true), weight: 1 },
 );
 
-const messageId = fc.option(fc.oneof(fc.string({ maxLength: 8 }), fc.integer(), fc.constantFrom(1.5, null, [], {}, 1e400)), {
-  freq: 5,
-});
+const messageId = fc.option(
+  fc.oneof(fc.string({ maxLength: 8 }), fc.integer(), fc.constantFrom(1.5, null, [], {}, Number.MAX_VALUE)),
+  {
+    freq: 5,
+  },
+);
 
 /** One frame: text (JSON or not) or binary. */
 function frame(tokens: string[]): fc.Arbitrary<{ text: string; binary: boolean }> {
@@ -42,7 +48,15 @@ function frame(tokens: string[]): fc.Arbitrary<{ text: string; binary: boolean }
   );
   const value = fc.oneof(
     { arbitrary: jsonValueText, weight: 5 },
-    { arbitrary: fc.constantFrom('{".sv":"timestamp"}', '{".sv":{"increment":1e400}}', '{".sv":"x"}', '{"a/b":1,"a":2}'), weight: 1 },
+    {
+      arbitrary: fc.constantFrom(
+        '{".sv":"timestamp"}',
+        '{".sv":{"increment":1e400}}',
+        '{".sv":"x"}',
+        '{"a/b":1,"a":2}',
+      ),
+      weight: 1,
+    },
     {
       arbitrary: fc
         .tuple(fc.constantFrom(...NESTING_DEPTHS), fc.constantFrom('array' as const, 'object' as const))
@@ -70,7 +84,10 @@ function frame(tokens: string[]): fc.Arbitrary<{ text: string; binary: boolean }
   return fc.oneof(
     { arbitrary: structured.map((text) => ({ text, binary: false })), weight: 10 },
     { arbitrary: notJson.map((text) => ({ text, binary: false })), weight: 1 },
-    { arbitrary: fc.constantFrom('[1]', 'null', '1', '"subscribe"').map((text) => ({ text, binary: false })), weight: 1 },
+    {
+      arbitrary: fc.constantFrom('[1]', 'null', '1', '"subscribe"').map((text) => ({ text, binary: false })),
+      weight: 1,
+    },
     { arbitrary: structured.map((text) => ({ text, binary: true })), weight: 1 },
   );
 }

@@ -30,9 +30,18 @@ for (const engine of engines) {
       });
 
     it('answers a URL whose percent-encoding is not UTF-8 with the §0 400 and a request id', async () => {
-      for (const url of ['/documents/docs/%C3', '/realtime/db/%%41', '/document-store/1/1/docs/%FF', '/no/such/%E2%82']) {
+      for (const url of [
+        '/documents/docs/%C3',
+        '/realtime/db/%%41',
+        '/document-store/1/1/docs/%FF',
+        '/no/such/%E2%82',
+      ]) {
         const res = await t.app.http.inject({ method: 'GET', url, headers: { ...t.headers, 'x-request-id': 'req-1' } });
-        expect([url, res.statusCode, res.json()]).toEqual([url, 400, { detail: 'Malformed URL: invalid percent-encoding' }]);
+        expect([url, res.statusCode, res.json()]).toEqual([
+          url,
+          400,
+          { detail: 'Malformed URL: invalid percent-encoding' },
+        ]);
         expect(res.headers['content-type']).toMatch(/^application\/json/);
         expect(res.headers['x-request-id']).toBe('req-1');
       }
@@ -46,7 +55,12 @@ for (const engine of engines) {
       }
       expect((await send('GET', '/auth/me')).json().nickname).toBe('player_main');
       const client = { 'x-client-id': t.project.clientId, 'x-client-secret': t.project.clientSecret };
-      const signup = await send('POST', '/auth/signup', { username: 'nul_user', password: 'password-123', nickname: '\u0000' }, client);
+      const signup = await send(
+        'POST',
+        '/auth/signup',
+        { username: 'nul_user', password: 'password-123', nickname: '\u0000' },
+        client,
+      );
       expect(signup.statusCode).toBe(422);
       const guest = await send('POST', '/auth/guest', { device_id: 'dev\u0000ice' }, client);
       expect(guest.statusCode).toBe(422);
@@ -68,7 +82,12 @@ for (const engine of engines) {
       const project = `/admin/projects/${t.project.projectId}`;
       const huge = [2 ** 31, 2 ** 53, 1.7976931348623157e308];
       for (const userId of huge) {
-        const stats = await send('POST', `${project}/leaderboards/score/stats`, { user_id: userId, value: 1 }, owner.headers);
+        const stats = await send(
+          'POST',
+          `${project}/leaderboards/score/stats`,
+          { user_id: userId, value: 1 },
+          owner.headers,
+        );
         expect([userId, stats.statusCode]).toEqual([userId, 422]);
         const rules = await send(
           'POST',
@@ -88,7 +107,12 @@ for (const engine of engines) {
         expect([JSON.stringify(body), created.statusCode]).toEqual([JSON.stringify(body), 422]);
       }
       for (const id of ['2147483648', '9999999999999999']) {
-        for (const url of [`/admin/projects/${id}`, `${project}/users/${id}`, `${project}/server-keys/${id}`, `${project}/indexes/${id}`]) {
+        for (const url of [
+          `/admin/projects/${id}`,
+          `${project}/users/${id}`,
+          `${project}/server-keys/${id}`,
+          `${project}/indexes/${id}`,
+        ]) {
           const method = url.includes('keys') || url.includes('indexes') ? 'DELETE' : 'GET';
           const res = await send(method, url, undefined, owner.headers);
           expect([url, res.statusCode]).toEqual([url, 404]);
