@@ -1,5 +1,6 @@
 /** TypeBox schemas of the admin API and the admin document store (§6). */
 import Type, { type TSchema } from 'typebox';
+import { MAX_ID } from '../../core/admin/admin-service.js';
 import { ErrorSchema } from './common.js';
 import { DocumentSchema } from './documents.js';
 import { antiCheatFields } from './leaderboards.js';
@@ -160,15 +161,17 @@ const Reset = Type.Union([
 const LeagueInput = Type.Object({
   slug: Type.String(),
   name: Type.Optional(Type.String({ description: 'Default: the slug' })),
-  order: Type.Optional(Type.Integer({ minimum: 0, description: '0 = lowest; default: the position in the list' })),
+  order: Type.Optional(
+    Type.Integer({ minimum: 0, maximum: MAX_ID, description: '0 = lowest; default: the position in the list' }),
+  ),
   min_stat: Type.Optional(Nullable(Type.Number({ description: 'CONTINUOUS only' }))),
-  promote_top: Type.Optional(Nullable(Type.Integer({ minimum: 0, description: 'AT_RESET only' }))),
-  demote_bottom: Type.Optional(Nullable(Type.Integer({ minimum: 0, description: 'AT_RESET only' }))),
+  promote_top: Type.Optional(Nullable(Type.Integer({ minimum: 0, maximum: MAX_ID, description: 'AT_RESET only' }))),
+  demote_bottom: Type.Optional(Nullable(Type.Integer({ minimum: 0, maximum: MAX_ID, description: 'AT_RESET only' }))),
 });
 const RewardInput = Type.Object({
   league: Type.String(),
-  rank_from: Type.Integer({ minimum: 1 }),
-  rank_to: Type.Integer({ minimum: 1 }),
+  rank_from: Type.Integer({ minimum: 1, maximum: MAX_ID }),
+  rank_to: Type.Integer({ minimum: 1, maximum: MAX_ID }),
   reward: Type.Unknown({ description: 'Free JSON the game interprets' }),
 });
 
@@ -244,7 +247,10 @@ export const BoardSchema = Type.Object({
 });
 export const BoardsSchema = Type.Object({ leaderboards: Type.Array(BoardSchema) });
 
-export const AdminSubmitBody = Type.Object({ user_id: Type.Integer({ minimum: 1 }), value: Type.Number() });
+export const AdminSubmitBody = Type.Object({
+  user_id: Type.Integer({ minimum: 1, maximum: MAX_ID }),
+  value: Type.Number(),
+});
 
 export const ResetSchema = Type.Object({
   archived: Type.Object({ start: Type.String(), end: Type.String() }, { description: 'The period just ended' }),
