@@ -33,6 +33,11 @@ const OUTSIDE_DOCUMENT: Record<string, string> = {
   'PUT /document-store/{org_id}/{project_id}/docs': 'the empty path of …/docs/{*}',
   'PATCH /document-store/{org_id}/{project_id}/docs': 'the empty path of …/docs/{*}',
   'DELETE /document-store/{org_id}/{project_id}/docs': 'the empty path of …/docs/{*}',
+  'PUT /admin/projects/{project_id}/realtime/db': 'the root of …/realtime/db/{*} (generated paths include it)',
+  'PATCH /admin/projects/{project_id}/realtime/db': 'the root of …/realtime/db/{*}',
+  'DELETE /admin/projects/{project_id}/realtime/db': 'the root of …/realtime/db/{*}',
+  'GET /console': 'the web console page (static files)',
+  'GET /console/{*}': 'the web console assets (static files)',
 };
 
 /** Requests per operation: PostgreSQL's export costs more, so it gets half as many by default. */
