@@ -48,7 +48,11 @@ describe('CORS with the default (every origin)', () => {
     expect(put.statusCode).toBe(200);
     expect(put.headers['access-control-allow-origin']).toBe('*');
     expect(String(put.headers['access-control-expose-headers']).split(/,\s*/)).toContain('etag');
-    const denied = await t.app.http.inject({ method: 'GET', url: '/documents/docs/saves/s1', headers: { origin: GAME } });
+    const denied = await t.app.http.inject({
+      method: 'GET',
+      url: '/documents/docs/saves/s1',
+      headers: { origin: GAME },
+    });
     expect(denied.statusCode).toBe(401);
     expect(denied.headers['access-control-allow-origin']).toBe('*');
   });
@@ -89,6 +93,9 @@ describe('CORS off', () => {
   it('parses the setting', () => {
     expect(parseCorsOrigins(' * ')).toBe('*');
     expect(parseCorsOrigins('off')).toBe('off');
-    expect(parseCorsOrigins('https://a.example/, ,https://b.example')).toEqual(['https://a.example', 'https://b.example']);
+    expect(parseCorsOrigins('https://a.example/, ,https://b.example')).toEqual([
+      'https://a.example',
+      'https://b.example',
+    ]);
   });
 });
