@@ -1,4 +1,5 @@
 import { Auth } from './auth.js';
+import { WriteBatch } from './batch.js';
 import { type CollectionOptions, CollectionRef, DocumentRef, Query } from './documents.js';
 import type { CdsError } from './errors.js';
 import { type Fetch, Http } from './http.js';
@@ -30,6 +31,8 @@ export interface Client {
   doc(path: string): DocumentRef;
   collection(name: string, options?: CollectionOptions): CollectionRef;
   query(collection: string, options?: CollectionOptions): Query;
+  /** Document writes committed together, all or none (§11). */
+  batch(): WriteBatch;
   ref(path?: string): RealtimeRef;
   leaderboard(slug: string): LeaderboardRef;
   /** The shared WebSocket (created on the first `onValue`). */
@@ -67,6 +70,7 @@ export function createClient(options: ClientOptions): Client {
     doc: (path) => new DocumentRef(http, path),
     collection: (name, opts) => new CollectionRef(http, name, opts),
     query: (collection, opts) => new Query(http, collection, opts),
+    batch: () => new WriteBatch(http),
     ref: (path = '') => new RealtimeRef(http, getSocket, path),
     leaderboard: (slug) => new LeaderboardRef(http, slug),
     get socket() {
