@@ -21,8 +21,10 @@ export interface ClientOptions {
   WebSocket?: WebSocketConstructor;
   /** A fetch implementation; default `globalThis.fetch`. */
   fetch?: Fetch;
-  /** Called with WebSocket `error` events (as CdsError). */
+  /** Called with WebSocket `error` events that answer no write of this client (as CdsError). */
   onSocketError?: (error: CdsError) => void;
+  /** How long a realtime write made while disconnected waits before failing with `network` (default 60,000 ms). */
+  offlineWriteTimeoutMs?: number;
 }
 
 /** The client: `auth`, documents, the realtime tree and leaderboards of one project. */
@@ -35,7 +37,7 @@ export interface Client {
   batch(): WriteBatch;
   ref(path?: string): RealtimeRef;
   leaderboard(slug: string): LeaderboardRef;
-  /** The shared WebSocket (created on the first `onValue`). */
+  /** The shared WebSocket (created on the first `onValue` or realtime write). */
   readonly socket: RealtimeSocket;
   /** Closes the socket and stops reconnecting, so a Node process can exit. */
   close(): void;
@@ -51,9 +53,9 @@ export function createClient(options: ClientOptions): Client {
     http.request('POST', '/auth/refresh', { body: { refresh_token }, auth: false }),
   );
   http.session = session;
-  const auth = new Auth(http, session, storage, `${prefix}device`);
   const WebSocketImpl = options.WebSocket;
   let socket: RealtimeSocket | undefined;
+  const auth = new Auth(http, session, storage, `${prefix}device`, () => socket?.reset());
   const getSocket = (): RealtimeSocket => {
     socket ??= new RealtimeSocket({
       url: baseUrl.replace(/^http/, 'ws'),
@@ -62,6 +64,7 @@ export function createClient(options: ClientOptions): Client {
       session,
       WebSocket: WebSocketImpl ? () => Promise.resolve(WebSocketImpl) : loadWebSocket,
       onError: options.onSocketError,
+      offlineWriteTimeoutMs: options.offlineWriteTimeoutMs,
     });
     return socket;
   };

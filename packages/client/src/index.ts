@@ -14,7 +14,7 @@ export type {
 } from './documents.js';
 export { CdsError, type CdsErrorCode } from './errors.js';
 export type { BundleSection, LeaderboardRef } from './leaderboards.js';
-export type { RealtimeRef } from './realtime.js';
+export { type RealtimeRef, serverIncrement, serverTimestamp, type TransactionResult } from './realtime.js';
 export type { RealtimeSocket, ValueListener, ValueMeta } from './socket.js';
 export { memoryStorage, type SessionStorage } from './storage.js';
 export {

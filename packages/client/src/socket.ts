@@ -1,7 +1,8 @@
-import { type CdsError, socketError } from './errors.js';
+import { CdsError, socketError } from './errors.js';
 import type { Session } from './session.js';
 import { below, jsonEqual, replaceAt, valueAt } from './tree.js';
 import type { SocketEvent, WebSocketConstructor, WebSocketLike } from './websocket.js';
+import { type WriteMessage, WriteQueue, type WriteState } from './write-queue.js';
 
 /** What `onValue` callbacks receive besides the value. */
 export interface ValueMeta {
@@ -26,10 +27,12 @@ interface Subscription {
 
 interface ServerMessage {
   event?: string;
+  id?: unknown;
   path?: string;
   value?: unknown;
   version?: number;
   message?: string;
+  etag?: string;
 }
 
 export interface SocketOptions {
@@ -40,7 +43,12 @@ export interface SocketOptions {
   session: Session;
   WebSocket: () => Promise<WebSocketConstructor>;
   onError?: (error: CdsError) => void;
+  /** How long a write made while disconnected waits for a connection (default 60,000 ms). */
+  offlineWriteTimeoutMs?: number;
 }
+
+/** §14: the server closes a socket whose token expired with this code. */
+const TOKEN_EXPIRED = 4001;
 
 const BACKOFF_BASE_MS = 250;
 const BACKOFF_MAX_MS = 10_000;
@@ -65,10 +73,27 @@ export class RealtimeSocket {
   private timer: ReturnType<typeof setTimeout> | null = null;
   private flushTimer: ReturnType<typeof setTimeout> | null = null;
   private flushStarted: number | null = null;
+  private readonly writes: WriteQueue;
+  /** The access token the server holds for this socket (handshake or last `auth`). */
+  private token: string | null = null;
+  private refreshTimer: ReturnType<typeof setTimeout> | null = null;
   /** Number of (re)connections opened, for tests and diagnostics. */
   connections = 0;
 
-  constructor(private readonly options: SocketOptions) {}
+  constructor(private readonly options: SocketOptions) {
+    this.writes = new WriteQueue(options.offlineWriteTimeoutMs ?? 60_000);
+    options.session.onChange((token, sameUser) => this.tokenChanged(token, sameUser));
+  }
+
+  /**
+   * Sends a write (§4 `set`/`patch`/`delete`) and resolves on its `ack`; while disconnected it
+   * waits, in order with the others (see WriteQueue). A refusal rejects with the mapped CdsError.
+   */
+  write(message: WriteMessage, state?: WriteState): Promise<void> {
+    const sent = this.writes.add(message, (text) => this.sendText(text), state);
+    this.connect();
+    return sent;
+  }
 
   /** Calls `listener` with the value at `path` now and after every version that touches it. */
   subscribe(path: string, listener: ValueListener): () => void {
@@ -96,10 +121,21 @@ export class RealtimeSocket {
 
   close(): void {
     this.closed = true;
+    this.reset(new CdsError(0, 'Client closed', 'network'));
+  }
+
+  /** Ends every subscription and write and closes the connection; later use connects again (sign-out). */
+  reset(error: CdsError = new CdsError(401, 'Signed out', 'unauthenticated')): void {
     if (this.timer) clearTimeout(this.timer);
     if (this.flushTimer) clearTimeout(this.flushTimer);
-    this.socket?.close(1000);
+    if (this.refreshTimer) clearTimeout(this.refreshTimer);
+    this.timer = this.flushTimer = this.refreshTimer = null;
+    this.subs.clear();
+    this.writes.failAll(error);
+    const socket = this.socket;
     this.socket = null;
+    this.token = null;
+    socket?.close(1000);
   }
 
   /** Drops the connection as a network failure would (tests, or after a network change). */
@@ -108,7 +144,41 @@ export class RealtimeSocket {
   }
 
   private send(message: Record<string, unknown>): void {
-    if (this.socket?.readyState === 1) this.socket.send(JSON.stringify(message));
+    this.sendText(JSON.stringify(message));
+  }
+
+  private sendText(text: string): boolean {
+    if (this.socket?.readyState !== 1) return false;
+    this.socket.send(text);
+    return true;
+  }
+
+  /** A new access token (refresh or sign-in): the open socket gets it with §14 `auth`; another user's means a new socket. */
+  private tokenChanged(token: string | null, sameUser: boolean): void {
+    // A connecting socket gets the new token when it opens (see open()).
+    if (this.socket?.readyState !== 1 || token === this.token) return;
+    if (token === null || !sameUser) {
+      this.socket?.close(4000, 'session changed');
+      return;
+    }
+    this.token = token;
+    this.send({ action: 'auth', access_token: token });
+    this.scheduleRefresh();
+  }
+
+  /** Refreshes the token before it expires while the socket is open (the server closes it with 4001 after). */
+  private scheduleRefresh(): void {
+    if (this.refreshTimer) clearTimeout(this.refreshTimer);
+    const at = this.options.session.refreshAt();
+    if (at === null || !this.socket) return;
+    this.refreshTimer = setTimeout(
+      () => {
+        this.refreshTimer = null;
+        // accessToken() refreshes when due; the session's change event sends `auth`.
+        this.options.session.accessToken().catch(() => this.scheduleRefresh());
+      },
+      Math.min(Math.max(0, at - Date.now()), 2 ** 31 - 1),
+    );
   }
 
   private connect(): void {
@@ -124,6 +194,7 @@ export class RealtimeSocket {
     try {
       const [Ctor, token] = await Promise.all([this.options.WebSocket(), this.options.session.accessToken()]);
       if (this.closed) return;
+      this.token = token;
       const query = new URLSearchParams({
         client_id: this.options.clientId,
         client_secret: this.options.clientSecret,
@@ -142,13 +213,27 @@ export class RealtimeSocket {
         const since = sub.synced ? { since: sub.version } : {};
         socket.send(JSON.stringify({ action: 'subscribe', path: sub.path, ...since }));
       }
+      const current = this.options.session.currentToken();
+      if (current && current !== this.token) this.tokenChanged(current, true);
+      this.writes.sendAll((text) => this.sendText(text));
+      this.scheduleRefresh();
     });
     socket.addEventListener('message', (event) => this.receive(event));
-    socket.addEventListener('close', () => {
+    socket.addEventListener('close', (event) => {
       if (this.socket !== socket) return;
       this.socket = null;
+      if (this.refreshTimer) clearTimeout(this.refreshTimer);
+      this.refreshTimer = null;
       this.flush();
-      this.retry();
+      this.writes.dropped();
+      const stale = this.token;
+      if (event.code === TOKEN_EXPIRED && stale) {
+        // The token expired before a refresh reached the socket: refresh, then reconnect with `since`.
+        this.options.session.refresh(stale).then(
+          () => this.retry(),
+          () => this.retry(),
+        );
+      } else this.retry();
     });
     socket.addEventListener('error', () => {
       // A close event follows; reconnecting happens there.
@@ -156,7 +241,7 @@ export class RealtimeSocket {
   }
 
   private retry(): void {
-    if (this.closed || this.timer || this.subs.size === 0) return;
+    if (this.closed || this.timer || (this.subs.size === 0 && this.writes.size === 0)) return;
     const ceiling = Math.min(BACKOFF_MAX_MS, BACKOFF_BASE_MS * 2 ** this.attempt);
     this.attempt += 1;
     const delay = ceiling / 2 + (Math.random() * ceiling) / 2;
@@ -181,6 +266,8 @@ export class RealtimeSocket {
     else if (message.event === 'resume' && typeof message.path === 'string') {
       const sub = this.subs.get(message.path);
       if (sub) sub.base = Math.max(sub.base, version);
+    } else if ((message.event === 'ack' || message.event === 'error') && this.writes.settle(message)) {
+      // A write's answer.
     } else if (message.event === 'error') this.options.onError?.(socketError(message.message ?? 'error'));
   }
 
