@@ -201,7 +201,9 @@ export class RealtimeSocket {
         access_token: token,
       });
       socket = new Ctor(`${this.options.url}/realtime/ws?${query}`);
-    } catch {
+    } catch (error) {
+      // Signed out: writes cannot wait for a session that may never come.
+      if (error instanceof CdsError && error.code === 'unauthenticated') this.writes.failAll(error);
       this.retry();
       return;
     }
