@@ -157,15 +157,15 @@ describe.skipIf(!available && !required)('@cds/client in headless Chromium', () 
     await page.getByLabel('Client id').fill(service.clientId);
     await page.getByLabel('Client secret').fill(service.clientSecret);
     await page.getByRole('button', { name: 'Connect' }).click();
-    await page.waitForFunction(() => document.getElementById('count')?.textContent === '0');
+    await page.locator('#count', { hasText: /^0$/ }).waitFor();
     await page.getByRole('button', { name: '+1' }).click();
-    await page.waitForFunction(() => document.getElementById('count')?.textContent === '1');
-    await page.waitForFunction(() => /: 1$/.test(document.querySelector('#board li')?.textContent ?? ''));
+    await page.locator('#count', { hasText: /^1$/ }).waitFor();
+    await page.locator('#board li', { hasText: /: 1$/ }).waitFor();
 
     const other = createClient({ url: service.url, clientId: service.clientId, clientSecret: service.clientSecret });
     await other.auth.guest('example-other');
     await other.ref('example/counter').set(41);
-    await page.waitForFunction(() => document.getElementById('count')?.textContent === '41');
+    await page.locator('#count', { hasText: /^41$/ }).waitFor();
     expect(await page.getByRole('alert').textContent()).toBe('');
     expect(errors).toEqual([]);
     other.close();
