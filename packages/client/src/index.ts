@@ -15,7 +15,7 @@ export type {
 export { CdsError, type CdsErrorCode } from './errors.js';
 export type { BundleSection, LeaderboardRef } from './leaderboards.js';
 export { type RealtimeRef, serverIncrement, serverTimestamp, type TransactionResult } from './realtime.js';
-export type { RealtimeSocket, ValueListener, ValueMeta } from './socket.js';
+export type { RealtimeSocket } from './socket.js';
 export { memoryStorage, type SessionStorage } from './storage.js';
 export {
   arrayRemove,
@@ -28,4 +28,5 @@ export {
   serverTime,
 } from './transforms.js';
 export type * from './types.js';
+export type { ValueListener, ValueMeta } from './value-copies.js';
 export type { WebSocketConstructor, WebSocketLike } from './websocket.js';

@@ -1,7 +1,8 @@
 import { CdsError } from './errors.js';
 import { encodePath, type Http } from './http.js';
-import type { RealtimeSocket, ValueListener } from './socket.js';
+import type { RealtimeSocket } from './socket.js';
 import { jsonEqual, normalizePath } from './tree.js';
+import type { ValueListener } from './value-copies.js';
 import type { WriteState } from './write-queue.js';
 
 /** `{".sv": "timestamp"}`: the commit time in epoch milliseconds (§11), anywhere in a realtime value. */
