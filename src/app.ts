@@ -261,6 +261,7 @@ export async function buildApp(
   const storage = options.storage ?? (await openStorage(config));
   const http = await createHttpApp({
     bodyLimit: config.bodyLimit,
+    corsOrigins: config.corsOrigins,
     logLevel: config.logLevel,
     logger: options.logger,
     rateLimits: { ...config.rateLimits, ...(await rateLimitCounter(config)) },

@@ -13,6 +13,7 @@ const EnvSchema = Type.Object({
   CDS_JWT_SECRET: Type.Optional(Type.String({ minLength: 32 })),
   CDS_REDIS_PREFIX: Type.String({ default: 'cds' }),
   CDS_LOG_LEVEL: Type.String({ pattern: '^(fatal|error|warn|info|debug|trace|silent)$', default: 'info' }),
+  CDS_CORS_ORIGINS: Type.String({ minLength: 1, default: '*' }),
   CDS_BODY_LIMIT: Type.Integer({ minimum: 1024, default: 1024 * 1024 }),
   CDS_MAX_PATH_LENGTH: Type.Integer({ minimum: 1, default: 1024 }),
   CDS_MAX_PATH_SEGMENTS: Type.Integer({ minimum: 2, default: 64 }),
@@ -33,6 +34,19 @@ const EnvSchema = Type.Object({
 
 type Env = Static<typeof EnvSchema>;
 
+/** Which browser origins may call the service: every origin, a list, or none (no CORS headers). */
+export type CorsOrigins = '*' | 'off' | string[];
+
+/** `CDS_CORS_ORIGINS`: `*`, `off`, or a comma-separated list of origins (`https://game.example`). */
+export function parseCorsOrigins(text: string): CorsOrigins {
+  const trimmed = text.trim();
+  if (trimmed === '*' || trimmed === 'off') return trimmed;
+  return trimmed
+    .split(',')
+    .map((origin) => origin.trim().replace(/\/+$/, ''))
+    .filter((origin) => origin !== '');
+}
+
 /** The service's settings, read once from the environment. */
 export interface Config {
   port: number;
@@ -49,6 +63,8 @@ export interface Config {
   redisPrefix: string;
   logLevel: string;
   bodyLimit: number;
+  /** Browser origins CORS allows: `*` (default), `off`, or a list. */
+  corsOrigins: CorsOrigins;
   pathLimits: { maxLength: number; maxSegments: number };
   /** Requests per window per client id and per IP; 0 = unlimited. */
   rateLimits: { perClient: number; perIp: number; windowMs: number };
@@ -93,6 +109,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     redisPrefix: e.CDS_REDIS_PREFIX,
     logLevel: e.CDS_LOG_LEVEL,
     bodyLimit: e.CDS_BODY_LIMIT,
+    corsOrigins: parseCorsOrigins(e.CDS_CORS_ORIGINS),
     pathLimits: { maxLength: e.CDS_MAX_PATH_LENGTH, maxSegments: e.CDS_MAX_PATH_SEGMENTS },
     rateLimits: {
       perClient: e.CDS_RATE_LIMIT_PER_CLIENT,

@@ -12,8 +12,10 @@ import Fastify, {
   type RawRequestDefaultExpression,
   type RawServerDefault,
 } from 'fastify';
+import type { CorsOrigins } from '../config.js';
 import { AppError } from '../core/errors.js';
 import { registerConsole } from './console-route.js';
+import { registerCors } from './cors.js';
 import { handleError } from './errors.js';
 import { logSerializers, redactPaths } from './logging.js';
 import { registerOpenApi } from './openapi.js';
@@ -37,6 +39,8 @@ export interface HttpOptions {
   /** Where logs go and at which level (tests capture them); redaction always applies. */
   logger?: { level?: string; stream?: { write(line: string): void } };
   rateLimits: RateLimits;
+  /** Browser origins allowed by CORS (`CDS_CORS_ORIGINS`); default every origin. */
+  corsOrigins?: CorsOrigins;
 }
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
@@ -123,6 +127,7 @@ export async function createHttpApp(options: HttpOptions): Promise<HttpApp> {
   });
   coalesceResponseWrites(app);
   app.setErrorHandler(handleError);
+  await registerCors(app as unknown as HttpApp, options.corsOrigins ?? '*');
   await registerRateLimits(app as unknown as HttpApp, options.rateLimits);
   await registerOpenApi(app as unknown as HttpApp);
   await registerConsole(app as unknown as HttpApp);

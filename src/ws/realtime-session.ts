@@ -385,14 +385,32 @@ export class RealtimeSession implements FeedListener {
   private dispatch(broadcast: CommitBroadcast): void {
     const version = broadcast.version;
     const sent = new Set<string>();
-    for (const change of broadcast.event.changes) {
-      this.liveIndex.match(change.path, (path, subscription, relation) => {
-        if (subscription.since >= version) return;
-        const update = updateFor(path, change, relation);
-        if (!update || sent.has(update.path)) return;
-        sent.add(update.path);
-        this.send(broadcast.message(update.path, update.value));
-      });
+    this.inOneWrite(() => {
+      for (const change of broadcast.event.changes) {
+        this.liveIndex.match(change.path, (path, subscription, relation) => {
+          if (subscription.since >= version) return;
+          const update = updateFor(path, change, relation);
+          if (!update || sent.has(update.path)) return;
+          sent.add(update.path);
+          this.send(broadcast.message(update.path, update.value));
+        });
+      }
+    });
+  }
+
+  /**
+   * Sends the frames `fn` sends in one socket write: the `update`s of one commit (a patch sends one
+   * per key) then reach the client in one read, so a client that groups the messages of a version
+   * (the SDK calls `onValue` once per version) does not see them split by a preempted server.
+   */
+  private inOneWrite(fn: () => void): void {
+    // `ws` writes its frames to this net.Socket; corking it is what its own Sender does for a frame in two parts.
+    const raw = (this.socket as unknown as { _socket?: { cork(): void; uncork(): void } })._socket;
+    raw?.cork();
+    try {
+      fn();
+    } finally {
+      raw?.uncork();
     }
   }
 
@@ -401,6 +419,10 @@ export class RealtimeSession implements FeedListener {
    * already sent (the same message) or superseded (its `init` is newer).
    */
   private replay(path: string, commit: TreeCommit): void {
+    this.inOneWrite(() => this.replayCommit(path, commit));
+  }
+
+  private replayCommit(path: string, commit: TreeCommit): void {
     const sent = new Set<string>();
     for (const change of commit.changes) {
       const update = updateFor(path, change);

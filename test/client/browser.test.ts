@@ -1,7 +1,8 @@
 /**
  * §12 in a real browser: the built bundle (dist/browser.js as build.mjs makes it) in headless
  * Chromium signs up, round-trips a document, and sees another client's write through `onValue`.
- * A tiny static server on 127.0.0.1 serves the page and forwards the API (the service has no CORS).
+ * A tiny static server on 127.0.0.1 serves the page and forwards the API; a second test opens the
+ * example page (examples/shared-counter) on another origin than the service, so it goes through CORS.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -35,6 +36,7 @@ describe.skipIf(!available && !required)('@cds/client in headless Chromium', () 
   let service: Service | undefined;
   let browser: Browser | undefined;
   let site: StaticProxy | undefined;
+  let example: StaticProxy | undefined;
   const scratch = mkdtempSync(join(tmpdir(), 'cds-sdk-browser-'));
 
   beforeAll(async () => {
@@ -65,10 +67,17 @@ describe.skipIf(!available && !required)('@cds/client in headless Chromium', () 
       { [PAGE]: { type: 'text/html', body: html }, [BUNDLE]: { type: 'text/javascript', body: bundle } },
       Number(new URL(service.url).port),
     );
+    const exampleHtml = readFileSync(join(import.meta.dirname, '../../examples/shared-counter/index.html'), 'utf8');
+    // Port 1 upstream: nothing is forwarded; the page calls the service on its own origin (CORS).
+    example = await startStaticProxy(
+      { '/': { type: 'text/html', body: exampleHtml }, '/client.js': { type: 'text/javascript', body: bundle } },
+      1,
+    );
   });
   afterAll(async () => {
     await browser?.close();
     await site?.close();
+    await example?.close();
     await service?.stop();
     rmSync(scratch, { recursive: true, force: true });
   });
@@ -125,6 +134,39 @@ describe.skipIf(!available && !required)('@cds/client in headless Chromium', () 
     await page.waitForFunction(() => ((globalThis as unknown as Page).sdkValues ?? []).length >= 2);
     const values = await page.evaluate(() => (globalThis as unknown as Page).sdkValues);
     expect(values).toEqual([null, { bob: { ready: true } }]);
+    expect(errors).toEqual([]);
+    other.close();
+    await page.close();
+  });
+
+  it('runs the example page from another origin (CORS): a shared counter and the leaderboard', async () => {
+    if (!service || !browser || !example) throw new Error('not started');
+    const admin = await service.adminToken();
+    const board = await fetch(`${service.url}/admin/projects/${service.projectId}/leaderboards`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${admin}` },
+      body: JSON.stringify({ slug: 'clicks', name: 'Clicks', operator: 'increment' }),
+    });
+    expect(board.status).toBe(201);
+    const page = await browser.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (error) => errors.push(error.message));
+    await page.goto(`${example.url}/`);
+    expect(new URL(example.url).origin).not.toBe(new URL(service.url).origin);
+    await page.getByLabel('Service URL').fill(service.url);
+    await page.getByLabel('Client id').fill(service.clientId);
+    await page.getByLabel('Client secret').fill(service.clientSecret);
+    await page.getByRole('button', { name: 'Connect' }).click();
+    await page.locator('#count', { hasText: /^0$/ }).waitFor();
+    await page.getByRole('button', { name: '+1' }).click();
+    await page.locator('#count', { hasText: /^1$/ }).waitFor();
+    await page.locator('#board li', { hasText: /: 1$/ }).waitFor();
+
+    const other = createClient({ url: service.url, clientId: service.clientId, clientSecret: service.clientSecret });
+    await other.auth.guest('example-other');
+    await other.ref('example/counter').set(41);
+    await page.locator('#count', { hasText: /^41$/ }).waitFor();
+    expect(await page.getByRole('alert').textContent()).toBe('');
     expect(errors).toEqual([]);
     other.close();
     await page.close();

@@ -67,7 +67,7 @@ describe('ref().onValue', () => {
     await client.ref('rooms').set({ r1: { topic: 'go' } });
     await until(() => room.calls.length === 4);
     expect(room.last()).toEqual({ topic: 'go' });
-    expect(await client.ref('rooms/r1').update({ 'players/bob': 1, topic: null })).toEqual({ players: { bob: 1 } });
+    await client.ref('rooms/r1').update({ 'players/bob': 1, topic: null });
     await until(() => room.calls.length === 5);
     expect(room.last()).toEqual({ players: { bob: 1 } });
     await client.ref('rooms/r2').set('y');

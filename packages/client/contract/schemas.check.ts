@@ -26,6 +26,8 @@ export type Contract = [
   Check<Same<sdk.DocumentWithCollections, Static<typeof documents.DocumentWithCollectionsSchema>>>,
   Check<Same<sdk.DocumentWithCreated, Static<typeof documents.DocumentWithCreatedSchema>>>,
   Check<Same<{ documents: sdk.Document[] }, Static<typeof documents.DocumentListSchema>>>,
+  Check<Same<{ writes: sdk.BatchWrite[] }, Static<typeof documents.BatchBody>>>,
+  Check<Same<sdk.BatchResult, Static<typeof documents.BatchResultSchema>>>,
   Check<Same<sdk.LeaderboardMe, Static<typeof boards.MeSchema>>>,
   Check<Same<sdk.LeaderboardUsers, Static<typeof boards.UsersListSchema>>>,
   Check<Same<sdk.LeaderboardBundle, Static<typeof boards.BundleSchema>>>,

@@ -10,6 +10,7 @@ export class Auth {
     private readonly session: Session,
     private readonly storage: SessionStorage,
     private readonly deviceKey: string,
+    private readonly signedOut: () => void = () => {},
   ) {}
 
   async signUp(input: SignUpInput): Promise<AuthUser> {
@@ -48,8 +49,19 @@ export class Auth {
     return me;
   }
 
-  /** Forgets the session locally (server-side revocation comes with §14's logout). */
-  logOut(): Promise<void> {
-    return this.session.clear();
+  /**
+   * Revokes the refresh token (§14 `POST /auth/logout`), removes the session from storage and
+   * closes the socket (subscriptions end; pending realtime writes fail with `unauthenticated`).
+   * The session is forgotten locally even when the revocation request fails (which then rejects).
+   */
+  async logOut(): Promise<void> {
+    const refreshToken = this.session.refreshToken();
+    try {
+      if (refreshToken)
+        await this.http.request('POST', '/auth/logout', { body: { refresh_token: refreshToken }, auth: false });
+    } finally {
+      await this.session.clear();
+      this.signedOut();
+    }
   }
 }

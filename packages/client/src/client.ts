@@ -1,4 +1,5 @@
 import { Auth } from './auth.js';
+import { WriteBatch } from './batch.js';
 import { type CollectionOptions, CollectionRef, DocumentRef, Query } from './documents.js';
 import type { CdsError } from './errors.js';
 import { type Fetch, Http } from './http.js';
@@ -20,8 +21,10 @@ export interface ClientOptions {
   WebSocket?: WebSocketConstructor;
   /** A fetch implementation; default `globalThis.fetch`. */
   fetch?: Fetch;
-  /** Called with WebSocket `error` events (as CdsError). */
+  /** Called with WebSocket `error` events that answer no write of this client (as CdsError). */
   onSocketError?: (error: CdsError) => void;
+  /** How long a realtime write made while disconnected waits before failing with `network` (default 60,000 ms). */
+  offlineWriteTimeoutMs?: number;
 }
 
 /** The client: `auth`, documents, the realtime tree and leaderboards of one project. */
@@ -30,9 +33,11 @@ export interface Client {
   doc(path: string): DocumentRef;
   collection(name: string, options?: CollectionOptions): CollectionRef;
   query(collection: string, options?: CollectionOptions): Query;
+  /** Document writes committed together, all or none (§11). */
+  batch(): WriteBatch;
   ref(path?: string): RealtimeRef;
   leaderboard(slug: string): LeaderboardRef;
-  /** The shared WebSocket (created on the first `onValue`). */
+  /** The shared WebSocket (created on the first `onValue` or realtime write). */
   readonly socket: RealtimeSocket;
   /** Closes the socket and stops reconnecting, so a Node process can exit. */
   close(): void;
@@ -48,9 +53,9 @@ export function createClient(options: ClientOptions): Client {
     http.request('POST', '/auth/refresh', { body: { refresh_token }, auth: false }),
   );
   http.session = session;
-  const auth = new Auth(http, session, storage, `${prefix}device`);
   const WebSocketImpl = options.WebSocket;
   let socket: RealtimeSocket | undefined;
+  const auth = new Auth(http, session, storage, `${prefix}device`, () => socket?.reset());
   const getSocket = (): RealtimeSocket => {
     socket ??= new RealtimeSocket({
       url: baseUrl.replace(/^http/, 'ws'),
@@ -59,6 +64,7 @@ export function createClient(options: ClientOptions): Client {
       session,
       WebSocket: WebSocketImpl ? () => Promise.resolve(WebSocketImpl) : loadWebSocket,
       onError: options.onSocketError,
+      offlineWriteTimeoutMs: options.offlineWriteTimeoutMs,
     });
     return socket;
   };
@@ -67,6 +73,7 @@ export function createClient(options: ClientOptions): Client {
     doc: (path) => new DocumentRef(http, path),
     collection: (name, opts) => new CollectionRef(http, name, opts),
     query: (collection, opts) => new Query(http, collection, opts),
+    batch: () => new WriteBatch(http),
     ref: (path = '') => new RealtimeRef(http, getSocket, path),
     leaderboard: (slug) => new LeaderboardRef(http, slug),
     get socket() {

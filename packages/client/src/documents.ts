@@ -1,5 +1,6 @@
 import { CdsError } from './errors.js';
-import { encodePath, type Http } from './http.js';
+import { encodePath, type Http, type Tagged } from './http.js';
+import { writeBody } from './transforms.js';
 import type { Document, DocumentWithCollections, DocumentWithCreated, JsonObject } from './types.js';
 
 /** A §2 lookup name. */
@@ -22,6 +23,23 @@ export type Lookup =
 
 export type WhereValue = string | number | boolean | null | (string | number | boolean | null)[];
 
+/** A §11 precondition: the document's version must be `ifMatch` (`'*'`: any existing one), or there must be none. */
+export type WriteOptions = { ifMatch: number | '*' } | { ifAbsent: true } | Record<string, never>;
+
+/** A document and the version of its last write (§10), read from the answer's ETag. */
+export type Versioned<T> = T & { version: number };
+
+function preconditionHeaders(options: WriteOptions | undefined): Record<string, string> {
+  if (!options) return {};
+  if ('ifMatch' in options) return { 'if-match': options.ifMatch === '*' ? '*' : `"${options.ifMatch}"` };
+  if ('ifAbsent' in options) return { 'if-none-match': '*' };
+  return {};
+}
+
+function versioned<T>(answer: Tagged<T>): Versioned<T> {
+  return { ...answer.body, version: Number(answer.etag ?? 0) };
+}
+
 /** `doc(path)`: one document. */
 export class DocumentRef {
   constructor(
@@ -33,28 +51,34 @@ export class DocumentRef {
     return `/documents/docs/${encodePath(this.path)}`;
   }
 
-  /** The document, or null when there is none. */
-  async get(): Promise<DocumentWithCollections | null> {
+  /** The document with its version, or null when there is none. */
+  async get(): Promise<Versioned<DocumentWithCollections> | null> {
     try {
-      return await this.http.request<DocumentWithCollections>('GET', this.url);
+      return versioned(await this.http.tagged<DocumentWithCollections>('GET', this.url));
     } catch (error) {
       if (error instanceof CdsError && error.status === 404 && error.detail === 'Document not found') return null;
       throw error;
     }
   }
 
-  /** Replaces the document's data (creates it when missing). */
-  set(data: JsonObject): Promise<DocumentWithCreated> {
-    return this.http.request('PUT', this.url, { body: { data } });
+  /**
+   * Replaces the document's data (creates it when missing). Values made by `increment(n)` and the
+   * other transform helpers become §11 transforms. `{ifMatch: version}` / `{ifAbsent: true}`:
+   * `precondition-failed` unless the document is at that version / does not exist.
+   */
+  async set(data: JsonObject, options?: WriteOptions): Promise<Versioned<DocumentWithCreated>> {
+    const headers = preconditionHeaders(options);
+    return versioned(await this.http.tagged('PUT', this.url, { body: writeBody(data, false), headers }));
   }
 
-  /** Shallow-merges `data` into the document; `not-found` when there is none. */
-  update(data: JsonObject): Promise<Document> {
-    return this.http.request('PATCH', this.url, { body: { data } });
+  /** Shallow-merges `data` (and applies its transforms); `not-found` when there is none. */
+  async update(data: JsonObject, options?: WriteOptions): Promise<Versioned<Document>> {
+    const headers = preconditionHeaders(options);
+    return versioned(await this.http.tagged('PATCH', this.url, { body: writeBody(data, true), headers }));
   }
 
-  async delete(): Promise<void> {
-    await this.http.request('DELETE', this.url);
+  async delete(options?: WriteOptions): Promise<void> {
+    await this.http.request('DELETE', this.url, { headers: preconditionHeaders(options) });
   }
 }
 
@@ -72,10 +96,12 @@ export class CollectionRef {
   ) {}
 
   /** A new document with a server-chosen id. */
-  add(data: JsonObject): Promise<DocumentWithCreated> {
+  async add(data: JsonObject): Promise<Versioned<DocumentWithCreated>> {
     const body: { data: JsonObject; parent_path?: string } = { data };
     if (this.options.parent !== undefined) body.parent_path = this.options.parent;
-    return this.http.request('POST', `/documents/collections/${encodeURIComponent(this.name)}`, { body });
+    return versioned(
+      await this.http.tagged('POST', `/documents/collections/${encodeURIComponent(this.name)}`, { body }),
+    );
   }
 
   /** Every document, by path, fetched `pageSize` at a time (`start_after` pages). */

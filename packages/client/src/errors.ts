@@ -12,6 +12,8 @@ export type CdsErrorCode =
 /** Every failure of the SDK: `status` is the HTTP status (0 when no response arrived). */
 export class CdsError extends Error {
   override readonly name = 'CdsError';
+  /** On a realtime write refused by its `if_match` (§11): the path's current ETag and value. */
+  current?: { etag: string; value: unknown };
   constructor(
     readonly status: number,
     readonly detail: ErrorBody['detail'],

@@ -9,6 +9,14 @@ export interface RequestOptions {
   query?: Record<string, QueryValue>;
   /** Send the bearer token (default true). */
   auth?: boolean;
+  /** Extra request headers (`if-match`). */
+  headers?: Record<string, string>;
+}
+
+/** A JSON answer and its `ETag` without the quotes (null when absent). */
+export interface Tagged<T> {
+  body: T;
+  etag: string | null;
 }
 
 export type Fetch = (
@@ -17,6 +25,7 @@ export type Fetch = (
 ) => Promise<{
   status: number;
   ok: boolean;
+  headers: { get(name: string): string | null };
   text(): Promise<string>;
 }>;
 
@@ -40,6 +49,11 @@ export class Http {
   ) {}
 
   async request<T>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
+    return (await this.tagged<T>(method, path, options)).body;
+  }
+
+  /** `request`, with the answer's ETag. */
+  async tagged<T>(method: string, path: string, options: RequestOptions = {}): Promise<Tagged<T>> {
     const auth = options.auth ?? true;
     if (!auth || !this.session) return this.send<T>(method, path, options, undefined);
     const token = await this.session.accessToken();
@@ -52,8 +66,13 @@ export class Http {
     }
   }
 
-  private async send<T>(method: string, path: string, options: RequestOptions, token: string | undefined): Promise<T> {
-    const headers: Record<string, string> = { ...this.headers };
+  private async send<T>(
+    method: string,
+    path: string,
+    options: RequestOptions,
+    token: string | undefined,
+  ): Promise<Tagged<T>> {
+    const headers: Record<string, string> = { ...this.headers, ...options.headers };
     if (token) headers.authorization = `Bearer ${token}`;
     const init: { method: string; headers: Record<string, string>; body?: string } = { method, headers };
     if (options.body !== undefined) {
@@ -69,7 +88,10 @@ export class Http {
       throw new CdsError(0, error instanceof Error ? error.message : String(error), 'network');
     }
     const parsed: unknown = text ? safeJson(text) : null;
-    if (response.ok) return parsed as T;
+    if (response.ok) {
+      const etag = response.headers.get('etag');
+      return { body: parsed as T, etag: etag === null ? null : etag.replace(/^W\/|"/g, '') };
+    }
     const detail = (parsed as Partial<ErrorBody> | null)?.detail ?? (text || `HTTP ${response.status}`);
     throw new CdsError(response.status, detail, codeOf(response.status));
   }

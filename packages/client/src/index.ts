@@ -1,11 +1,32 @@
 /** @cds/client: the TypeScript client of the Client Data Service (SPEC §12). */
 export type { Auth } from './auth.js';
+export type { BatchWriteOptions, WriteBatch } from './batch.js';
 export { type Client, type ClientOptions, createClient } from './client.js';
-export type { CollectionOptions, CollectionRef, DocumentRef, Lookup, Query, WhereValue } from './documents.js';
+export type {
+  CollectionOptions,
+  CollectionRef,
+  DocumentRef,
+  Lookup,
+  Query,
+  Versioned,
+  WhereValue,
+  WriteOptions,
+} from './documents.js';
 export { CdsError, type CdsErrorCode } from './errors.js';
 export type { BundleSection, LeaderboardRef } from './leaderboards.js';
-export type { RealtimeRef } from './realtime.js';
-export type { RealtimeSocket, ValueListener, ValueMeta } from './socket.js';
+export { type RealtimeRef, serverIncrement, serverTimestamp, type TransactionResult } from './realtime.js';
+export type { RealtimeSocket } from './socket.js';
 export { memoryStorage, type SessionStorage } from './storage.js';
+export {
+  arrayRemove,
+  arrayUnion,
+  deleteField,
+  FieldTransform,
+  increment,
+  maximum,
+  minimum,
+  serverTime,
+} from './transforms.js';
 export type * from './types.js';
+export type { ValueListener, ValueMeta } from './value-copies.js';
 export type { WebSocketConstructor, WebSocketLike } from './websocket.js';

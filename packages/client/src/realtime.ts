@@ -1,8 +1,24 @@
+import { CdsError } from './errors.js';
 import { encodePath, type Http } from './http.js';
-import type { RealtimeSocket, ValueListener } from './socket.js';
-import { normalizePath } from './tree.js';
+import type { RealtimeSocket } from './socket.js';
+import { jsonEqual, normalizePath } from './tree.js';
+import type { ValueListener } from './value-copies.js';
+import type { WriteState } from './write-queue.js';
 
-/** `ref(path)`: a node of the realtime tree (§3, §4). */
+/** `{".sv": "timestamp"}`: the commit time in epoch milliseconds (§11), anywhere in a realtime value. */
+export const serverTimestamp = (): { '.sv': 'timestamp' } => ({ '.sv': 'timestamp' });
+/** `{".sv": {"increment": n}}`: the number stored at that path plus `n` (§11). */
+export const serverIncrement = (n: number): { '.sv': { increment: number } } => ({ '.sv': { increment: n } });
+
+/** What `transaction` resolves to: whether `fn`'s value was written, and the value at the path. */
+export interface TransactionResult {
+  committed: boolean;
+  value: unknown;
+}
+
+const MAX_TRANSACTION_ATTEMPTS = 25;
+
+/** `ref(path)`: a node of the realtime tree (§3, §4). Writes go over the client's one socket. */
 export class RealtimeRef {
   readonly path: string;
 
@@ -18,23 +34,27 @@ export class RealtimeRef {
     return this.path === '' ? '/realtime/db' : `/realtime/db/${encodePath(this.path)}`;
   }
 
-  /** The value at the path (null when nothing is there). */
+  /** The value at the path (null when nothing is there), over REST. */
   async get(): Promise<unknown> {
     return (await this.http.request<{ value: unknown }>('GET', this.url)).value;
   }
 
-  /** Replaces the subtree; null or {} deletes. Resolves to the value now stored. */
-  async set(value: unknown): Promise<unknown> {
-    return (await this.http.request<{ value: unknown }>('PUT', this.url, { body: { value } })).value;
+  /**
+   * Replaces the subtree (null or {} deletes); resolves once the server committed it. Made while
+   * disconnected, it waits and is sent in order after reconnecting (or fails after
+   * `offlineWriteTimeoutMs`).
+   */
+  set(value: unknown): Promise<void> {
+    return this.socket().write({ action: 'set', path: this.path, value });
   }
 
-  /** Sets each key as a child path (keys may hold `/`; null deletes), atomically. Resolves to the merged value. */
-  async update(values: Record<string, unknown>): Promise<unknown> {
-    return (await this.http.request<{ value: unknown }>('PATCH', this.url, { body: { value: values } })).value;
+  /** Sets each key as a child path (keys may hold `/`; null deletes), atomically. */
+  update(values: Record<string, unknown>): Promise<void> {
+    return this.socket().write({ action: 'patch', path: this.path, value: values });
   }
 
-  async remove(): Promise<void> {
-    await this.http.request('DELETE', this.url);
+  remove(): Promise<void> {
+    return this.socket().write({ action: 'delete', path: this.path });
   }
 
   /** A child ref. */
@@ -48,5 +68,32 @@ export class RealtimeRef {
    */
   onValue(cb: ValueListener): () => void {
     return this.socket().subscribe(this.path, cb);
+  }
+
+  /**
+   * Writes `fn(current)` only while the path still holds `current` (§11 `if_match`), calling `fn`
+   * again with the newer value until it wins. `fn` returning `undefined` aborts
+   * (`committed: false`). Resolves to the value written (or found, when aborted).
+   */
+  async transaction(fn: (current: unknown) => unknown): Promise<TransactionResult> {
+    const read = await this.http.tagged<{ value: unknown }>('GET', this.url);
+    let current: unknown = read.body.value ?? null;
+    let etag = read.etag ?? '*';
+    for (let attempt = 0; attempt < MAX_TRANSACTION_ATTEMPTS; attempt++) {
+      const next = fn(current);
+      if (next === undefined) return { committed: false, value: current };
+      const state: WriteState = { resent: false };
+      try {
+        await this.socket().write({ action: 'set', path: this.path, value: next, if_match: etag }, state);
+        return { committed: true, value: next };
+      } catch (error) {
+        if (!(error instanceof CdsError) || !error.current) throw error;
+        // Sent twice after a lost acknowledgement: the first one may be what now stands there.
+        if (state.resent && jsonEqual(error.current.value, next)) return { committed: true, value: next };
+        current = error.current.value;
+        etag = error.current.etag;
+      }
+    }
+    throw new CdsError(409, `Transaction gave up after ${MAX_TRANSACTION_ATTEMPTS} attempts`, 'precondition-failed');
   }
 }

@@ -17,6 +17,7 @@ const REFRESH_MARGIN_MS = 60_000;
 export class Session {
   private current: StoredSession | null = null;
   private refreshing: Promise<string> | null = null;
+  private readonly listeners = new Set<(token: string | null, sameUser: boolean) => void>();
   readonly ready: Promise<void>;
 
   constructor(
@@ -34,6 +35,26 @@ export class Session {
     );
   }
 
+  /** Calls `listener` with each new access token (null on sign-out) and whether the user stayed the same. */
+  onChange(listener: (token: string | null, sameUser: boolean) => void): void {
+    this.listeners.add(listener);
+  }
+
+  /** The access token held now (no refresh), or null. */
+  currentToken(): string | null {
+    return this.current?.access_token ?? null;
+  }
+
+  /** The refresh token held now, or null. */
+  refreshToken(): string | null {
+    return this.current?.refresh_token ?? null;
+  }
+
+  /** When the access token is due for a refresh (ms since epoch), or null when signed out. */
+  refreshAt(): number | null {
+    return this.current?.refresh_at ?? null;
+  }
+
   /** The signed-in user, or null. */
   async user(): Promise<AuthUser | null> {
     await this.ready;
@@ -43,6 +64,7 @@ export class Session {
   async set(response: AuthResponse): Promise<AuthUser> {
     await this.ready;
     const lifetimeMs = response.expires_in * 1000;
+    const sameUser = this.current?.user.id === response.user.id;
     this.current = {
       access_token: response.access_token,
       refresh_token: response.refresh_token,
@@ -50,6 +72,7 @@ export class Session {
       user: response.user,
     };
     await this.storage.setItem(this.key, JSON.stringify(this.current));
+    for (const listener of this.listeners) listener(response.access_token, sameUser);
     return response.user;
   }
 
@@ -63,6 +86,7 @@ export class Session {
     await this.ready;
     this.current = null;
     await this.storage.removeItem(this.key);
+    for (const listener of this.listeners) listener(null, false);
   }
 
   /** A valid access token, refreshed first when it is about to expire; `unauthenticated` when signed out. */

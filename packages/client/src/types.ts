@@ -172,3 +172,19 @@ export interface LeaderboardListOptions {
   source?: 'ranked' | 'assigned';
   expand?: 'profile';
 }
+
+/** A write of a §11 batch (`POST /documents/batch`). */
+export interface BatchWrite {
+  op: 'put' | 'create' | 'patch' | 'delete';
+  path: string;
+  data?: JsonObject;
+  transforms?: Record<string, unknown>;
+  if_match?: number | string;
+  if_absent?: boolean;
+}
+
+/** The answer of a §11 batch: one result per write, every `version` the batch's. */
+export interface BatchResult {
+  version: number;
+  results: ({ id: string; path: string; version: number; created?: boolean } | { deleted: string })[];
+}
