@@ -229,10 +229,10 @@ export function treeStoreCases(engine: EngineFixture): void {
         const values: JsonValue[] = [null, 1, 'x', [1, 2], { k: 1 }, { b: { c: 2 }, d: true }, {}];
         const writes = (p: number): TreeWrite[] => {
           const random = seededRandom(21);
-          const valueOf = () => values[randomInt(random, values.length)] as JsonValue;
+          const pick = () => values[randomInt(random, values.length)] as JsonValue;
           return Array.from({ length: 40 }, (_, i) => {
             const path = paths[randomInt(random, paths.length)] as string;
-            return i % 5 === 4 ? merge(path, { b: valueOf(), 'x/y': valueOf() }, p) : put(path, valueOf(), p);
+            return i % 5 === 4 ? merge(path, { b: pick(), 'x/y': pick() }, p) : put(path, pick(), p);
           });
         };
         await set('a', { b: 'stored', z: 1 });
