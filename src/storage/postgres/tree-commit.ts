@@ -28,32 +28,38 @@ ON CONFLICT (project_id) DO UPDATE SET version = tree_versions.version RETURNING
 // The leaves at and below each requested path; a null range means the whole project (the root).
 const READ_SUBTREES = `SELECT r.i::int AS i, l.path, l.value
 FROM unnest($1::int[], $2::text[], $3::text[], $4::text[]) WITH ORDINALITY AS r(project_id, path, lo, hi, i)
-CROSS JOIN LATERAL (
+CROSS JOIN LATERAL (SELECT * FROM (
   SELECT t.path, t.value FROM tree_leaves t WHERE t.project_id = r.project_id AND t.path = r.path
   UNION ALL SELECT t.path, t.value FROM tree_leaves t WHERE t.project_id = r.project_id AND t.path >= r.lo AND t.path < r.hi
   UNION ALL SELECT t.path, t.value FROM tree_leaves t WHERE r.hi IS NULL AND t.project_id = r.project_id
-) l`;
+) u OFFSET 0) l`;
 
 /**
  * A commit's outcome in one statement. Deleted are the stored leaves at `$1`/`$2`, in the ranges
  * `$3`–`$5` and of the projects `$6`, except those the commit writes again (`$7`–`$9`, upserted),
  * so the two never touch one row. The change log gets `$10`–`$14` and each project `$15` its
  * final version `$16`, the log trimmed as of its old floor `$17` and first new version `$18`.
+ * Rows to delete are found by one index lookup per array element (`OFFSET 0` keeps the planner
+ * from flattening a lookup into a join, which it may plan as a scan of the whole table filtered
+ * by every range) and deleted by `ctid`.
  */
 const WRITE_COMMIT = `WITH ins AS (
   SELECT * FROM unnest($7::int[], $8::text[], $9::jsonb[]) AS i(project_id, path, value)
 ), doomed AS (
-  SELECT t.project_id, t.path FROM unnest($1::int[], $2::text[]) AS p(project_id, path)
-    JOIN tree_leaves t ON t.project_id = p.project_id AND t.path = p.path
+  SELECT l.ctid AS id, l.project_id, l.path FROM unnest($1::int[], $2::text[]) AS p(project_id, path)
+    CROSS JOIN LATERAL (SELECT ctid, project_id, path FROM tree_leaves t
+      WHERE t.project_id = p.project_id AND t.path = p.path OFFSET 0) l
   UNION ALL
-  SELECT t.project_id, t.path FROM unnest($3::int[], $4::text[], $5::text[]) AS r(project_id, lo, hi)
-    JOIN tree_leaves t ON t.project_id = r.project_id AND t.path >= r.lo AND t.path < r.hi
+  SELECT l.ctid, l.project_id, l.path FROM unnest($3::int[], $4::text[], $5::text[]) AS r(project_id, lo, hi)
+    CROSS JOIN LATERAL (SELECT ctid, project_id, path FROM tree_leaves t
+      WHERE t.project_id = r.project_id AND t.path >= r.lo AND t.path < r.hi OFFSET 0) l
   UNION ALL
-  SELECT t.project_id, t.path FROM tree_leaves t WHERE t.project_id = ANY($6::int[])
+  SELECT l.ctid, l.project_id, l.path FROM unnest($6::int[]) AS a(project_id)
+    CROSS JOIN LATERAL (SELECT ctid, project_id, path FROM tree_leaves t WHERE t.project_id = a.project_id) l
 ), gone AS (
-  DELETE FROM tree_leaves t USING doomed d
-  WHERE t.project_id = d.project_id AND t.path = d.path
-    AND NOT EXISTS (SELECT 1 FROM ins WHERE ins.project_id = t.project_id AND ins.path = t.path)
+  DELETE FROM tree_leaves WHERE ctid = ANY(ARRAY(
+    SELECT d.id FROM doomed d
+    WHERE NOT EXISTS (SELECT 1 FROM ins WHERE ins.project_id = d.project_id AND ins.path = d.path)))
 ), leaves AS (
   INSERT INTO tree_leaves (project_id, path, value) SELECT project_id, path, value FROM ins
   ON CONFLICT (project_id, path) DO UPDATE SET value = EXCLUDED.value
@@ -68,8 +74,9 @@ const WRITE_COMMIT = `WITH ins AS (
     ORDER BY c.version, c.seq LIMIT 1) - 1, v.first - 1)) AS floor
   FROM unnest($15::int[], $16::bigint[], $17::bigint[], $18::bigint[]) AS v(project_id, version, old_floor, first)
 ), trimmed AS (
-  DELETE FROM tree_changes c USING cut
-  WHERE c.project_id = cut.project_id AND c.version > cut.old_floor AND c.version <= cut.floor
+  DELETE FROM tree_changes WHERE ctid = ANY(ARRAY(
+    SELECT c.ctid FROM cut CROSS JOIN LATERAL (SELECT ctid FROM tree_changes t
+      WHERE t.project_id = cut.project_id AND t.version > cut.old_floor AND t.version <= cut.floor OFFSET 0) c))
 )
 UPDATE tree_versions t SET version = cut.version, log_floor = cut.floor FROM cut WHERE t.project_id = cut.project_id`;
 
