@@ -80,6 +80,9 @@ const WRITE_COMMIT = `WITH ins AS (
 )
 UPDATE tree_versions t SET version = cut.version, log_floor = cut.floor FROM cut WHERE t.project_id = cut.project_id`;
 
+/** The statements of a commit, for query-plan tests. */
+export const postgresTreeCommitSql = { readSubtrees: READ_SUBTREES, writeCommit: WRITE_COMMIT } as const;
+
 interface VersionRow {
   project_id: number;
   version: string;
