@@ -410,9 +410,9 @@ export interface ChangeLogRetention {
 
 /**
  * The realtime tree of every project (§3): one row per leaf keyed by its path, a version
- * counter per project and a bounded change log (§4). Each write is one transaction that takes
- * the project's next version (consecutive; concurrent writes of a project are serialized),
- * applies its sets, appends them to the log and trims the log to `retention`.
+ * counter per project and a bounded change log (§4). Each write takes the project's next version
+ * (consecutive; concurrent writes of a project are serialized), applies its sets, appends them to
+ * the log and trims the log to `retention`; `commit` does this for many writes in one transaction.
  */
 export interface TreeStore {
   /**
