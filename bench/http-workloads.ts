@@ -24,6 +24,8 @@ export interface HttpWorkload {
   baseline: BaselineName;
   expectStatus: number;
   request: (i: number) => LoadRequest;
+  /** Concurrent connections of this workload and of its paired baseline; the run's setting when absent. */
+  connections?: number;
 }
 
 /** The baselines, in the order they run. */
@@ -149,16 +151,20 @@ export function serviceWorkloads(settings: BenchSettings): HttpWorkload[] {
         }),
       }),
     },
-    {
-      name: 'realtime PUT',
-      baseline: 'bare POST',
-      expectStatus: 200,
-      request: (i) => ({
-        method: 'PUT',
-        path: `/realtime/db/players/p${spread(i, 10_000)}`,
-        body: JSON.stringify({ value: itemData(i) }),
+    // One writer measures a commit's latency; many measure how writes arriving together share commits.
+    ...[1, settings.connections].map(
+      (writers): HttpWorkload => ({
+        name: `realtime PUT, ${writers} writer${writers === 1 ? '' : 's'}`,
+        baseline: 'bare POST',
+        expectStatus: 200,
+        connections: writers,
+        request: (i) => ({
+          method: 'PUT',
+          path: `/realtime/db/players/p${spread(i, 10_000)}`,
+          body: JSON.stringify({ value: itemData(i) }),
+        }),
       }),
-    },
+    ),
     {
       name: 'leaderboard stat submission',
       baseline: 'bare POST',

@@ -107,8 +107,8 @@ function httpRow(workload: string, server: Server, load: HttpLoadResult, baselin
   };
 }
 
-function bareTarget(context: SuiteContext, workload: BaselineWorkload) {
-  return { ...workload, baseUrl: context.bare.httpUrl, headers: () => ({}), connections: context.settings.connections };
+function bareTarget(context: SuiteContext, workload: BaselineWorkload, connections = context.settings.connections) {
+  return { ...workload, baseUrl: context.bare.httpUrl, headers: () => ({}), connections };
 }
 
 /** Each rules workload on the owner-ruleset project, in turns with the same requests on the open one. */
@@ -219,7 +219,7 @@ export async function runServiceSuite(context: SuiteContext, engine: Engine): Pr
             baseUrl: service.baseUrl,
             headers: (c) => clientHeaders(prepared.project, c),
             serverCpuSeconds: () => service.server.cpuSeconds(),
-            ...(baseline ? { baselineTarget: bareTarget(context, baseline) } : {}),
+            ...(baseline ? { baselineTarget: bareTarget(context, baseline, workload.connections) } : {}),
           });
           result.rows.push(httpRow(workload.name, engine, load, workload.baseline));
           log(

@@ -377,6 +377,19 @@ export interface TreeCommit {
   changes: TreeChange[];
 }
 
+/** One tree write of a batch (§3): its sets, applied at the project's next version. */
+export interface TreeWrite {
+  projectId: number;
+  sets: TreeSet[];
+  /** Decides the sets inside the commit (§11); throwing refuses this write alone. */
+  hook?: TreeWriteHook;
+  /** A path whose value as this write leaves it the outcome reports (a PATCH's merged value). */
+  readBack: string | null;
+}
+
+/** How one write of a batch ended: committed at its own version, or refused alone. */
+export type TreeWriteOutcome = { ok: true; commit: TreeCommit & { value: JsonValue } } | { ok: false; error: unknown };
+
 /** A subtree and the project version it reflects, read in one transaction. */
 export interface TreeSnapshot {
   value: JsonValue;
@@ -397,9 +410,9 @@ export interface ChangeLogRetention {
 
 /**
  * The realtime tree of every project (§3): one row per leaf keyed by its path, a version
- * counter per project and a bounded change log (§4). Each write is one transaction that takes
- * the project's next version (consecutive; concurrent writes of a project are serialized),
- * applies its sets, appends them to the log and trims the log to `retention`.
+ * counter per project and a bounded change log (§4). Each write takes the project's next version
+ * (consecutive; concurrent writes of a project are serialized), applies its sets, appends them to
+ * the log and trims the log to `retention`; `commit` does this for many writes in one transaction.
  */
 export interface TreeStore {
   /**
@@ -417,6 +430,12 @@ export interface TreeStore {
   ): Promise<TreeCommit & { value: JsonValue }>;
   /** Deletes the subtree at `path` (a commit even when nothing was there). */
   delete(projectId: number, path: string, retention: ChangeLogRetention, hook?: TreeWriteHook): Promise<TreeCommit>;
+  /**
+   * Commits `writes` in one transaction, in order, each as if it ran alone: a project's writes take
+   * its next versions (consecutive, in the order given), a hook sees the writes before it, and a
+   * refused write is left out alone. Rejects only when nothing was written (a failed statement).
+   */
+  commit(writes: readonly TreeWrite[], retention: ChangeLogRetention): Promise<TreeWriteOutcome[]>;
   /** The assembled value at `path` with the version it reflects. */
   snapshot(projectId: number, path: string): Promise<TreeSnapshot>;
   /** The names of the children of `path` when it is an object; its value when a leaf; else none. */

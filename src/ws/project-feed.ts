@@ -1,5 +1,5 @@
 import type { Bus } from '../core/ports.js';
-import { commitChannel, decodeCommit, type TreeCommitEvent } from '../core/realtime/commit-event.js';
+import { commitChannel, decodeCommits, type TreeCommitEvent } from '../core/realtime/commit-event.js';
 import { SubscriptionIndex } from '../core/realtime/subscription-index.js';
 import type { TreeService } from '../core/realtime/tree-service.js';
 import { CommitBroadcast } from './commit-broadcast.js';
@@ -148,11 +148,15 @@ export class ProjectFeed {
     this.drain();
   }
 
+  /** A message carries one commit, or a batch's commits in version order. */
   private onMessage(message: string): void {
-    const event = decodeCommit(message);
-    if (!event || event.projectId !== this.projectId || this.closed) return;
-    if (this.current !== null && event.version <= this.current) return;
-    this.pending.set(event.version, event);
+    const events = decodeCommits(message);
+    if (!events || this.closed) return;
+    for (const event of events) {
+      if (event.projectId !== this.projectId) return;
+      if (this.current !== null && event.version <= this.current) continue;
+      this.pending.set(event.version, event);
+    }
     if (this.current !== null) this.drain();
   }
 

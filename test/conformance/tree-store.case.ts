@@ -4,9 +4,11 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { JsonObject, JsonValue } from '../../src/core/json.js';
-import type { ChangeLogRetention, Storage, TreeStore } from '../../src/core/ports.js';
+import type { ChangeLogRetention, Storage, TreeStore, TreeWrite } from '../../src/core/ports.js';
+import { TreePreconditionFailed, treeEtag, treeWriteHook } from '../../src/core/realtime/tree-atomic.js';
 import { planPatch, planSet } from '../../src/core/realtime/tree-write.js';
 import type { EngineFixture } from '../support/engines.js';
+import { randomInt, seededRandom } from '../support/prng.js';
 
 const KEEP: ChangeLogRetention = { maxWrites: 10_000, maxAgeMs: 600_000 };
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -200,6 +202,83 @@ export function treeStoreCases(engine: EngineFixture): void {
         for (const change of commit.changes) expected[change.path.split('/')[1] as string] = change.value;
       }
       expect(await read('c')).toEqual(expected);
+    });
+
+    describe('batches (commit)', () => {
+      const put = (path: string, value: JsonValue, p = project): TreeWrite => ({
+        projectId: p,
+        sets: [planSet(path, value)],
+        readBack: null,
+      });
+      const merge = (path: string, value: JsonObject, p = project): TreeWrite => ({
+        projectId: p,
+        sets: planPatch(path, value),
+        readBack: path,
+      });
+      const guarded = (path: string, value: JsonValue, ifMatch?: string[]): TreeWrite => {
+        const sets = [planSet(path, value)];
+        const hook = treeWriteHook(path, sets, ifMatch);
+        return { projectId: project, sets, readBack: null, ...(hook ? { hook } : {}) };
+      };
+      const versionsOf = (outcomes: Awaited<ReturnType<TreeStore['commit']>>) =>
+        outcomes.map((outcome) => (outcome.ok ? outcome.commit.version : null));
+
+      it('stores a batch as its writes one after another would, each at the next version', async () => {
+        // Seeded random writes over a small space of paths, so they overlap in every way.
+        const paths = ['', 'a', 'a/b', 'a/b/c', 'a/d', 'e', 'e/f/g'];
+        const values: JsonValue[] = [null, 1, 'x', [1, 2], { k: 1 }, { b: { c: 2 }, d: true }, {}];
+        const writes = (p: number): TreeWrite[] => {
+          const random = seededRandom(21);
+          const pick = () => values[randomInt(random, values.length)] as JsonValue;
+          return Array.from({ length: 40 }, (_, i) => {
+            const path = paths[randomInt(random, paths.length)] as string;
+            return i % 5 === 4 ? merge(path, { b: pick(), 'x/y': pick() }, p) : put(path, pick(), p);
+          });
+        };
+        await set('a', { b: 'stored', z: 1 });
+        await set('a', { b: 'stored', z: 1 }, project + 1);
+        const batch = await store.commit(writes(project), KEEP);
+        const alone = [];
+        for (const write of writes(project + 1)) alone.push(...(await store.commit([write], KEEP)));
+        expect(versionsOf(batch)).toEqual(Array.from({ length: 40 }, (_, i) => i + 2));
+        expect(batch).toEqual(alone);
+        expect(await read('')).toEqual(await read('', project + 1));
+        expect(await store.changesSince(project, 1)).toEqual(await store.changesSince(project + 1, 1));
+        expect(await store.currentVersion(project)).toBe(41);
+      });
+
+      it('lets a hook see the writes before it, and leaves a refused write out alone', async () => {
+        const increment = () => guarded('n', { '.sv': { increment: 1 } });
+        const outcomes = await store.commit(
+          [
+            increment(),
+            increment(),
+            guarded('m', 1),
+            guarded('m', 2, ['not-the-etag']),
+            guarded('m', 3, [treeEtag(1)]),
+            increment(),
+          ],
+          KEEP,
+        );
+        expect(versionsOf(outcomes)).toEqual([1, 2, 3, null, 4, 5]);
+        const refused = outcomes[3];
+        expect(refused?.ok).toBe(false);
+        if (refused && !refused.ok) expect(refused.error).toEqual(new TreePreconditionFailed(treeEtag(1), 1));
+        expect(await read('')).toEqual({ n: 3, m: 3 });
+        expect((await store.changesSince(project, 0))?.commits.map((c) => c.version)).toEqual([1, 2, 3, 4, 5]);
+      });
+
+      it('numbers each project of a batch on its own and trims each log', async () => {
+        const outcomes = await store.commit(
+          [put('a', 1), put('a', 2, project + 1), put('b', 1), put('c', 1), put('b', 2, project + 1)],
+          { maxWrites: 2, maxAgeMs: 600_000 },
+        );
+        expect(versionsOf(outcomes)).toEqual([1, 1, 2, 3, 2]);
+        expect(await read('')).toEqual({ a: 1, b: 1, c: 1 });
+        expect(await read('', project + 1)).toEqual({ a: 2, b: 2 });
+        expect((await store.changesSince(project, 1))?.commits.map((c) => c.version)).toEqual([2, 3]);
+        expect(await store.changesSince(project, 0)).toBeNull();
+      });
     });
   });
 }

@@ -18,20 +18,44 @@ export function commitChannel(projectId: number): string {
   return `tree.${projectId}`;
 }
 
-/** The bus message of a commit. */
-export function encodeCommit(event: TreeCommitEvent): string {
-  return JSON.stringify(event);
+/** The bus message of a project's commits (a batch's, in version order): one message for them all. */
+export function encodeCommits(projectId: number, commits: readonly TreeCommit[]): string {
+  return JSON.stringify({ projectId, commits: commits.map(({ version, changes }) => ({ version, changes })) });
 }
 
-/** The commit carried by a bus message; null when the message is not one (another version of the service). */
-export function decodeCommit(message: string): TreeCommitEvent | null {
-  const parsed = parseJsonObject(message);
-  if (!parsed) return null;
-  const { projectId, version, changes } = parsed;
+/** The bus message of one commit. */
+export function encodeCommit(event: TreeCommitEvent): string {
+  return encodeCommits(event.projectId, [event]);
+}
+
+function decodeOne(projectId: unknown, commit: unknown): TreeCommitEvent | null {
+  if (!isJsonObject(commit)) return null;
+  const { version, changes } = commit;
   if (!Number.isSafeInteger(projectId) || !Number.isSafeInteger(version) || !Array.isArray(changes)) return null;
   const valid = changes.every((change) => isJsonObject(change) && typeof change.path === 'string' && 'value' in change);
   if (!valid) return null;
   return { projectId: projectId as number, version: version as number, changes: changes as unknown as TreeChange[] };
+}
+
+/**
+ * The commits carried by a bus message, in order; null when the message is not one (another
+ * version of the service). A message of a single commit (`{projectId, version, changes}`) is
+ * still understood.
+ */
+export function decodeCommits(message: string): TreeCommitEvent[] | null {
+  const parsed = parseJsonObject(message);
+  if (!parsed) return null;
+  if (!Array.isArray(parsed.commits)) {
+    const single = decodeOne(parsed.projectId, parsed);
+    return single && [single];
+  }
+  const events: TreeCommitEvent[] = [];
+  for (const commit of parsed.commits) {
+    const event = decodeOne(parsed.projectId, commit);
+    if (!event) return null;
+    events.push(event);
+  }
+  return events;
 }
 
 /**

@@ -2,8 +2,8 @@ import { AppError } from '../errors.js';
 import type { JsonObject, JsonValue } from '../json.js';
 import { defaultPathLimits, type PathLimits } from '../paths.js';
 import type { Bus, ChangeLogRetention, TreeCommit, TreeHistory, TreeSnapshot, TreeStore } from '../ports.js';
-import { commitChannel, encodeCommit } from './commit-event.js';
 import { type TreeMatch, TreePreconditionFailed, treeEtag, treeWriteHook } from './tree-atomic.js';
+import { TreeCommits } from './tree-commits.js';
 import { parseTreePath } from './tree-path.js';
 import { type CallerRules, deniedByRules, type PlannedWrite, type TreeRules, type ValueAt } from './tree-rules.js';
 import { shallowValue } from './tree-value.js';
@@ -36,8 +36,9 @@ export interface TreeValue {
 export const defaultRetention: ChangeLogRetention = { maxWrites: 10_000, maxAgeMs: 10 * 60_000 };
 
 /**
- * The realtime tree's rules (§3) over any storage engine: every write is validated, committed
- * as one transaction with the project's next version, then published once on the bus.
+ * The realtime tree's rules (§3) over any storage engine: every write is validated, then
+ * committed at the project's next version with the writes that arrived with it (`TreeCommits`:
+ * one transaction and one bus message for them all), and answered once published.
  *
  * Operations given a `userId` are those of a client user and obey the project's access rules
  * (§9), checked after the path and value checks and before anything is written; without one
@@ -45,13 +46,15 @@ export const defaultRetention: ChangeLogRetention = { maxWrites: 10_000, maxAgeM
  */
 export class TreeService {
   private readonly limits: PathLimits;
+  private readonly commits: TreeCommits;
 
   constructor(
     private readonly store: TreeStore,
-    private readonly bus: Bus,
+    bus: Bus,
     private readonly options: TreeServiceOptions,
   ) {
     this.limits = options.pathLimits ?? defaultPathLimits;
+    this.commits = new TreeCommits(store, bus, options.retention, options.onPublishError);
   }
 
   /** Normalizes a client path (§0); 400 on a bad one. */
@@ -88,9 +91,8 @@ export class TreeService {
     await this.requireWrite(projectId, userId, [set]);
     const hook = treeWriteHook(path, [set], write.ifMatch) ?? undefined;
     const commit = await this.unlessHidden(projectId, userId, path, () =>
-      this.store.set(projectId, set, this.options.retention, hook),
+      this.commits.commit({ projectId, sets: [set], hook, readBack: null }),
     );
-    await this.publish(projectId, commit);
     const stored = commit.changes[0]?.value ?? null;
     return { path, value: stored, version: commit.version, etag: treeEtag(stored) };
   }
@@ -116,9 +118,8 @@ export class TreeService {
     }
     const hook = treeWriteHook(path, sets, write.ifMatch) ?? undefined;
     const commit = await this.unlessHidden(projectId, userId, path, () =>
-      this.store.patch(projectId, path, sets, this.options.retention, hook),
+      this.commits.commit({ projectId, sets, hook, readBack: path }),
     );
-    await this.publish(projectId, commit);
     const readable = !rules || (await rules.mayRead(path, async () => commit.value));
     // No ETag for a value the caller may not read: its hash would tell something of it.
     return readable
@@ -135,11 +136,11 @@ export class TreeService {
   ): Promise<{ deleted: string; version: number }> {
     const path = this.parsePath(rawPath);
     await this.requireWrite(projectId, userId, [{ path, value: null }]);
-    const hook = treeWriteHook(path, [{ path, value: null, leaves: [] }], write.ifMatch) ?? undefined;
+    const sets = [{ path, value: null, leaves: [] }];
+    const hook = treeWriteHook(path, sets, write.ifMatch) ?? undefined;
     const commit = await this.unlessHidden(projectId, userId, path, () =>
-      this.store.delete(projectId, path, this.options.retention, hook),
+      this.commits.commit({ projectId, sets, hook, readBack: null }),
     );
-    await this.publish(projectId, commit);
     return { deleted: path, version: commit.version };
   }
 
@@ -195,7 +196,7 @@ export class TreeService {
 
   /** Publishes a commit made outside this service (an import) so live subscribers see it at once. */
   announce(projectId: number, commit: TreeCommit): Promise<void> {
-    return this.publish(projectId, commit);
+    return this.commits.publish(projectId, [commit]);
   }
 
   /** Reads the value at a path of the project, for rules reading `resource.value`. */
@@ -206,17 +207,5 @@ export class TreeService {
   private async requireWrite(projectId: number, userId: number | undefined, writes: PlannedWrite[]): Promise<void> {
     const rules = await this.rulesFor(projectId, userId);
     if (rules && !(await rules.mayWrite(writes, this.valueAt(projectId)))) throw deniedByRules();
-  }
-
-  private async publish(projectId: number, commit: TreeCommit): Promise<void> {
-    try {
-      await this.bus.publish(
-        commitChannel(projectId),
-        encodeCommit({ projectId, version: commit.version, changes: commit.changes }),
-      );
-    } catch (error) {
-      // The write is committed: subscribers catch up from the change log when the next commit shows the gap.
-      this.options.onPublishError?.(error);
-    }
   }
 }

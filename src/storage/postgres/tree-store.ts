@@ -7,48 +7,19 @@ import type {
   TreeSet,
   TreeSnapshot,
   TreeStore,
+  TreeWrite,
   TreeWriteHook,
+  TreeWriteOutcome,
 } from '../../core/ports.js';
-import { ancestorsOf, descendantRange, ROOT_PATH } from '../../core/realtime/tree-path.js';
+import { descendantRange, ROOT_PATH } from '../../core/realtime/tree-path.js';
 import { assembleValue } from '../../core/realtime/tree-value.js';
-
-/** The part of `pg` this store uses: a pool's query and a checked-out client's query. */
-export type Queryable = Pick<pg.PoolClient, 'query'>;
+import { commitTreeWrites, type Queryable } from './tree-commit.js';
 
 interface LeafRow {
   path: string | null;
   value: JsonValue;
   version: string | null;
 }
-
-// Locks the project's version row for the rest of the transaction: concurrent writes of a
-// project queue here, so versions follow commit order and no write is lost.
-const BUMP_VERSION = `INSERT INTO tree_versions (project_id, version, log_floor) VALUES ($1, 1, 0)
-  ON CONFLICT (project_id) DO UPDATE SET version = tree_versions.version + 1
-  RETURNING version, log_floor`;
-
-const DELETE_AT_ANY = 'DELETE FROM tree_leaves WHERE project_id = $1 AND path = ANY($2::text[])';
-const DELETE_SUBTREE = `DELETE FROM tree_leaves
-  WHERE project_id = $1 AND (path = $2 OR (path >= $3 AND path < $4))`;
-const DELETE_ALL = 'DELETE FROM tree_leaves WHERE project_id = $1';
-const INSERT_LEAVES = `INSERT INTO tree_leaves (project_id, path, value)
-  SELECT $1::int, p, v::jsonb FROM unnest($2::text[], $3::text[]) AS t(p, v)`;
-const INSERT_CHANGES = `INSERT INTO tree_changes (project_id, version, seq, path, value)
-  SELECT $1::int, $2::bigint, s, p, v::jsonb FROM unnest($3::int[], $4::text[], $5::text[]) AS t(s, p, v)`;
-
-// One statement: finds the first log entry still fresh (scanning from the oldest, so the cost
-// follows what is trimmed), moves the floor past the expired and the surplus, deletes below it.
-const TRIM_LOG = `WITH fresh AS (
-    SELECT version FROM tree_changes
-    WHERE project_id = $1 AND version > $2 AND created_at >= clock_timestamp() - $5 * interval '1 millisecond'
-    ORDER BY version, seq LIMIT 1
-  ), cut AS (
-    SELECT GREATEST($2::bigint, $3::bigint - $4::bigint, COALESCE((SELECT version FROM fresh) - 1, $3::bigint - 1)) AS floor
-  ), trimmed AS (
-    DELETE FROM tree_changes WHERE project_id = $1 AND version > $2 AND version <= (SELECT floor FROM cut)
-  )
-  UPDATE tree_versions SET log_floor = (SELECT floor FROM cut)
-  WHERE project_id = $1 AND log_floor < (SELECT floor FROM cut)`;
 
 // Snapshots are single statements: one statement sees one consistent state, version included.
 const SNAPSHOT_AT = `SELECT NULL AS path, NULL::jsonb AS value,
@@ -92,7 +63,10 @@ export class PostgresTreeStore implements TreeStore {
   constructor(private readonly pool: pg.Pool) {}
 
   async set(projectId: number, set: TreeSet, retention: ChangeLogRetention, hook?: TreeWriteHook): Promise<TreeCommit> {
-    const { version, changes } = await this.write(projectId, [set], retention, null, hook);
+    const { version, changes } = await this.one(
+      { projectId, sets: [set], readBack: null, ...(hook ? { hook } : {}) },
+      retention,
+    );
     return { version, changes };
   }
 
@@ -103,7 +77,7 @@ export class PostgresTreeStore implements TreeStore {
     retention: ChangeLogRetention,
     hook?: TreeWriteHook,
   ): Promise<TreeCommit & { value: JsonValue }> {
-    return this.write(projectId, sets, retention, path, hook);
+    return this.one({ projectId, sets, readBack: path, ...(hook ? { hook } : {}) }, retention);
   }
 
   async delete(
@@ -112,9 +86,27 @@ export class PostgresTreeStore implements TreeStore {
     retention: ChangeLogRetention,
     hook?: TreeWriteHook,
   ): Promise<TreeCommit> {
-    const deletion = [{ path, value: null, leaves: [] }];
-    const { version, changes } = await this.write(projectId, deletion, retention, null, hook);
+    const sets = [{ path, value: null, leaves: [] }];
+    const { version, changes } = await this.one(
+      { projectId, sets, readBack: null, ...(hook ? { hook } : {}) },
+      retention,
+    );
     return { version, changes };
+  }
+
+  /** One transaction for the writes (see tree-commit.ts); rolled back whole when a statement fails. */
+  async commit(writes: readonly TreeWrite[], retention: ChangeLogRetention): Promise<TreeWriteOutcome[]> {
+    const client = await this.pool.connect();
+    try {
+      const outcomes = await commitTreeWrites(client, writes, retention, true);
+      await client.query('COMMIT');
+      return outcomes;
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
   }
 
   async snapshot(projectId: number, path: string): Promise<TreeSnapshot> {
@@ -174,89 +166,23 @@ export class PostgresTreeStore implements TreeStore {
     return { version, commits };
   }
 
-  private async write(
-    projectId: number,
-    sets: TreeSet[],
-    retention: ChangeLogRetention,
-    readBack: string | null,
-    hook?: TreeWriteHook,
-  ): Promise<TreeCommit & { value: JsonValue }> {
-    const client = await this.pool.connect();
-    try {
-      await client.query('BEGIN');
-      const { version, changes } = await writeTreeSets(client, projectId, sets, retention, hook);
-      const value = readBack === null ? null : (await readSnapshot(client, projectId, readBack)).value;
-      await client.query('COMMIT');
-      return { version, changes, value };
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw error;
-    } finally {
-      client.release();
-    }
+  private async one(write: TreeWrite, retention: ChangeLogRetention): Promise<TreeCommit & { value: JsonValue }> {
+    const [outcome] = await this.commit([write], retention);
+    if (!outcome?.ok) throw outcome?.error;
+    return outcome.commit;
   }
 }
 
-/**
- * One commit of `sets` inside the caller's transaction: takes the project's next version (and
- * its row lock), applies the sets, logs and trims. Imports (§8) commit through it too.
- */
+/** One commit of `sets` inside the caller's open transaction (an import, §8). */
 export async function writeTreeSets(
   client: Queryable,
   projectId: number,
-  written: TreeSet[],
+  sets: TreeSet[],
   retention: ChangeLogRetention,
-  hook?: TreeWriteHook,
 ): Promise<TreeCommit> {
-  const bumped = await client.query<{ version: string; log_floor: string }>(BUMP_VERSION, [projectId]);
-  const row = bumped.rows[0] as { version: string; log_floor: string };
-  const version = Number(row.version);
-  // The version row is locked: nothing changes the values the hook reads until this commits.
-  const sets = hook ? hook.resolve(await readValues(client, projectId, hook.reads), Date.now()) : written;
-  await applySets(client, projectId, version, sets);
-  await client.query(TRIM_LOG, [projectId, row.log_floor, version, retention.maxWrites, retention.maxAgeMs]);
-  return { version, changes: sets.map((set) => ({ path: set.path, value: set.value })) };
-}
-
-/**
- * The statements of one write, batched. Patch keys are never prefixes of one another, so an
- * ancestor of one set never lies inside another set's subtree and the steps commute.
- */
-async function applySets(client: Queryable, projectId: number, version: number, sets: TreeSet[]): Promise<void> {
-  const ancestors = new Set<string>();
-  for (const set of sets) if (set.leaves.length > 0) for (const a of ancestorsOf(set.path)) ancestors.add(a);
-  if (ancestors.size > 0) await client.query(DELETE_AT_ANY, [projectId, [...ancestors]]);
-  for (const set of sets) {
-    if (set.path === ROOT_PATH) {
-      await client.query(DELETE_ALL, [projectId]);
-    } else {
-      const { from, to } = descendantRange(set.path);
-      await client.query(DELETE_SUBTREE, [projectId, set.path, from, to]);
-    }
-  }
-  const leaves = sets.flatMap((set) => set.leaves);
-  if (leaves.length > 0) {
-    await client.query(INSERT_LEAVES, [
-      projectId,
-      leaves.map((leaf) => leaf.path),
-      leaves.map((leaf) => JSON.stringify(leaf.value)),
-    ]);
-  }
-  if (sets.length > 0) {
-    await client.query(INSERT_CHANGES, [
-      projectId,
-      version,
-      sets.map((_, seq) => seq),
-      sets.map((set) => set.path),
-      sets.map((set) => JSON.stringify(set.value)),
-    ]);
-  }
-}
-
-async function readValues(db: Queryable, projectId: number, paths: readonly string[]) {
-  const values = new Map<string, JsonValue>();
-  for (const path of new Set(paths)) values.set(path, (await readSnapshot(db, projectId, path)).value);
-  return values;
+  const [outcome] = await commitTreeWrites(client, [{ projectId, sets, readBack: null }], retention, false);
+  if (!outcome?.ok) throw outcome?.error;
+  return { version: outcome.commit.version, changes: outcome.commit.changes };
 }
 
 async function readSnapshot(db: Queryable, projectId: number, path: string): Promise<TreeSnapshot> {

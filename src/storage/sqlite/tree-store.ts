@@ -8,7 +8,9 @@ import type {
   TreeSet,
   TreeSnapshot,
   TreeStore,
+  TreeWrite,
   TreeWriteHook,
+  TreeWriteOutcome,
 } from '../../core/ports.js';
 import { ancestorsOf, descendantRange, ROOT_PATH } from '../../core/realtime/tree-path.js';
 import { assembleValue } from '../../core/realtime/tree-value.js';
@@ -66,11 +68,34 @@ export class SqliteTreeStore implements TreeStore {
     hook?: TreeWriteHook,
   ) => TreeCommit & { value: JsonValue };
 
+  private readonly batchTransaction: (
+    writes: readonly TreeWrite[],
+    retention: ChangeLogRetention,
+  ) => TreeWriteOutcome[];
+
   constructor(private readonly db: Database.Database) {
     this.s = Object.fromEntries(Object.entries(SQL).map(([name, sql]) => [name, db.prepare(sql)])) as Statements;
     const write = db.transaction(this.applyWrite.bind(this));
     // IMMEDIATE takes the write lock up front, so two processes never both read the old version.
     this.writeTransaction = (...args) => write.immediate(...args);
+    // Nested in the batch's transaction, each write runs in a savepoint: a refused one is undone alone.
+    const batch = db.transaction((writes: readonly TreeWrite[], retention: ChangeLogRetention) =>
+      writes.map((w): TreeWriteOutcome => {
+        try {
+          return { ok: true, commit: write(w.projectId, w.sets, retention, w.readBack, w.hook) };
+        } catch (error) {
+          // A failure that ended the transaction (I/O) fails the batch: nothing of it is written.
+          if (!db.inTransaction) throw error;
+          return { ok: false, error };
+        }
+      }),
+    );
+    this.batchTransaction = (...args) => batch.immediate(...args);
+  }
+
+  /** One immediate transaction for the batch (one WAL sync), each write at its project's next version. */
+  async commit(writes: readonly TreeWrite[], retention: ChangeLogRetention): Promise<TreeWriteOutcome[]> {
+    return this.batchTransaction(writes, retention);
   }
 
   async set(projectId: number, set: TreeSet, retention: ChangeLogRetention, hook?: TreeWriteHook): Promise<TreeCommit> {

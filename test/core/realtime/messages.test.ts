@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decodeCommit, encodeCommit, updateFor } from '../../../src/core/realtime/commit-event.js';
+import { decodeCommits, encodeCommit, encodeCommits, updateFor } from '../../../src/core/realtime/commit-event.js';
 import {
   ackMessage,
   errorMessage,
@@ -81,9 +81,17 @@ describe('server messages and updates', () => {
 
   it('round-trips commit events and refuses foreign messages', () => {
     const event = { projectId: 3, version: 8, changes: [{ path: 'a', value: { b: [1] } }] };
-    expect(decodeCommit(encodeCommit(event))).toEqual(event);
-    expect(decodeCommit('nope')).toBeNull();
-    expect(decodeCommit('{"projectId":"3","version":1,"changes":[]}')).toBeNull();
-    expect(decodeCommit('{"projectId":3,"version":1,"changes":[{"path":"a"}]}')).toBeNull();
+    expect(decodeCommits(encodeCommit(event))).toEqual([event]);
+    // A batch's commits travel as one message, in version order.
+    const next = { version: 9, changes: [{ path: 'c', value: null }] };
+    expect(decodeCommits(encodeCommits(3, [event, next]))).toEqual([event, { projectId: 3, ...next }]);
+    // The single-commit form of earlier versions of the service is still understood.
+    expect(decodeCommits(JSON.stringify(event))).toEqual([event]);
+    expect(decodeCommits('nope')).toBeNull();
+    expect(decodeCommits('{"projectId":"3","version":1,"changes":[]}')).toBeNull();
+    expect(decodeCommits('{"projectId":3,"version":1,"changes":[{"path":"a"}]}')).toBeNull();
+    expect(
+      decodeCommits('{"projectId":3,"commits":[{"version":1,"changes":[]},{"version":"2","changes":[]}]}'),
+    ).toBeNull();
   });
 });

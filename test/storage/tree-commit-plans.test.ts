@@ -1,0 +1,97 @@
+/**
+ * Query plans of the PostgreSQL tree commit over 100,000 leaves: a batch of 50 writes finds what
+ * it deletes and reads by index lookups, never by scanning the leaves table, even under the
+ * generic plan a prepared statement ends up with (the arrays' sizes unknown to the planner).
+ */
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PostgresStorage } from '../../src/storage/postgres/postgres-storage.js';
+import { postgresTreeCommitSql } from '../../src/storage/postgres/tree-commit.js';
+import { freshSchema, type TestSchema } from '../support/cluster.js';
+import { postgresEngine, TEST_DATABASE_URL } from '../support/engines.js';
+
+const N = 50;
+const ids = Array.from({ length: N }, (_, i) => i);
+
+/** Plan lines of scans over `table` that ran (a branch never executed costs nothing). */
+const executedScans = (plan: string[], table: string) =>
+  plan.filter((line) => line.includes(`Seq Scan on ${table}`) && !line.includes('never executed'));
+
+describe.skipIf(postgresEngine.unavailable)('PostgreSQL tree commit plans', () => {
+  let schema: TestSchema;
+  let client: pg.Client;
+  beforeAll(async () => {
+    schema = freshSchema();
+    // Opening the storage migrates the schema.
+    const storage = await PostgresStorage.open({
+      connectionString: TEST_DATABASE_URL,
+      schema: schema.name,
+      poolSize: 1,
+    });
+    await storage.close();
+    client = new pg.Client({ connectionString: TEST_DATABASE_URL, options: `-c search_path=${schema.name}` });
+    await client.connect();
+    await client.query(`INSERT INTO tree_leaves (project_id, path, value)
+      SELECT 1, 'rooms/r' || (i / 10) || '/k' || (i % 10), to_jsonb(i) FROM generate_series(1, 100000) i`);
+    await client.query(`INSERT INTO tree_leaves (project_id, path, value)
+      SELECT 1, 'players/p' || i || '/' || k, '1' FROM generate_series(0, ${N - 1}) i, unnest(array['a', 'b']) k`);
+    await client.query(`INSERT INTO tree_changes (project_id, version, seq, path, value)
+      SELECT 1, v, 0, 'rooms', '1' FROM generate_series(1, 5000) v`);
+    await client.query(`INSERT INTO tree_versions (project_id, version, log_floor) VALUES (1, 5000, 0)`);
+    await client.query('ANALYZE');
+    await client.query('SET plan_cache_mode = force_generic_plan');
+  }, 60_000);
+  afterAll(async () => {
+    await client?.end();
+    await schema?.drop();
+  });
+
+  const explain = async (sql: string, values: unknown[]) => {
+    await client.query('BEGIN');
+    try {
+      const { rows } = await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN (ANALYZE) ${sql}`, values);
+      const plan = rows.map((row) => row['QUERY PLAN']);
+      console.log(plan.join('\n'));
+      return plan;
+    } finally {
+      await client.query('ROLLBACK');
+    }
+  };
+
+  it('writes a batch of 50 PUTs without scanning the leaves or the change log', async () => {
+    const plan = await explain(postgresTreeCommitSql.writeCommit, [
+      [1, 1, ...ids.map(() => 1)],
+      ['', 'players', ...ids.map((i) => `players/p${i}`)],
+      ids.map(() => 1),
+      ids.map((i) => `players/p${i}/`),
+      ids.map((i) => `players/p${i}0`),
+      [],
+      ids.map(() => 1),
+      ids.map((i) => `players/p${i}/x`),
+      ids.map(() => '1'),
+      ids.map(() => 1),
+      ids.map((i) => 5001 + i),
+      ids.map(() => 0),
+      ids.map((i) => `players/p${i}`),
+      ids.map(() => '{"x":1}'),
+      [1],
+      [5000 + N],
+      [0],
+      [5001],
+      1000,
+      600_000,
+    ]);
+    expect(executedScans(plan, 'tree_leaves')).toEqual([]);
+    expect(executedScans(plan, 'tree_changes')).toEqual([]);
+  });
+
+  it('reads the subtrees of 50 writes by index lookups', async () => {
+    const plan = await explain(postgresTreeCommitSql.readSubtrees, [
+      ids.map(() => 1),
+      ids.map((i) => `players/p${i}`),
+      ids.map((i) => `players/p${i}/`),
+      ids.map((i) => `players/p${i}0`),
+    ]);
+    expect(executedScans(plan, 'tree_leaves')).toEqual([]);
+  });
+});
