@@ -199,6 +199,7 @@ export function createServices(config: Config, storage: Storage, options: Servic
       tree,
       leaderboards,
       rules,
+      indexes,
       limits: config.pathLimits,
       clock,
     }),
