@@ -47,6 +47,8 @@ export class IndexService implements IndexSource {
   /** Builds started here, by index id; they run one after another (`queue`). */
   private readonly builds = new Map<number, Promise<void>>();
   private queue: Promise<void> = Promise.resolve();
+  /** The listing of `resume`, awaited by `close` so that storage is not closed under it. */
+  private resuming: Promise<unknown> = Promise.resolve();
   private stopListening: (() => Promise<void>) | null = null;
 
   constructor(private readonly deps: IndexServiceDeps) {}
@@ -120,7 +122,9 @@ export class IndexService implements IndexSource {
    * it so); those another live instance is building are left to it.
    */
   async resume(): Promise<number> {
-    const stuck = await this.deps.store.building();
+    const listing = this.deps.store.building();
+    this.resuming = listing.catch(() => undefined);
+    const stuck = await listing;
     for (const index of stuck) this.startBuild(index);
     return stuck.length;
   }
@@ -140,6 +144,7 @@ export class IndexService implements IndexSource {
   async close(): Promise<void> {
     await this.stopListening?.();
     this.stopListening = null;
+    await this.resuming;
     await this.whenBuilt();
   }
 
