@@ -25,6 +25,8 @@ export interface HttpWorkload {
   baseline: BaselineName;
   expectStatus: number;
   request: (i: number) => LoadRequest;
+  /** Instead of the run's connections (the baseline keeps the run's). */
+  connections?: number;
 }
 
 /** The baselines, in the order they run. */
