@@ -101,17 +101,19 @@ export class PostgresIndexStore implements IndexStore {
 
   async build(index: DocumentIndex): Promise<IndexState | null> {
     const client = await this.pool.connect();
+    let claimed = false;
     try {
       // Session locks: released when this connection ends, so a builder that died leaves its claim free.
       const claim = await client.query<{ ok: boolean }>(`SELECT pg_try_advisory_lock(${CLAIM_KEY}, $1) AS ok`, [
         index.id,
       ]);
-      if (!claim.rows[0]?.ok) return 'building';
+      claimed = claim.rows[0]?.ok === true;
+      if (!claimed) return 'building';
       await takeBuildTurn(client);
       return await this.buildClaimed(client, index);
     } finally {
-      // Ended rather than returned to the pool: its advisory locks end with it, whatever happened.
-      client.release(true);
+      // Once it holds locks, ended rather than returned to the pool: they end with it, whatever happened.
+      client.release(claimed);
     }
   }
 
