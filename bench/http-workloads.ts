@@ -2,8 +2,9 @@
  * The HTTP workloads: what each sends to the service, and the bare baseline each is compared
  * with. Requests spread over the data by a fixed stride, so every run reads the same documents.
  */
-import { HUB_PATH, ITEMS, itemPath, QUERY_THRESHOLD, roomPath } from './datasets.js';
+import { HUB_PATH, ITEMS, itemPath, roomPath } from './datasets.js';
 import type { LoadRequest } from './http-load.js';
+import { rangeWorkloads } from './indexed-collections.js';
 import { itemData, writeBody } from './payloads.js';
 import { BOARD } from './service-process.js';
 import type { BenchSettings } from './settings.js';
@@ -67,15 +68,7 @@ export function serviceWorkloads(settings: BenchSettings): HttpWorkload[] {
         path: `/documents/collections/${ITEMS}?limit=100&start_after=${itemPath(spread(i, docs - 100))}`,
       }),
     },
-    {
-      name: 'query, one range clause (limit=100)',
-      baseline: 'bare 100-document GET',
-      expectStatus: 200,
-      request: (i) => ({
-        method: 'GET',
-        path: `/documents/query/${ITEMS}?where=n__gte:${QUERY_THRESHOLD - 50 + (i % 100)}&limit=100`,
-      }),
-    },
+    ...rangeWorkloads(settings),
     {
       name: `realtime GET, ${settings.subtreeLeaves.toLocaleString('en-US')}-leaf subtree`,
       baseline: 'bare 100-document GET',

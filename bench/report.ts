@@ -83,6 +83,12 @@ const RATIO_TARGETS: [RegExp, number][] = [
 ];
 /** Access rules (§9): a workload under the owner ruleset against the same one under the open ruleset, on both engines. */
 const RULES_TARGET: [RegExp, number] = [/ under a three-rule owner ruleset$/, 0.9];
+/** §15: a PUT into an indexed collection against the same PUT into one without indexes, on both engines. */
+const INDEXED_PUT_TARGET: [RegExp, number] = [/^document PUT into an indexed collection/, 0.85];
+/** §15: the indexed range query over the large collection against the same over 100,000 documents. */
+const LARGE_RANGE = /^query, random range of 100 in (?!100,000 )[\d,]+ \(limit=100\), index on n$/;
+const SMALL_RANGE = 'query, random range of 100 in 100,000 (limit=100), index on n';
+const LARGE_RANGE_TARGET = 0.8;
 const LATENCY_TARGET = 1.5;
 const IDLE_SOCKET_KIB = 40;
 const READY_MS = 10_000;
@@ -113,6 +119,7 @@ function ratioCell(result: BenchResult, row: Row): string {
 
 function ratioTarget(row: Row): number | null {
   if (RULES_TARGET[0].test(row.workload)) return RULES_TARGET[1];
+  if (INDEXED_PUT_TARGET[0].test(row.workload)) return INDEXED_PUT_TARGET[1];
   const found = RATIO_TARGETS.find(([pattern]) => pattern.test(row.workload));
   if (!found) return null;
   return row.server === 'postgres' ? found[1] / 2 : found[1];
@@ -132,6 +139,17 @@ export function checkTargets(result: BenchResult): TargetCheck[] {
       figure: row.failure ? `failed: ${row.failure}` : `${fmt(ratio, 2)} (${fmt(row.rate)} ${row.unit})`,
       met: row.failure ? false : ratio >= threshold,
     });
+    const small = LARGE_RANGE.test(row.workload)
+      ? result.rows.find((other) => other.server === row.server && other.workload === SMALL_RANGE)
+      : undefined;
+    if (small) {
+      checks.push({
+        target: `${row.workload}: ≥ ${fmt(LARGE_RANGE_TARGET, 2)} of the rate over 100,000`,
+        server: row.server,
+        figure: `${fmt(row.rate / small.rate, 2)} (${fmt(row.rate)} vs ${fmt(small.rate)} req/s)`,
+        met: !row.failure && !small.failure && row.rate / small.rate >= LARGE_RANGE_TARGET,
+      });
+    }
     if (row.workload.startsWith('fan-out')) {
       const baseP50 = row.pairedBaselineP50Ms ?? baselineOf(result, row)?.p50Ms ?? Number.NaN;
       const allowed = row.server === 'postgres' ? LATENCY_TARGET * 2 : LATENCY_TARGET;

@@ -22,6 +22,8 @@ export interface BenchSettings {
   settleMs: number;
   /** Documents in the collection that GET, list and query read. */
   documents: number;
+  /** Documents of the large indexed collection (§15: the range query at this size). */
+  largeDocuments: number;
   /** Descendants of the document whose `collections` are computed. */
   hubDescendants: number;
   /** Leaves of the realtime tree, in subtrees of `subtreeLeaves`. */
@@ -43,10 +45,15 @@ export interface BenchSettings {
   databaseUrl: string;
   redisUrl: string;
   redisPrefix: string;
-  /** Only the HTTP workloads whose name contains this (`--match`, while profiling). */
+  /** Only the HTTP workloads whose name contains this, or one of its `|`-separated parts (`--match`). */
   match?: string;
   /** Where the service writes CPU profiles (`--profile`); none when unset. */
   profileDir?: string;
+}
+
+/** Whether the HTTP workload `name` runs under `--match`. */
+export function matches(settings: BenchSettings, name: string): boolean {
+  return !settings.match || settings.match.split('|').some((part) => name.includes(part));
 }
 
 /** The settings of a full run, or of `--quick`. */
@@ -60,6 +67,7 @@ export function benchSettings(quick: boolean, env: NodeJS.ProcessEnv, engines?: 
     rounds: quick ? 1 : 3,
     settleMs: quick ? 500 : 2_000,
     documents: 100_000,
+    largeDocuments: 1_000_000,
     hubDescendants: 100_000,
     treeLeaves: quick ? 100_000 : 1_000_000,
     subtreeLeaves: 1_000,

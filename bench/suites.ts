@@ -9,6 +9,7 @@ import { measureFanout, measureIdleSockets, type WsTarget } from './fanout.js';
 import type { DeliveryReport } from './fanout-clients.js';
 import { type HttpLoadResult, runHttpLoad } from './http-load.js';
 import { type BaselineWorkload, baselineWorkloads, serviceWorkloads } from './http-workloads.js';
+import { INDEXED, INDEXED_PUT, putRequest, UNINDEXED, UNINDEXED_PUT_BASELINE } from './indexed-collections.js';
 import {
   type BenchResult,
   BOARD_READY,
@@ -28,7 +29,7 @@ import {
   type RunningService,
   startService,
 } from './service-process.js';
-import type { BenchSettings, Engine } from './settings.js';
+import { type BenchSettings, type Engine, matches } from './settings.js';
 
 /** The parts of a run that can be left out while developing (`--only`). */
 export type Section = 'http' | 'fanout' | 'memory' | 'redis';
@@ -116,7 +117,7 @@ async function rulesRows(context: SuiteContext, engine: Server, service: Running
   const { settings, result, log } = context;
   const { open, owner, documents } = prepared.rules;
   for (const workload of rulesWorkloads(documents)) {
-    if (settings.match && !workload.name.includes(settings.match)) continue;
+    if (!matches(settings, workload.name)) continue;
     const target = (project: BenchProject) => ({
       ...workload,
       baseUrl: service.baseUrl,
@@ -136,6 +137,34 @@ async function rulesRows(context: SuiteContext, engine: Server, service: Running
       `  ${workload.name}: ${Math.round(load.requestsPerSecond)} req/s${load.failure ? ` FAILED ${load.failure}` : ''}`,
     );
   }
+}
+
+/** A PUT into an indexed collection, in turns with the same PUT into one without indexes (§15). */
+async function indexedPutRow(
+  context: SuiteContext,
+  engine: Server,
+  service: RunningService,
+  prepared: PreparedDatabase,
+) {
+  const { settings, result, log } = context;
+  if (!matches(settings, INDEXED_PUT)) return;
+  const target = (collection: string) => ({
+    name: INDEXED_PUT,
+    expectStatus: 200,
+    request: putRequest(collection, settings.documents),
+    baseUrl: service.baseUrl,
+    headers: (c: number) => clientHeaders(prepared.project, c),
+    connections: settings.connections,
+  });
+  await runHttpLoad({ ...settings, ...target(UNINDEXED), warmupSeconds: 0, durationSeconds: settings.warmupSeconds });
+  const load = await runHttpLoad({
+    ...settings,
+    ...target(INDEXED),
+    serverCpuSeconds: () => service.server.cpuSeconds(),
+    baselineTarget: target(UNINDEXED),
+  });
+  result.rows.push(httpRow(INDEXED_PUT, engine, load, UNINDEXED_PUT_BASELINE));
+  log(`  ${INDEXED_PUT}: ${Math.round(load.requestsPerSecond)} req/s${load.failure ? ` FAILED ${load.failure}` : ''}`);
 }
 
 /** Bare Fastify routes, bare ws, and Redis. */
@@ -181,6 +210,20 @@ export async function runServiceSuite(context: SuiteContext, engine: Engine): Pr
     value: prepared.loadSeconds,
     unit: 's',
   });
+  result.figures.push({
+    name: `bulk load of the §15 collections (${settings.documents.toLocaleString('en-US')} × 2 and ${settings.largeDocuments.toLocaleString('en-US')} documents; setup, not a target)`,
+    server: engine,
+    value: prepared.indexed.loadSeconds,
+    unit: 's',
+  });
+  for (const build of prepared.indexed.buildSeconds) {
+    result.figures.push({
+      name: `index build over ${build.documents.toLocaleString('en-US')} documents (§15; not a target)`,
+      server: engine,
+      value: build.seconds,
+      unit: 's',
+    });
+  }
   try {
     const service = await startService(prepared, settings.profileDir);
     try {
@@ -210,7 +253,7 @@ export async function runServiceSuite(context: SuiteContext, engine: Engine): Pr
       const target = { url: service.wsUrl, headers };
       if (sections.has('memory')) await idleRows(context, engine, target, service.server);
       if (sections.has('http')) {
-        const workloads = serviceWorkloads(settings).filter((w) => !settings.match || w.name.includes(settings.match));
+        const workloads = serviceWorkloads(settings).filter((w) => matches(settings, w.name));
         for (const workload of workloads) {
           const baseline = baselineWorkloads.find((bare) => bare.name === workload.baseline);
           const load = await runHttpLoad({
@@ -227,6 +270,7 @@ export async function runServiceSuite(context: SuiteContext, engine: Engine): Pr
           );
         }
       }
+      if (sections.has('http')) await indexedPutRow(context, engine, service, prepared);
       if (sections.has('http')) await rulesRows(context, engine, service, prepared);
       if (sections.has('fanout')) await fanoutRows(context, engine, target, { url: context.bare.wsUrl, headers: {} });
     } finally {

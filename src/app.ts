@@ -200,6 +200,7 @@ export function createServices(config: Config, storage: Storage, options: Servic
       tree,
       leaderboards,
       rules,
+      indexes,
       limits: config.pathLimits,
       clock,
     }),
@@ -328,6 +329,8 @@ export async function buildApp(
   await http.ready();
   await services.rules.listen();
   await services.indexes.listen();
+  // Declarations a process that died left `building` are built again, in the background (§15).
+  services.indexes.resume().catch((err: unknown) => http.log.error({ err }, 'resuming index builds failed'));
   // Before the warm-up: a move another instance makes while a bucket loads is then replayed into it.
   await services.leaderboards.listen();
   // Ranks load in the background; a request for a league still loading waits for that league only.

@@ -10,6 +10,7 @@ import { AppError } from '../core/errors.js';
 import type { Bus } from '../core/ports.js';
 import { registerAdminCommands } from './admin-commands.js';
 import { registerBackupCommands } from './backup-commands.js';
+import { registerIndexCommands } from './index-commands.js';
 import { registerRulesCommands } from './rules-commands.js';
 import { registerTransferCommands, type ServicesRunner } from './transfer-commands.js';
 
@@ -40,7 +41,13 @@ const withServices: ServicesRunner = async (task, options = {}) => {
         return undefined;
       });
     }
-    return await task(createServices(config, storage, bus ? { bus } : {}));
+    const services = createServices(config, storage, bus ? { bus } : {});
+    try {
+      return await task(services);
+    } finally {
+      // Index builds a task started (create, import, or recovery while planning) run in this process.
+      await services.indexes.whenBuilt();
+    }
   } finally {
     await bus?.close();
     await storage.close();
@@ -172,6 +179,7 @@ function buildProgram(): Command {
   registerTransferCommands(program, withServices);
   registerAdminCommands(program, withServices);
   registerRulesCommands(program, withServices);
+  registerIndexCommands(program, withServices);
   registerBackupCommands(program, (json, result, text) => print({ json }, result, text));
   return program;
 }

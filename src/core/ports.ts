@@ -17,7 +17,7 @@ import type { RankKey } from './leaderboards/rank-order.js';
 import type { DocumentPath } from './paths.js';
 import type { RulesRevision, RulesStore } from './rules/rules-store.js';
 import type { Ruleset } from './rules/ruleset.js';
-import type { ProjectExport } from './transfer/export-format.js';
+import type { ImportedIndex, ProjectExport } from './transfer/export-format.js';
 import type { OrderBy, WhereClause } from './where.js';
 
 /** A stored document as the API returns it. */
@@ -578,14 +578,16 @@ export interface TransferStore {
   /**
    * Loads a checked file in one transaction, upserting (§8), with `tree` the file's realtime tree
    * as child sets at the root committed as one tree write (null when there are none) and `rules`
-   * saved as the ruleset's next revision (null: unchanged); throws a 400 naming the first bad
-   * item, and then nothing changed.
+   * saved as the ruleset's next revision (null: unchanged), and `indexes` declared in state
+   * `building` unless the project has them (the caller builds them); throws a 400 naming the
+   * first bad item, and then nothing changed.
    */
   importProject(
     projectId: number,
     file: ProjectExport,
     tree: TreeSet[],
     rules: Ruleset | null,
+    indexes: ImportedIndex[],
     retention: ChangeLogRetention,
     now: number,
   ): Promise<ImportCommit>;
@@ -597,6 +599,8 @@ export interface ImportCommit {
   tree: TreeCommit | null;
   /** The ruleset revision saved (null when the file left the ruleset unchanged). */
   rules: RulesRevision | null;
+  /** The index declarations made (state `building`); those the project had are not among them. */
+  indexes: DocumentIndex[];
 }
 
 /**
@@ -608,12 +612,17 @@ export interface IndexStore {
   create(projectId: number, collection: string, fields: IndexField[]): Promise<DocumentIndex | null>;
   /** The project's declarations, by id. */
   list(projectId: number): Promise<DocumentIndex[]>;
+  /** Every project's declarations in state `building` (those a process that died may have left). */
+  building(): Promise<DocumentIndex[]>;
   /**
-   * Builds the database index of a declaration without blocking other statements where the
-   * engine allows it, then records `ready`; on failure removes what was built, records `failed`
-   * and rejects. A declaration dropped meanwhile is left dropped.
+   * Builds the database index of a declaration in state `building` without blocking other
+   * statements where the engine allows it, then records `ready`; on failure removes what was
+   * built, records `failed` and rejects. Resolves to the declaration's state afterwards: `ready`
+   * once built, `building` when another live process is building it (try again later), its
+   * state when it was not `building`, null when it was dropped (it is left dropped). What a
+   * builder that died left behind is started over.
    */
-  build(index: DocumentIndex): Promise<IndexState>;
+  build(index: DocumentIndex): Promise<IndexState | null>;
   /** Drops the declaration and its database index; false when the project has no such index. */
   drop(projectId: number, id: number): Promise<boolean>;
 }

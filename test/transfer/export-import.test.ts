@@ -95,6 +95,7 @@ for (const engine of engines) {
         entries: 4,
         realtime_paths: 2,
         rules: true,
+        indexes: 0,
       });
       // `rules: null` (never set) imports as the open ruleset, set as a revision (§9 Details).
       expect(source.rules).toBeNull();

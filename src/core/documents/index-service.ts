@@ -44,7 +44,11 @@ interface CachedIndexes {
 export class IndexService implements IndexSource {
   private readonly cache = new LRUCache<number, CachedIndexes>({ max: 10_000 });
   private readonly loading = new Map<number, Promise<DocumentIndex[]>>();
-  private readonly builds = new Set<Promise<void>>();
+  /** Builds started here, by index id; they run one after another (`queue`). */
+  private readonly builds = new Map<number, Promise<void>>();
+  private queue: Promise<void> = Promise.resolve();
+  /** The listing of `resume`, awaited by `close` so that storage is not closed under it. */
+  private resuming: Promise<unknown> = Promise.resolve();
   private stopListening: (() => Promise<void>) | null = null;
 
   constructor(private readonly deps: IndexServiceDeps) {}
@@ -65,6 +69,13 @@ export class IndexService implements IndexSource {
     await this.changed(projectId);
     this.startBuild(index);
     return indexView(index);
+  }
+
+  /** Starts building declarations made elsewhere (§8 import), announcing them as a create does. */
+  async startBuilds(projectId: number, indexes: readonly DocumentIndex[]): Promise<void> {
+    if (indexes.length === 0) return;
+    await this.changed(projectId);
+    for (const index of indexes) this.startBuild(index);
   }
 
   async list(projectId: number): Promise<{ indexes: IndexView[] }> {
@@ -89,6 +100,9 @@ export class IndexService implements IndexSource {
       const loadedAt = this.deps.clock.now();
       load = this.deps.store.list(projectId).then((indexes) => {
         this.cache.set(projectId, { indexes, loadedAt });
+        // Recovery on access: a declaration nobody here builds may be one a process that died left
+        // (a live builder elsewhere keeps it, and the store then leaves it alone).
+        for (const index of indexes) if (index.state === 'building') this.startBuild(index);
         return indexes;
       });
       const loading = load.finally(() => this.loading.delete(projectId));
@@ -100,7 +114,19 @@ export class IndexService implements IndexSource {
 
   /** Resolves when every build started here has ended (tests, import). */
   async whenBuilt(): Promise<void> {
-    while (this.builds.size > 0) await Promise.allSettled([...this.builds]);
+    while (this.builds.size > 0) await Promise.allSettled([...this.builds.values()]);
+  }
+
+  /**
+   * Builds again every declaration left `building` (at start: a process that died mid-build left
+   * it so); those another live instance is building are left to it.
+   */
+  async resume(): Promise<number> {
+    const listing = this.deps.store.building();
+    this.resuming = listing.catch(() => undefined);
+    const stuck = await listing;
+    for (const index of stuck) this.startBuild(index);
+    return stuck.length;
   }
 
   /** Listens for other instances' changes. */
@@ -118,17 +144,28 @@ export class IndexService implements IndexSource {
   async close(): Promise<void> {
     await this.stopListening?.();
     this.stopListening = null;
+    await this.resuming;
     await this.whenBuilt();
   }
 
   private startBuild(index: DocumentIndex): void {
-    // On the next turn: on SQLite the build holds the thread, and the 202 goes out first.
-    const build = new Promise<void>((resolve) => setTimeout(resolve, 0))
+    if (this.builds.has(index.id)) return;
+    // After the builds before it, and at least on the next turn: on SQLite a build holds the
+    // thread (the 202 goes out first), and on PostgreSQL two builds of one table deadlock.
+    const build = this.queue
+      .then(() => new Promise<void>((resolve) => setTimeout(resolve, 0)))
       .then(() => this.deps.store.build(index))
-      .catch((error: unknown) => this.deps.onError?.(error, `building index ${index.id} failed`))
-      .then(() => this.changed(index.projectId))
-      .finally(() => this.builds.delete(build));
-    this.builds.add(build);
+      .then(
+        // `building`: another instance builds it, and tells everyone when it is done.
+        (state) => (state === 'building' ? undefined : this.changed(index.projectId)),
+        async (error: unknown) => {
+          this.deps.onError?.(error, `building index ${index.id} failed`);
+          await this.changed(index.projectId);
+        },
+      )
+      .finally(() => this.builds.delete(index.id));
+    this.builds.set(index.id, build);
+    this.queue = build;
   }
 
   private async changed(projectId: number): Promise<void> {

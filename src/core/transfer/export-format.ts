@@ -5,11 +5,19 @@
  */
 import Type, { type Static } from 'typebox';
 import { Compile } from 'typebox/compile';
+import {
+  type DocumentIndex,
+  fieldView,
+  type IndexField,
+  indexSignature,
+  MAX_INDEXES_PER_PROJECT,
+  parseIndexFields,
+} from '../documents/indexes.js';
 import { AppError } from '../errors.js';
 import { isJsonObject, type JsonValue, MAX_JSON_DEPTH, unstorableReason } from '../json.js';
 import { definitionProblem } from '../leaderboards/leaderboard-definition.js';
 import { ANTI_CHEAT_DEFAULTS, type LeaderboardDefinition } from '../leaderboards/leaderboard-model.js';
-import { type PathLimits, parseDocumentPath } from '../paths.js';
+import { type PathLimits, parseCollectionName, parseDocumentPath } from '../paths.js';
 import { OPEN_RULESET, parseRuleset, type Ruleset } from '../rules/ruleset.js';
 
 const Iso = Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{3}Z$' });
@@ -64,6 +72,16 @@ export const ExportUserSchema = Type.Object({
   roles: Type.Array(Type.String()),
 });
 
+export const ExportIndexSchema = Type.Object({
+  collection: Type.String(),
+  fields: Type.Array(
+    Type.Object({
+      field: Type.String(),
+      order: Type.Optional(Type.Union([Type.Literal('asc'), Type.Literal('desc')])),
+    }),
+  ),
+});
+
 /** The whole file of `cds export` / `cds import`. */
 export const ProjectExportSchema = Type.Object({
   format: Type.Literal('cds-export'),
@@ -77,10 +95,20 @@ export const ProjectExportSchema = Type.Object({
       description: 'The §9 ruleset; null when the project never set one. On import: absent leaves it unchanged',
     }),
   ),
+  // Optional: files exported before declared indexes existed import without any (§15).
+  indexes: Type.Optional(Type.Array(ExportIndexSchema)),
 });
+
+/** A declared index of an import, checked as `POST …/indexes` checks it. */
+export interface ImportedIndex {
+  collection: string;
+  fields: IndexField[];
+}
 
 /** A parsed export file. */
 export type ProjectExport = Static<typeof ProjectExportSchema>;
+/** One index declaration of an export file. */
+export type ExportIndex = Static<typeof ExportIndexSchema>;
 /** One leaderboard of an export file. */
 export type ExportLeaderboard = Static<typeof ExportLeaderboardSchema>;
 
@@ -202,7 +230,50 @@ export function parseProjectExport(input: unknown, limits: PathLimits): ProjectE
     slugs.add(board.slug);
     checkLeaderboard(board, `leaderboards[${i}]`);
   }
+  importedIndexes(file);
   return file;
+}
+
+/** A declared index as §8 writes it: `{collection, fields: [{field, order}]}`. */
+export function exportedIndex(index: DocumentIndex): ExportIndex {
+  return { collection: index.collection, fields: index.fields.map(fieldView) };
+}
+
+/**
+ * The index declarations of a file (§8, §15), each checked like a `POST …/indexes`; a bad or
+ * repeated one is a 400 naming it (`indexes[2].fields[0].field: …`).
+ */
+export function importedIndexes(file: ProjectExport): ImportedIndex[] {
+  const declarations = file.indexes ?? [];
+  if (declarations.length > MAX_INDEXES_PER_PROJECT) {
+    throw badItem('indexes', `at most ${MAX_INDEXES_PER_PROJECT} indexes per project`);
+  }
+  const seen = new Set<string>();
+  return declarations.map((declaration, i) => {
+    const at = `indexes[${i}]`;
+    let parsed: ImportedIndex;
+    try {
+      parsed = { collection: parseCollectionName(declaration.collection), fields: [] };
+    } catch (error) {
+      throw badItem(`${at}.collection`, error instanceof Error ? error.message : 'is invalid');
+    }
+    if (parsed.collection !== declaration.collection) {
+      throw badItem(`${at}.collection`, `must be normalized ('${parsed.collection}')`);
+    }
+    try {
+      parsed.fields = parseIndexFields(declaration.fields);
+    } catch (error) {
+      // `loc` is ['body', 'fields', i?, 'field'?]: the same place in the file.
+      const issue = error instanceof AppError ? error.issues?.[0] : undefined;
+      if (!issue) throw error;
+      const place = issue.loc.slice(2).map((part) => (typeof part === 'number' ? `[${part}]` : `.${part}`));
+      throw badItem(`${at}.fields${place.join('')}`, issue.msg);
+    }
+    const signature = indexSignature(parsed.collection, parsed.fields);
+    if (seen.has(signature)) throw badItem(at, 'the same index is declared twice');
+    seen.add(signature);
+    return parsed;
+  });
 }
 
 /**

@@ -1,4 +1,6 @@
 import type { Clock } from '../clock.js';
+import type { IndexService } from '../documents/index-service.js';
+import { indexSignature, MAX_INDEXES_PER_PROJECT } from '../documents/indexes.js';
 import { AppError, notFound } from '../errors.js';
 import { isJsonObject, type JsonObject } from '../json.js';
 import type { LeaderboardService } from '../leaderboards/leaderboard-service.js';
@@ -7,7 +9,14 @@ import type { AccountStore, TransferStore, TreeSet } from '../ports.js';
 import type { TreeService } from '../realtime/tree-service.js';
 import { planPatch } from '../realtime/tree-write.js';
 import type { RulesService } from '../rules/rules-service.js';
-import { badItem, importedRules, type ProjectExport, parseProjectExport } from './export-format.js';
+import {
+  badItem,
+  type ImportedIndex,
+  importedIndexes,
+  importedRules,
+  type ProjectExport,
+  parseProjectExport,
+} from './export-format.js';
 
 /** What an import loaded. */
 export interface ImportSummary {
@@ -18,6 +27,8 @@ export interface ImportSummary {
   realtime_paths: number;
   /** Whether the file set the ruleset (a new revision). */
   rules: boolean;
+  /** Index declarations the project did not have, now building (§15). */
+  indexes: number;
 }
 
 /** `cds export` and `cds import` (§8): the format's rules here, the one transaction in each engine. */
@@ -31,6 +42,8 @@ export class TransferService {
       leaderboards: Pick<LeaderboardService, 'boardsChanged'>;
       /** Told of the ruleset revision an import saved: in force here at once, announced to the others. */
       rules: Pick<RulesService, 'changed'>;
+      /** Where the file's index declarations are counted against the limit and, once committed, built. */
+      indexes: Pick<IndexService, 'list' | 'startBuilds'>;
       limits: PathLimits;
       clock: Clock;
     },
@@ -48,11 +61,14 @@ export class TransferService {
     const file = parseProjectExport(input, this.deps.limits);
     const tree = this.treeSets(file);
     const rules = importedRules(file);
+    const indexes = importedIndexes(file);
+    await this.checkIndexLimit(projectId, indexes);
     const commit = await this.deps.store.importProject(
       projectId,
       file,
       tree,
       rules,
+      indexes,
       this.deps.tree.retention,
       this.deps.clock.now(),
     );
@@ -62,6 +78,8 @@ export class TransferService {
     );
     if (commit.tree) await this.deps.tree.announce(projectId, commit.tree);
     if (commit.rules) await this.deps.rules.changed(projectId, commit.rules);
+    // Built as a POST builds them: in the background, queries using them once `ready`.
+    await this.deps.indexes.startBuilds(projectId, commit.indexes);
     return {
       documents: file.documents.length,
       users: file.users.length,
@@ -69,7 +87,19 @@ export class TransferService {
       entries: file.leaderboards.reduce((n, board) => n + board.entries.length, 0),
       realtime_paths: tree.length,
       rules: rules !== null,
+      indexes: commit.indexes.length,
     };
+  }
+
+  /** A project may not end with more indexes than a POST would let it have (checked before, not in, the transaction). */
+  private async checkIndexLimit(projectId: number, indexes: ImportedIndex[]): Promise<void> {
+    if (indexes.length === 0) return;
+    const existing = (await this.deps.indexes.list(projectId)).indexes;
+    const signatures = new Set(existing.map((index) => JSON.stringify([index.collection, index.fields])));
+    const added = indexes.filter((index) => !signatures.has(indexSignature(index.collection, index.fields))).length;
+    if (existing.length + added > MAX_INDEXES_PER_PROJECT) {
+      throw badItem('indexes', `the project would have more than ${MAX_INDEXES_PER_PROJECT} indexes`);
+    }
   }
 
   /** The realtime tree as a PATCH at the root: each top-level key's subtree is overwritten. */

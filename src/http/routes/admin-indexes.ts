@@ -2,8 +2,7 @@ import { ADMIN_PERMISSIONS } from '../../core/admin/admin-permissions.js';
 import { parseId } from '../../core/admin/admin-service.js';
 import type { DocumentService } from '../../core/documents/document-service.js';
 import type { IndexService } from '../../core/documents/index-service.js';
-import { indexView } from '../../core/documents/indexes.js';
-import { clauseText } from '../../core/documents/query-stats.js';
+import { explanation } from '../../core/documents/query-explain.js';
 import { notFound } from '../../core/errors.js';
 import { type AdminGuard, adminAccess, decorateAdminRequests } from '../admin-auth-hook.js';
 import { adminConflictResponses, adminErrorResponses, adminSecurity, ProjectParams } from '../schemas/admin.js';
@@ -99,14 +98,7 @@ export function adminIndexRoutes(app: HttpApp, deps: AdminIndexDeps): void {
         ...(limit !== undefined ? { limit } : {}),
         ...(offset !== undefined ? { offset } : {}),
       });
-      const index = options.index;
-      return {
-        collection: options.collection,
-        index: index ? indexView(index.index) : null,
-        sought: index ? index.seeks.flatMap((seek) => seek.clauses.map(clauseText)) : [],
-        ordered: index?.ordered ?? false,
-        plan,
-      };
+      return explanation(options, plan);
     },
   );
 

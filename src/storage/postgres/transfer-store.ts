@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
+import type { DocumentIndex } from '../../core/documents/indexes.js';
 import type { JsonObject, JsonValue } from '../../core/json.js';
 import { periodContaining } from '../../core/leaderboards/period-schedule.js';
 import { scoreOf } from '../../core/leaderboards/rank-order.js';
@@ -12,8 +13,11 @@ import {
   badItem,
   definitionOf,
   type ExportLeaderboard,
+  exportedIndex,
+  type ImportedIndex,
   type ProjectExport,
 } from '../../core/transfer/export-format.js';
+import { insertIndexDeclaration, listIndexDeclarations } from './index-store.js';
 import { insertBoard, inTransaction, type Queryable, writeDefinitionParts } from './leaderboard-store.js';
 import { currentRulesRevision, saveRulesRevision } from './rules-store.js';
 import { writeTreeSets } from './tree-store.js';
@@ -72,6 +76,7 @@ export class PostgresTransferStore implements TransferStore {
       const leaderboards: ExportLeaderboard[] = [];
       for (const board of boards.rows) leaderboards.push(await exportBoard(client, board));
       const rules = (await currentRulesRevision(client, projectId))?.rules ?? null;
+      const indexes = (await listIndexDeclarations(client, projectId)).map(exportedIndex);
       await client.query('COMMIT');
       return {
         format: 'cds-export',
@@ -81,6 +86,7 @@ export class PostgresTransferStore implements TransferStore {
         users: users.rows,
         leaderboards,
         rules,
+        indexes,
       };
     } catch (error) {
       await client.query('ROLLBACK').catch(() => undefined);
@@ -95,6 +101,7 @@ export class PostgresTransferStore implements TransferStore {
     file: ProjectExport,
     tree: TreeSet[],
     rules: Ruleset | null,
+    indexes: ImportedIndex[],
     retention: ChangeLogRetention,
     now: number,
   ): Promise<ImportCommit> {
@@ -124,7 +131,13 @@ export class PostgresTransferStore implements TransferStore {
         await importBoard(client, projectId, board, `leaderboards[${i}]`, known, now);
       }
       const treeCommit = tree.length > 0 ? await writeTreeSets(client, projectId, tree, retention) : null;
-      return { tree: treeCommit, rules: rules ? await saveRulesRevision(client, projectId, rules, now) : null };
+      const revision = rules ? await saveRulesRevision(client, projectId, rules, now) : null;
+      const declared: DocumentIndex[] = [];
+      for (const { collection, fields } of indexes) {
+        const index = await insertIndexDeclaration(client, projectId, collection, fields);
+        if (index) declared.push(index);
+      }
+      return { tree: treeCommit, rules: revision, indexes: declared };
     });
   }
 }

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import { insertMutation, putMutation } from '../../core/documents/document-writes.js';
+import { exactlySought } from '../../core/documents/indexes.js';
 import { deleteThrough, mergeThrough, writtenOf } from '../../core/documents/store-writes.js';
 import type { JsonObject } from '../../core/json.js';
 import type { DocumentPath } from '../../core/paths.js';
@@ -84,7 +85,12 @@ export function sqliteQuerySql(
   const params = new SqliteParamList();
   const plan = options.index;
   const seeks = plan ? compileSeeks(plan, params) : [];
-  const where = compileWhere(options.where, params);
+  // What the seek decides exactly is not checked again on each row it reads (as on PostgreSQL).
+  const sought = exactlySought(plan);
+  const where = compileWhere(
+    options.where.filter((clause) => !sought.has(clause)),
+    params,
+  );
   const orderField = options.orderBy?.field.join('__');
   const rankFixed = plan?.seeks.some((seek) => plan.index.fields[seek.position]?.field.join('__') === orderField);
   const orderBy = compileOrderBy(options.orderBy, rankFixed);

@@ -36,50 +36,69 @@ const toIndex = (row: IndexRow): DocumentIndex => ({
   state: row.state,
 });
 
+/** Records a declaration in state `building` (in the caller's transaction, if any); null when it exists. */
+export function insertIndexDeclaration(
+  db: Database.Database,
+  projectId: number,
+  collection: string,
+  fields: IndexField[],
+): DocumentIndex | null {
+  const row = db
+    .prepare<[number, string, string, string, number], IndexRow>(
+      `INSERT INTO document_indexes (project_id, collection, fields, signature, state, created_at)
+       VALUES (?, ?, ?, ?, 'building', ?) ON CONFLICT DO NOTHING RETURNING ${COLUMNS}`,
+    )
+    .get(projectId, collection, JSON.stringify(fields.map(fieldView)), indexSignature(collection, fields), Date.now());
+  return row ? toIndex(row) : null;
+}
+
+/** The project's declarations, by id. */
+export function listIndexDeclarations(db: Database.Database, projectId: number): DocumentIndex[] {
+  return db
+    .prepare<[number], IndexRow>(`SELECT ${COLUMNS} FROM document_indexes WHERE project_id = ? ORDER BY id`)
+    .all(projectId)
+    .map(toIndex);
+}
+
 /**
  * Declared indexes in SQLite. A build is one `CREATE INDEX` statement: SQLite builds an index
  * under the database's single write lock, so writes (and, this connection being the service's
- * only one, every statement) wait for it; ARCHITECTURE.md gives the measured cost.
+ * only one, every statement) wait for it; ARCHITECTURE.md gives the measured cost. The index
+ * and the state `ready` commit together, so a process that dies mid-build leaves the declaration
+ * `building` with no index: building it again starts from nothing.
  */
 export class SqliteIndexStore implements IndexStore {
   constructor(private readonly db: Database.Database) {}
 
   async create(projectId: number, collection: string, fields: IndexField[]): Promise<DocumentIndex | null> {
-    const row = this.db
-      .prepare<[number, string, string, string, number], IndexRow>(
-        `INSERT INTO document_indexes (project_id, collection, fields, signature, state, created_at)
-         VALUES (?, ?, ?, ?, 'building', ?) ON CONFLICT DO NOTHING RETURNING ${COLUMNS}`,
-      )
-      .get(
-        projectId,
-        collection,
-        JSON.stringify(fields.map(fieldView)),
-        indexSignature(collection, fields),
-        Date.now(),
-      );
-    return row ? toIndex(row) : null;
+    return insertIndexDeclaration(this.db, projectId, collection, fields);
   }
 
   async list(projectId: number): Promise<DocumentIndex[]> {
+    return listIndexDeclarations(this.db, projectId);
+  }
+
+  async building(): Promise<DocumentIndex[]> {
     return this.db
-      .prepare<[number], IndexRow>(`SELECT ${COLUMNS} FROM document_indexes WHERE project_id = ? ORDER BY id`)
-      .all(projectId)
+      .prepare<[], IndexRow>(`SELECT ${COLUMNS} FROM document_indexes WHERE state = 'building' ORDER BY id`)
+      .all()
       .map(toIndex);
   }
 
-  async build(index: DocumentIndex): Promise<IndexState> {
+  async build(index: DocumentIndex): Promise<IndexState | null> {
     const setState = this.db.prepare<[IndexState, number]>('UPDATE document_indexes SET state = ? WHERE id = ?');
-    const exists = this.db.prepare<[number], { id: number }>('SELECT id FROM document_indexes WHERE id = ?');
+    const stateOf = this.db.prepare<[number], { state: IndexState }>('SELECT state FROM document_indexes WHERE id = ?');
     try {
-      // One transaction, so a drop cannot come between the check and the index.
-      this.db
-        .transaction(() => {
-          if (!exists.get(index.id)) return;
+      // One transaction with the state, so no other build, drop or process comes between the check and the index.
+      return this.db
+        .transaction((): IndexState | null => {
+          const state = stateOf.get(index.id)?.state ?? null;
+          if (state !== 'building') return state;
           this.db.exec(createIndexSql(index));
           setState.run('ready', index.id);
+          return 'ready';
         })
         .immediate();
-      return 'ready';
     } catch (error) {
       this.db.exec(`DROP INDEX IF EXISTS ${sqliteIndexName(index.id)}`);
       setState.run('failed', index.id);

@@ -12,8 +12,11 @@ import {
   badItem,
   definitionOf,
   type ExportLeaderboard,
+  exportedIndex,
+  type ImportedIndex,
   type ProjectExport,
 } from '../../core/transfer/export-format.js';
+import { insertIndexDeclaration, listIndexDeclarations } from './index-store.js';
 import { insertBoard, writeDefinitionParts } from './leaderboard-store.js';
 import { currentRulesRevision, saveRulesRevision } from './rules-store.js';
 import type { SqliteTreeStore } from './tree-store.js';
@@ -80,6 +83,7 @@ export class SqliteTransferStore implements TransferStore {
         users,
         leaderboards: boards.map((board) => this.exportBoard(board)),
         rules: currentRulesRevision(this.db, projectId)?.rules ?? null,
+        indexes: listIndexDeclarations(this.db, projectId).map(exportedIndex),
       };
     })();
   }
@@ -89,6 +93,7 @@ export class SqliteTransferStore implements TransferStore {
     file: ProjectExport,
     tree: TreeSet[],
     rules: Ruleset | null,
+    indexes: ImportedIndex[],
     retention: ChangeLogRetention,
     now: number,
   ): Promise<ImportCommit> {
@@ -108,6 +113,9 @@ export class SqliteTransferStore implements TransferStore {
         return {
           tree: tree.length > 0 ? this.tree.commitInTransaction(projectId, tree, retention) : null,
           rules: rules ? saveRulesRevision(this.db, projectId, rules, now) : null,
+          indexes: indexes.flatMap(
+            ({ collection, fields }) => insertIndexDeclaration(this.db, projectId, collection, fields) ?? [],
+          ),
         };
       })
       .immediate();

@@ -1,0 +1,109 @@
+/**
+ * Behavioural tests of the `IndexStore` port (§15 declared indexes), run against every engine by
+ * test/storage/index-store.test.ts. Each test uses its own project ids.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chooseIndex, type IndexField, parseIndexFields } from '../../src/core/documents/indexes.js';
+import { parseDocumentPath } from '../../src/core/paths.js';
+import type { IndexStore, Storage } from '../../src/core/ports.js';
+import { parseWhere } from '../../src/core/where.js';
+import type { EngineFixture } from '../support/engines.js';
+
+const BY_LEVEL: IndexField[] = parseIndexFields([{ field: 'level' }]);
+const BY_LEVEL_DESC: IndexField[] = parseIndexFields([{ field: 'level', order: 'desc' }]);
+
+/** Registers the index store suite for one engine. */
+export function indexStoreCases(engine: EngineFixture): void {
+  describe.skipIf(engine.unavailable)(`IndexStore on ${engine.name}`, () => {
+    let storage: Storage;
+    let store: IndexStore;
+    let project = 100;
+
+    beforeAll(async () => {
+      storage = await engine.create();
+      store = storage.indexes;
+    });
+    afterAll(async () => {
+      if (storage) await engine.destroy(storage);
+    });
+
+    const declare = async (projectId: number, collection: string, fields: IndexField[]) => {
+      const index = await store.create(projectId, collection, fields);
+      if (!index) throw new Error('declared twice');
+      return index;
+    };
+
+    it('records declarations as building, unique per project, collection, fields and orders', async () => {
+      const p = project++;
+      const first = await declare(p, 'items', BY_LEVEL);
+      expect(first).toEqual({
+        id: expect.any(Number),
+        projectId: p,
+        collection: 'items',
+        fields: BY_LEVEL,
+        state: 'building',
+      });
+      expect(await store.create(p, 'items', parseIndexFields([{ field: 'level' }]))).toBeNull();
+      const desc = await declare(p, 'items', BY_LEVEL_DESC);
+      const other = await declare(p, 'posts', BY_LEVEL);
+      const elsewhere = await declare(project++, 'items', BY_LEVEL);
+      expect((await store.list(p)).map((index) => index.id)).toEqual([first.id, desc.id, other.id]);
+      expect(elsewhere.id).not.toBe(first.id);
+    });
+
+    it('builds a declaration into an index queries seek on: they read what they return', async () => {
+      const p = project++;
+      for (let i = 0; i < 60; i++) {
+        await storage.documents.upsert(p, parseDocumentPath(`items/i${i}`), { level: i % 30, name: `n${i}` });
+      }
+      const index = await declare(p, 'items', BY_LEVEL);
+      expect(await store.building()).toContainEqual(index);
+      expect(await store.build(index)).toBe('ready');
+      const listed = await store.list(p);
+      expect(listed.map((item) => item.state)).toEqual(['ready']);
+      expect(await store.building()).not.toContainEqual(expect.objectContaining({ id: index.id }));
+      const where = parseWhere(['level__exact:7']);
+      const plan = chooseIndex(listed, where, undefined);
+      expect(plan?.index.id).toBe(index.id);
+      const result = await storage.documents.query(p, { collection: 'items', where, ...(plan ? { index: plan } : {}) });
+      expect(result.documents).toHaveLength(2);
+      expect(result.rowsScanned).toBe(2);
+    });
+
+    it('leaves a ready declaration as it is, and a dropped one dropped', async () => {
+      const p = project++;
+      const index = await declare(p, 'items', BY_LEVEL);
+      expect(await store.build(index)).toBe('ready');
+      expect(await store.build(index)).toBe('ready');
+      const gone = await declare(p, 'items', BY_LEVEL_DESC);
+      expect(await store.drop(p, gone.id)).toBe(true);
+      expect(await store.build(gone)).toBeNull();
+      expect((await store.list(p)).map((item) => item.id)).toEqual([index.id]);
+    });
+
+    it('drops a declaration of its project only, once', async () => {
+      const p = project++;
+      const index = await declare(p, 'items', BY_LEVEL);
+      await store.build(index);
+      expect(await store.drop(p + 1000, index.id)).toBe(false);
+      expect(await store.drop(p, index.id)).toBe(true);
+      expect(await store.drop(p, index.id)).toBe(false);
+      expect(await store.list(p)).toEqual([]);
+      // The same declaration again is a new index, built from nothing.
+      const again = await declare(p, 'items', BY_LEVEL);
+      expect(again.id).not.toBe(index.id);
+      expect(await store.build(again)).toBe('ready');
+    });
+
+    it('builds a declaration a process left building when it died before building it', async () => {
+      const p = project++;
+      await storage.documents.upsert(p, parseDocumentPath('items/a'), { level: 1 });
+      const stuck = await declare(p, 'items', BY_LEVEL);
+      // What a restarted process finds: the declaration, no builder.
+      const [found] = (await store.building()).filter((index) => index.projectId === p);
+      expect(found).toEqual(stuck);
+      expect(await store.build(found ?? stuck)).toBe('ready');
+      expect((await store.list(p))[0]?.state).toBe('ready');
+    });
+  });
+}
