@@ -36,6 +36,7 @@ const OUTSIDE_DOCUMENT: Record<string, string> = {
   'PUT /admin/projects/{project_id}/realtime/db': 'the root of …/realtime/db/{*} (generated paths include it)',
   'PATCH /admin/projects/{project_id}/realtime/db': 'the root of …/realtime/db/{*}',
   'DELETE /admin/projects/{project_id}/realtime/db': 'the root of …/realtime/db/{*}',
+  'OPTIONS /{*}': 'CORS preflights (@fastify/cors): test/http/cors.test.ts',
   'GET /console': 'the web console page (static files)',
   'GET /console/{*}': 'the web console assets (static files)',
 };
