@@ -126,6 +126,8 @@ export interface DocumentChangeEntry {
   path: string;
   id: string;
   data: JsonObject | null;
+  /** Its data before the commit; null when the commit created it. */
+  previous: JsonObject | null;
 }
 
 /** One commit of a project's documents: its version and the documents it changed (none when every write was refused). */

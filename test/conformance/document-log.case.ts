@@ -55,9 +55,9 @@ export function documentLogCases(engine: EngineFixture): void {
       expect(history).toEqual({
         version: 3,
         commits: [
-          { version: 1, changes: [{ path: 'rooms/a', id, data: { n: 1 } }] },
-          { version: 2, changes: [{ path: 'rooms/a', id, data: { n: 2 } }] },
-          { version: 3, changes: [{ path: 'rooms/a', id, data: null }] },
+          { version: 1, changes: [{ path: 'rooms/a', id, data: { n: 1 }, previous: null }] },
+          { version: 2, changes: [{ path: 'rooms/a', id, data: { n: 2 }, previous: { n: 1 } }] },
+          { version: 3, changes: [{ path: 'rooms/a', id, data: null, previous: { n: 2 } }] },
         ],
       });
       expect((await store.changesSince(project, 2))?.commits.map((c) => c.version)).toEqual([3]);

@@ -37,10 +37,12 @@ JOIN unnest($1::int[], $2::text[]) AS k(project_id, path) ON d.project_id = k.pr
 INSERT INTO documents (project_id, path, parent, collection, id, data, version)
 SELECT * FROM unnest($1::int[], $2::text[], $3::text[], $4::text[], $5::uuid[], $6::jsonb[], $7::bigint[])
 ON CONFLICT (project_id, path) DO UPDATE SET data = EXCLUDED.data, version = EXCLUDED.version, updated_at = now()
-RETURNING project_id, path, id, (xmax = 0) AS created`,
+RETURNING project_id, path, id, (xmax = 0) AS created,
+  -- The statement's snapshot predates its own write: this is the data before it (the log's \`previous\`).
+  (SELECT o.data FROM documents o WHERE o.project_id = documents.project_id AND o.path = documents.path) AS previous`,
   /** A commit's change log rows (§10): one per document it changed, `data` null for a delete. */
-  logChanges: `INSERT INTO document_changes (project_id, version, seq, path, id, data)
-SELECT * FROM unnest($1::int[], $2::bigint[], $3::int[], $4::text[], $5::uuid[], $6::jsonb[])`,
+  logChanges: `INSERT INTO document_changes (project_id, version, seq, path, id, data, previous)
+SELECT * FROM unnest($1::int[], $2::bigint[], $3::int[], $4::text[], $5::uuid[], $6::jsonb[], $7::jsonb[])`,
   /**
    * Trims a project's log like the tree's: finds the first entry still fresh (scanning from the
    * oldest, so the cost follows what is trimmed), moves the floor past the expired and the
@@ -82,8 +84,9 @@ interface Slot {
   projectId: number;
   document: StoredDocument | null;
   inDatabase: boolean;
-  /** The id of the document as stored before the commit (null when absent). */
+  /** The id and data of the document as stored before the commit (null when absent or not read). */
   storedId: string | null;
+  storedData: JsonObject | null;
   dirty: boolean;
 }
 
@@ -100,6 +103,7 @@ interface WrittenRow {
   path: string;
   id: string;
   created: boolean;
+  previous: JsonObject | null;
 }
 
 const keyOf = (projectId: number, path: string) => `${projectId}/${path}`;
@@ -246,6 +250,7 @@ async function readSlots(client: pg.PoolClient, calls: readonly ApplyCall[]): Pr
     slot.document = { id: row.id, path: row.path, data: row.data, version: Number(row.version) };
     slot.inDatabase = true;
     slot.storedId = row.id;
+    slot.storedData = row.data;
   }
   return slots;
 }
@@ -256,6 +261,7 @@ const emptySlot = (projectId: number, path: DocumentPath): Slot => ({
   document: null,
   inDatabase: false,
   storedId: null,
+  storedData: null,
   dirty: false,
 });
 
@@ -332,10 +338,11 @@ async function logSlots(
     if (!slot.dirty) continue;
     let change: DocumentChangeEntry;
     if (slot.document) {
-      const id = written.get(key)?.id ?? slot.document.id;
-      change = { path: slot.path.path, id, data: slot.document.data };
+      const row = written.get(key);
+      const previous = slot.inDatabase ? slot.storedData : (row?.previous ?? null);
+      change = { path: slot.path.path, id: row?.id ?? slot.document.id, data: slot.document.data, previous };
     } else if (slot.inDatabase && slot.storedId !== null) {
-      change = { path: slot.path.path, id: slot.storedId, data: null };
+      change = { path: slot.path.path, id: slot.storedId, data: null, previous: slot.storedData };
     } else continue;
     let changes = byProject.get(slot.projectId);
     if (!changes) {
@@ -356,6 +363,7 @@ async function logSlots(
       rows.map((row) => row.change.path),
       rows.map((row) => row.change.id),
       rows.map((row) => (row.change.data === null ? null : JSON.stringify(row.change.data))),
+      rows.map((row) => (row.change.previous === null ? null : JSON.stringify(row.change.previous))),
     ],
   });
   return byProject;

@@ -9,7 +9,7 @@ import type { DocumentCommitRecord, DocumentHistory } from '../../core/ports.js'
 const CURRENT_VERSION = 'SELECT version FROM document_versions WHERE project_id = $1';
 
 // One statement: the version row and the entries after `$2` when the log covers it.
-const CHANGES_AFTER = `SELECT v.version AS current, v.log_floor, c.version, c.path, c.id, c.data
+const CHANGES_AFTER = `SELECT v.version AS current, v.log_floor, c.version, c.path, c.id, c.data, c.previous
   FROM document_versions v
   LEFT JOIN document_changes c ON c.project_id = v.project_id AND c.version > $2 AND $2 >= v.log_floor AND $2 <= v.version
   WHERE v.project_id = $1
@@ -22,6 +22,7 @@ interface ChangeRow {
   path: string | null;
   id: string | null;
   data: JsonObject | null;
+  previous: JsonObject | null;
 }
 
 type Queryable = Pick<pg.Pool, 'query'> | pg.PoolClient;
@@ -60,7 +61,7 @@ export async function documentChangesSince(
       last = { version: rowVersion, changes: [] };
       commits.push(last);
     }
-    last.changes.push({ path: row.path, id: row.id, data: row.data });
+    last.changes.push({ path: row.path, id: row.id, data: row.data, previous: row.previous });
   }
   return { version, commits };
 }

@@ -267,8 +267,8 @@ ALTER TABLE documents ADD COLUMN version BIGINT NOT NULL DEFAULT 0;
   {
     version: 10,
     name: 'document change log',
-    // The commits of each project's documents after \`log_floor\` (§10 \`since\`), one row per
-    // document a commit changed (\`data\` null for a delete), written in the commit and trimmed
+    // The commits of each project's documents after `log_floor` (§10 `since`), one row per
+    // document a commit changed (`data` null for a delete; `previous` its data before, for resume), written in the commit and trimmed
     // there as the tree's log is. Older commits were never logged: the floor starts at the version.
     sql: `
 ALTER TABLE document_versions ADD COLUMN log_floor BIGINT NOT NULL DEFAULT 0;
@@ -280,6 +280,7 @@ CREATE TABLE document_changes (
   path TEXT COLLATE "C" NOT NULL,
   id UUID NOT NULL,
   data JSONB,
+  previous JSONB,
   created_at TIMESTAMPTZ NOT NULL DEFAULT clock_timestamp(),
   PRIMARY KEY (project_id, version, seq)
 );

@@ -117,10 +117,10 @@ export class PostgresTransferStore implements TransferStore {
              INSERT INTO documents (project_id, path, parent, collection, id, data, version)
              VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7)
              ON CONFLICT (project_id, path) DO UPDATE SET data = EXCLUDED.data, version = EXCLUDED.version, updated_at = now()
-             RETURNING id
+             RETURNING id, (SELECT o.data FROM documents o WHERE o.project_id = $1 AND o.path = $2) AS previous
            )
-           INSERT INTO document_changes (project_id, version, seq, path, id, data)
-           SELECT $1, $7, $8, $2, id, $6::jsonb FROM written`,
+           INSERT INTO document_changes (project_id, version, seq, path, id, data, previous)
+           SELECT $1, $7, $8, $2, id, $6::jsonb, previous FROM written`,
           [projectId, path, parent, collection, randomUUID(), JSON.stringify(doc.data), bumped?.rows[0]?.version, seq],
         );
       }

@@ -15,14 +15,14 @@ const SQL = {
     ON CONFLICT (project_id) DO UPDATE SET version = version + 1 RETURNING version, log_floor`,
   readVersion: 'SELECT version, log_floor FROM document_versions WHERE project_id = ?',
   setFloor: 'UPDATE document_versions SET log_floor = ? WHERE project_id = ?',
-  insertChange: `INSERT INTO document_changes (project_id, version, seq, path, id, data, created_at)
-    VALUES (?, ?, ?, ?, ?, ?, ?)`,
+  insertChange: `INSERT INTO document_changes (project_id, version, seq, path, id, data, previous, created_at)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
   trimChanges: 'DELETE FROM document_changes WHERE project_id = ? AND version > ? AND version <= ?',
   firstFreshChange: `SELECT version FROM document_changes WHERE project_id = ? AND version > ? AND created_at >= ?
     ORDER BY version, seq LIMIT 1`,
   lastChange: 'SELECT max(version) AS version FROM document_changes WHERE project_id = ? AND version > ?',
   changesAfter:
-    'SELECT version, path, id, data FROM document_changes WHERE project_id = ? AND version > ? ORDER BY version, seq',
+    'SELECT version, path, id, data, previous FROM document_changes WHERE project_id = ? AND version > ? ORDER BY version, seq',
 };
 
 interface VersionRow {
@@ -35,6 +35,7 @@ interface ChangeRow {
   path: string;
   id: string;
   data: string | null;
+  previous: string | null;
 }
 
 /** A project's part of one group commit: its version and what its writes changed, in order. */
@@ -78,7 +79,17 @@ export class SqliteDocumentLog {
   /** Appends one change of the commit (inside its transaction: a refused batch takes it back). */
   append(entry: CommitLogEntry, change: DocumentChangeEntry, now: number): void {
     const data = change.data === null ? null : JSON.stringify(change.data);
-    this.s.insertChange.run(entry.projectId, entry.version, entry.nextSeq(), change.path, change.id, data, now);
+    const previous = change.previous === null ? null : JSON.stringify(change.previous);
+    this.s.insertChange.run(
+      entry.projectId,
+      entry.version,
+      entry.nextSeq(),
+      change.path,
+      change.id,
+      data,
+      previous,
+      now,
+    );
   }
 
   currentVersion(projectId: number): number {
@@ -99,7 +110,12 @@ export class SqliteDocumentLog {
           last = { version: row.version, changes: [] };
           commits.push(last);
         }
-        last.changes.push({ path: row.path, id: row.id, data: row.data === null ? null : JSON.parse(row.data) });
+        last.changes.push({
+          path: row.path,
+          id: row.id,
+          data: row.data === null ? null : JSON.parse(row.data),
+          previous: row.previous === null ? null : JSON.parse(row.previous),
+        });
       }
       return { version, commits };
     })();

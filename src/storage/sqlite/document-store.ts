@@ -214,8 +214,10 @@ export class SqliteDocumentStore implements DocumentStore {
       // Several writes go in a savepoint: a refusal of any of them undoes the others.
       const applied = mutations.length > 1 ? this.db.transaction(applyAll)() : applyAll();
       for (const change of changes) {
+        // Changed twice in one commit: the commit's change is from the first previous to the last data.
+        const first = entry.changes.get(change.path);
         entry.changes.delete(change.path);
-        entry.changes.set(change.path, change);
+        entry.changes.set(change.path, first ? { ...change, previous: first.previous } : change);
       }
       return applied;
     });
@@ -265,13 +267,15 @@ export class SqliteDocumentStore implements DocumentStore {
   ): AppliedMutation {
     const path = mutation.path;
     const key = { project: projectId, path: path.path };
-    const row = mutation.readsStored ? this.statements.getStored.get(key) : undefined;
+    // Read for the change log's `previous` too (§10 resume), even when the mutation needs no stored document.
+    const row = this.statements.getStored.get(key);
     const stored = row ? { ...toRecord(row), version: row.version } : null;
-    const change = mutation.decide(stored, commit);
+    const change = mutation.decide(mutation.readsStored ? stored : null, commit);
     const { version } = commit;
     if (change.kind === 'delete') {
       if (this.statements.delete.run(key).changes > 0 && stored) {
-        this.logChange(entry, changes, { path: path.path, id: stored.id, data: null }, commit.time);
+        const change = { path: path.path, id: stored.id, data: null, previous: stored.data };
+        this.logChange(entry, changes, change, commit.time);
       }
       return { kind: 'deleted', path: path.path, version };
     }
@@ -288,7 +292,8 @@ export class SqliteDocumentStore implements DocumentStore {
       id = change.newId;
     }
     const created = mutation.readsStored ? !stored : id === change.newId;
-    this.logChange(entry, changes, { path: path.path, id, data: change.data }, commit.time);
+    const previous = stored?.data ?? null;
+    this.logChange(entry, changes, { path: path.path, id, data: change.data, previous }, commit.time);
     return { kind: 'written', id, path: path.path, data: change.data, version, created };
   }
 

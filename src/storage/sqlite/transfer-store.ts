@@ -199,15 +199,20 @@ export class SqliteTransferStore implements TransferStore {
     );
     // The change log (§10) has the commit too, so listeners on every instance catch up with it.
     const log = this.db.prepare(
-      'INSERT INTO document_changes (project_id, version, seq, path, id, data, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+      `INSERT INTO document_changes (project_id, version, seq, path, id, data, previous, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
     );
+    const before = this.db
+      .prepare<[number, string], string>('SELECT json(data) FROM documents WHERE project_id = ? AND path = ?')
+      .pluck();
     for (const [seq, doc] of file.documents.entries()) {
       const { path, parent, collection } = parseDocumentPath(doc.path);
       const data = JSON.stringify(doc.data);
+      const previous = before.get(projectId, path) ?? null;
       const { id } = upsert.get(projectId, path, parent, collection, randomUUID(), data, now, now, version) as {
         id: string;
       };
-      log.run(projectId, version, seq, path, id, data, now);
+      log.run(projectId, version, seq, path, id, data, previous, now);
     }
   }
 
