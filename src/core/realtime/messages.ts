@@ -18,7 +18,9 @@ export type ClientMessage =
   | { action: 'set'; path: string; value: JsonValue; id?: MessageId; ifMatch?: string }
   | { action: 'patch'; path: string; value: JsonObject; id?: MessageId; ifMatch?: string }
   | { action: 'delete'; path: string; id?: MessageId; ifMatch?: string }
-  | { action: 'auth'; accessToken: string; id?: MessageId };
+  | { action: 'auth'; accessToken: string; id?: MessageId }
+  /** §10: handled by the connection's document listeners, which check the rest of the message. */
+  | { action: 'listen' | 'unlisten'; body: JsonObject; id?: MessageId };
 
 /** The actions that write (and are answered by `ack` once committed). */
 export type WriteAction = 'set' | 'patch' | 'delete';
@@ -26,7 +28,7 @@ export type WriteAction = 'set' | 'patch' | 'delete';
 /** Either a message or the reason it was refused (with the id to echo when one was readable). */
 export type ParsedClientMessage = { ok: true; message: ClientMessage } | { ok: false; error: string; id?: MessageId };
 
-const ACTIONS = new Set(['subscribe', 'unsubscribe', 'set', 'patch', 'delete', 'auth']);
+const ACTIONS = new Set(['subscribe', 'unsubscribe', 'set', 'patch', 'delete', 'auth', 'listen', 'unlisten']);
 
 function refuse(error: string, id?: MessageId): ParsedClientMessage {
   return id === undefined ? { ok: false, error } : { ok: false, error, id };
@@ -49,6 +51,9 @@ export function parseClientMessage(text: string, limits: PathLimits = defaultPat
   const action = parsed.action;
   if (typeof action !== 'string' || !ACTIONS.has(action)) {
     return refuse(typeof action === 'string' ? `Unknown action '${action}'` : 'action is required', id);
+  }
+  if (action === 'listen' || action === 'unlisten') {
+    return { ok: true, message: id === undefined ? { action, body: parsed } : { action, body: parsed, id } };
   }
   if (action === 'auth') {
     // §14: a new access token for the socket; it names no path.
