@@ -45,7 +45,8 @@ export function copyOf(
           documents.set(change.document.path, change.document);
         }
       }
-      if ((raw.version ?? -1) <= version) throw new Error(`changes at ${raw.version} after ${version}`);
+      // A rule change re-filters at the version already held (§9): equal is fine, older is not.
+      if ((raw.version ?? -1) < version) throw new Error(`changes at ${raw.version} after ${version}`);
       version = raw.version ?? -1;
     }
   }
