@@ -16,11 +16,12 @@ import {
   parseClientMessage,
   resumeMessage,
   updateMessage,
+  writeOptionsOf,
 } from '../core/realtime/messages.js';
 import { SubscriptionIndex } from '../core/realtime/subscription-index.js';
 import { TreePreconditionFailed } from '../core/realtime/tree-atomic.js';
 import { DENIED_BY_RULES, deniedByRules, type GrantBasis, type ReadCheck } from '../core/realtime/tree-rules.js';
-import type { TreeService, TreeWriteOptions } from '../core/realtime/tree-service.js';
+import type { TreeService } from '../core/realtime/tree-service.js';
 import type { CommitBroadcast } from './commit-broadcast.js';
 import type { DocumentListeners } from './document-listeners.js';
 import type { FeedListener, ProjectFeed } from './project-feed.js';
@@ -464,10 +465,4 @@ export class RealtimeSession implements FeedListener {
     this.options.onClosed(this);
     for (const callback of this.closedCallbacks.splice(0)) callback();
   }
-}
-
-/** The precondition of a WebSocket write: its `if_match`, one ETag or `*` (§11). */
-function writeOptionsOf(message: { ifMatch?: string }): TreeWriteOptions {
-  if (message.ifMatch === undefined) return {};
-  return { ifMatch: message.ifMatch === '*' ? '*' : [message.ifMatch] };
 }

@@ -7,6 +7,7 @@ import { AppError } from '../errors.js';
 import { isJsonObject, type JsonObject, type JsonValue } from '../json.js';
 import { defaultPathLimits, type PathLimits } from '../paths.js';
 import { parseTreePath } from './tree-path.js';
+import type { TreeWriteOptions } from './tree-service.js';
 
 /** The `id` a client may attach to a message; echoed in the reply. */
 export type MessageId = string | number;
@@ -141,4 +142,10 @@ export function errorMessage(message: string, id?: MessageId, current?: { etag: 
 /** `cancel`: a subscription the rules no longer grant (§9) has ended; nothing more follows for it. */
 export function cancelMessage(path: string, message: string): string {
   return JSON.stringify({ event: 'cancel', path, message });
+}
+
+/** The precondition of a WebSocket write: its `if_match`, one ETag or `*` (§11). */
+export function writeOptionsOf(message: { ifMatch?: string }): TreeWriteOptions {
+  if (message.ifMatch === undefined) return {};
+  return { ifMatch: message.ifMatch === '*' ? '*' : [message.ifMatch] };
 }
