@@ -4,7 +4,7 @@ import type { JsonObject } from '../../src/core/json.js';
 import { engines } from '../support/engines.js';
 import { copyOf, listenerMessages, sortedPaths } from '../support/listener-copy.js';
 import { type RealtimeTestApp, startRealtimeApp } from '../support/realtime.js';
-import { MemoryRulesSource } from '../support/rules.js';
+import { addPlayer, MemoryRulesSource } from '../support/rules.js';
 import type { TestSocket } from '../support/ws-client.js';
 
 const DENIED = 'Permission denied by rules';
@@ -56,6 +56,34 @@ for (const engine of engines) {
         [['added', 'notes/given']],
         [['removed', 'notes/mine']],
       ]);
+    });
+
+    it("each listen needs client.documents besides the socket's client.realtime", async () => {
+      await t.app.services.storage.accounts.upsertRole(project, {
+        name: 'tree-only',
+        permissions: ['client.realtime'],
+      });
+      const other = await addPlayer(t, 'tree_only', ['tree-only']);
+      const socket = await t.socket(other.headers);
+      try {
+        expect(await socket.request({ action: 'listen', id: 1, collection: 'public' })).toEqual({
+          event: 'error',
+          id: 1,
+          message: "Permission 'client.documents' required",
+        });
+        expect(await socket.request({ action: 'unlisten', id: 1 })).toMatchObject({ message: 'Unknown listener' });
+      } finally {
+        await socket.close();
+      }
+    });
+
+    it('a listener of one project hears nothing of another project', async () => {
+      await ws.request({ action: 'listen', id: 'iso', collection: 'public' });
+      await t.app.services.documents.put(project + 1000, 'public/x', { n: 1 });
+      await put('public/mine', { n: 1 });
+      await ws.waitFor((m) => m.id === 'iso' && (m.event as string) === 'changes');
+      await sleep(100);
+      expect(sortedPaths(copyOf(ws, 'iso').documents)).toEqual(['public/mine']);
     });
 
     it('a doc listener needs get: denied at listen is an error and nothing is registered', async () => {
