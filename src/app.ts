@@ -19,6 +19,8 @@ import { IndexService } from './core/documents/index-service.js';
 import { QueryStats, type QueryStatsSink } from './core/documents/query-stats.js';
 import { RuledDocumentService } from './core/documents/ruled-document-service.js';
 import { createLeaderboards, type LeaderboardService } from './core/leaderboards/leaderboard-service.js';
+import { documentChannel, encodeDocumentCommit } from './core/listeners/document-commit-event.js';
+import { DocumentListenerService } from './core/listeners/document-listener-service.js';
 import type { Bus, Storage } from './core/ports.js';
 import { TreeRules } from './core/realtime/tree-rules.js';
 import { TreeService } from './core/realtime/tree-service.js';
@@ -74,6 +76,8 @@ export interface Services {
   rulesTester: RulesTester;
   /** Declared document indexes (§15). */
   indexes: IndexService;
+  /** Document listeners' reads, log and rules (§10). */
+  listeners: DocumentListenerService;
 }
 
 /** A built service: its HTTP app and what it holds open. */
@@ -174,6 +178,14 @@ export function createServices(config: Config, storage: Storage, options: Servic
     clock,
     onError: (error, message) => log(error, message),
   });
+  // Every commit of documents is announced once, after COMMIT, for the listeners of every instance (§10).
+  const documentPublishFailed = publishFailures(log);
+  storage.documents.configureChangeLog({
+    retention: { maxWrites: config.realtime.logMaxWrites, maxAgeMs: config.realtime.logMaxAgeSeconds * 1000 },
+    onCommit: (event) => {
+      bus.publish(documentChannel(event.projectId), encodeDocumentCommit(event)).catch(documentPublishFailed);
+    },
+  });
   const documents = new DocumentService(storage.documents, config.pathLimits, {
     indexes,
     ...(options.queryStats ? { stats: new QueryStats(options.queryStats, clock) } : {}),
@@ -229,6 +241,7 @@ export function createServices(config: Config, storage: Storage, options: Servic
       clock,
     }),
     indexes,
+    listeners: new DocumentListenerService(storage.documents, ruleSource, ruleAuth, clock),
   };
 }
 
@@ -324,6 +337,7 @@ export async function buildApp(
       heartbeatMs: config.realtime.wsPingIntervalSeconds * 1000,
     },
     http.log,
+    services.listeners,
   );
   await realtime.register(http, services.auth);
   await http.ready();

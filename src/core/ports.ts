@@ -121,8 +121,69 @@ export interface QueryResult {
   rowsScanned: number;
 }
 
+/** What a commit did to one document (§10): its data after the commit, null when it deleted it. */
+export interface DocumentChangeEntry {
+  path: string;
+  id: string;
+  data: JsonObject | null;
+  /** Its data before the commit; null when the commit created it. */
+  previous: JsonObject | null;
+}
+
+/** One commit of a project's documents: its version and the documents it changed (none when every write was refused). */
+export interface DocumentCommitRecord {
+  version: number;
+  changes: DocumentChangeEntry[];
+}
+
+/** A committed commit as the store reports it after COMMIT (and the bus carries it, §10). */
+export interface DocumentCommitEvent extends DocumentCommitRecord {
+  projectId: number;
+}
+
+/** The commits after some version that changed documents, in order, and the current version. */
+export interface DocumentHistory {
+  version: number;
+  commits: DocumentCommitRecord[];
+}
+
+/** What the store keeps of each commit and whom it tells (§10): set once by the composition root. */
+export interface DocumentChangeLog {
+  retention: ChangeLogRetention;
+  /** Called after each commit, once per project it bumped (changes may be empty), in commit order. */
+  onCommit?: (event: DocumentCommitEvent) => void;
+}
+
+/** A query's result and the document version it reflects, read in one transaction. */
+export interface QuerySnapshot {
+  version: number;
+  documents: DocumentJson[];
+}
+
+/** A document (null when absent) and the document version it reflects, read in one transaction. */
+export interface DocumentSnapshot {
+  version: number;
+  document: DocumentRecord | null;
+}
+
 /** The JSON document store of every project. Each method is one atomic operation. */
 export interface DocumentStore {
+  /**
+   * Sets the change log's retention and the commit listener (§10). Until called, the tree's
+   * defaults apply and nobody is told.
+   */
+  configureChangeLog(log: DocumentChangeLog): void;
+  /** The project's current document version: 0 before its first commit. */
+  currentVersion(projectId: number): Promise<number>;
+  /**
+   * The commits after `version` (those that changed documents, in order), or null when the log
+   * no longer covers them or `version` is not in 0..current.
+   */
+  changesSince(projectId: number, version: number): Promise<DocumentHistory | null>;
+  /** `query` and the version it reflects, in one transaction. */
+  querySnapshot(projectId: number, options: QueryDocumentsOptions): Promise<QuerySnapshot>;
+  /** `get` and the version it reflects, in one transaction. */
+  documentSnapshot(projectId: number, path: string): Promise<DocumentSnapshot>;
   /**
    * Applies the mutations in order as one commit of the project's documents (§10, §11): one new
    * version for all of them, all or none (the first `decide` that throws rejects the call with

@@ -1,8 +1,9 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
+import { registerAsyncApi } from './asyncapi.js';
 import type { HttpApp } from './server.js';
 
-/** Registers the OpenAPI 3.1 document built from the route schemas, and `/docs` to browse it. */
+/** Registers the OpenAPI 3.1 document built from the route schemas, `/docs` to browse it, and the AsyncAPI document of the WebSocket. */
 export async function registerOpenApi(app: HttpApp): Promise<void> {
   await app.register(swagger, {
     openapi: {
@@ -31,4 +32,5 @@ export async function registerOpenApi(app: HttpApp): Promise<void> {
     },
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
+  registerAsyncApi(app);
 }

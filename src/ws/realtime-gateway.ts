@@ -3,11 +3,14 @@ import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
 import type { WebSocket } from 'ws';
 import type { AccessGrant } from '../core/auth/auth-service.js';
 import { AppError } from '../core/errors.js';
+import type { DocumentListenerService } from '../core/listeners/document-listener-service.js';
 import type { PathLimits } from '../core/paths.js';
 import type { Bus } from '../core/ports.js';
 import type { TreeService } from '../core/realtime/tree-service.js';
 import { authenticate, type ClientAuthenticator, type Credentials, credentialsFromHeaders } from '../http/auth-hook.js';
 import type { HttpApp } from '../http/server.js';
+import { DocumentFeed } from './document-feed.js';
+import { DocumentListeners } from './document-listeners.js';
 import { ProjectFeed } from './project-feed.js';
 import { RealtimeSession } from './realtime-session.js';
 
@@ -71,11 +74,15 @@ export class RealtimeGateway {
   private auth: ClientAuthenticator | null = null;
   private stopRulesListener: (() => void) | null = null;
 
+  private readonly documentFeeds = new Map<number, DocumentFeed>();
+
   constructor(
     private readonly tree: TreeService,
     private readonly bus: Bus,
     private readonly options: GatewayOptions,
     private readonly log: FastifyBaseLogger,
+    /** Document listeners (§10); without it `listen` is refused. */
+    private readonly listeners: DocumentListenerService | null = null,
   ) {}
 
   /** Number of open connections. */
@@ -137,8 +144,9 @@ export class RealtimeGateway {
     clearTimeout(timer);
     for (const session of sessions) session.terminate();
     await closing;
-    await Promise.all([...this.feeds.values()].map((feed) => feed.close()));
+    await Promise.all([...this.feeds.values(), ...this.documentFeeds.values()].map((feed) => feed.close()));
     this.feeds.clear();
+    this.documentFeeds.clear();
   }
 
   private accept(socket: WebSocket, projectId: number, grant: AccessGrant): void {
@@ -159,6 +167,7 @@ export class RealtimeGateway {
         await auth.requirePermission(projectId, verified.userId, PERMISSION, verified.tokenEpoch);
         return verified;
       },
+      listeners: (send, freeSlots) => this.listenersOf(projectId, grant, send, freeSlots),
     });
     this.sessions.add(session);
     // Start the feed now, so the first subscribe finds it ready.
@@ -252,11 +261,52 @@ export class RealtimeGateway {
     return feed;
   }
 
+  /** The document listeners of a new connection (§10). */
+  private listenersOf(
+    projectId: number,
+    grant: AccessGrant,
+    send: (text: string) => void,
+    freeSlots: () => number,
+  ): DocumentListeners {
+    const service = this.listeners;
+    return new DocumentListeners({
+      projectId,
+      userId: grant.userId,
+      service: service as DocumentListenerService,
+      pathLimits: this.options.pathLimits,
+      feed: () => this.documentFeedOf(projectId, service as DocumentListenerService),
+      requireDocuments: async () => {
+        if (!service || !this.auth) throw new AppError('unavailable', 'Document listeners are not available');
+        await this.auth.requirePermission(projectId, grant.userId, 'client.documents', grant.tokenEpoch);
+      },
+      freeSlots,
+      maxSubscriptions: this.options.maxSubscriptions,
+      send,
+      onError: (error) => this.log.error({ err: error }, 'document listener error'),
+    });
+  }
+
+  private documentFeedOf(projectId: number, service: DocumentListenerService): DocumentFeed {
+    let feed = this.documentFeeds.get(projectId);
+    if (!feed) {
+      feed = new DocumentFeed(projectId, service, this.bus, {
+        gapWaitMs: this.options.gapWaitMs ?? 50,
+        reconcileMs: this.options.reconcileMs ?? 5_000,
+        onError: (error) => this.log.error({ err: error }, 'document feed error'),
+      });
+      this.documentFeeds.set(projectId, feed);
+    }
+    return feed;
+  }
+
   private forget(session: RealtimeSession, feed: ProjectFeed): void {
     this.sessions.delete(session);
     if (feed.size === 0 && this.feeds.get(feed.projectId) === feed) {
       this.feeds.delete(feed.projectId);
       feed.close().catch((error: unknown) => this.log.warn({ err: error }, 'realtime feed close failed'));
+      const documents = this.documentFeeds.get(feed.projectId);
+      this.documentFeeds.delete(feed.projectId);
+      documents?.close().catch((error: unknown) => this.log.warn({ err: error }, 'document feed close failed'));
     }
     if (this.sessions.size === 0) this.stopTimers();
   }

@@ -16,12 +16,14 @@ import {
   parseClientMessage,
   resumeMessage,
   updateMessage,
+  writeOptionsOf,
 } from '../core/realtime/messages.js';
 import { SubscriptionIndex } from '../core/realtime/subscription-index.js';
 import { TreePreconditionFailed } from '../core/realtime/tree-atomic.js';
 import { DENIED_BY_RULES, deniedByRules, type GrantBasis, type ReadCheck } from '../core/realtime/tree-rules.js';
-import type { TreeService, TreeWriteOptions } from '../core/realtime/tree-service.js';
+import type { TreeService } from '../core/realtime/tree-service.js';
 import type { CommitBroadcast } from './commit-broadcast.js';
+import type { DocumentListeners } from './document-listeners.js';
 import type { FeedListener, ProjectFeed } from './project-feed.js';
 import { SessionToken, TOKEN_EXPIRED_CODE, TOKEN_EXPIRED_REASON } from './session-token.js';
 
@@ -42,6 +44,8 @@ export interface SessionOptions {
   onError: (error: unknown) => void;
   /** Verifies an access token of the connection's project (`auth`, §14); throws `invalid_token`. */
   verifyToken: (accessToken: string) => Promise<AccessGrant>;
+  /** The connection's document listeners (§10), given the session's `send`. */
+  listeners: (send: (text: string) => void, freeSlots: () => number) => DocumentListeners;
 }
 
 interface LiveSubscription {
@@ -101,6 +105,7 @@ export class RealtimeSession implements FeedListener {
   readonly userId: number;
   /** The access token it runs on now (§14). */
   readonly token: SessionToken;
+  private readonly listeners: DocumentListeners;
 
   constructor(
     private readonly socket: WebSocket,
@@ -111,6 +116,10 @@ export class RealtimeSession implements FeedListener {
     this.projectId = principal.projectId;
     this.userId = principal.userId;
     this.token = new SessionToken(principal, () => this.close(TOKEN_EXPIRED_CODE, TOKEN_EXPIRED_REASON));
+    this.listeners = options.listeners(
+      (text) => this.send(text),
+      () => options.maxSubscriptions - this.live.size - this.listeners.size,
+    );
     feed.join(this);
     socket.on('message', (data, isBinary) => this.onFrame(data.toString(), isBinary));
     socket.on('pong', () => {
@@ -220,6 +229,9 @@ export class RealtimeSession implements FeedListener {
     switch (message.action) {
       case 'auth':
         return this.reauthenticate(message.accessToken, message.id);
+      case 'listen':
+      case 'unlisten':
+        return this.listeners.handle(message.action, message.body);
       case 'subscribe':
         return this.subscribe(message.path, message.id, message.since);
       case 'unsubscribe':
@@ -264,7 +276,7 @@ export class RealtimeSession implements FeedListener {
     const read = rules?.readCheck(path) ?? null;
     if (read && !read.needsValue && !read.allows(null)) throw deniedByRules();
     const previous = this.live.get(path);
-    if (!previous && this.live.size >= this.options.maxSubscriptions) {
+    if (!previous && this.live.size + this.listeners.size >= this.options.maxSubscriptions) {
       throw new AppError('bad_request', `Too many subscriptions (max ${this.options.maxSubscriptions})`);
     }
     // Subscribing again replaces the subscription: a fresh init, and no duplicated updates.
@@ -314,7 +326,9 @@ export class RealtimeSession implements FeedListener {
    * granted is cancelled and sends nothing more. Data changes alone re-check nothing.
    */
   async reviewGrants(all: boolean): Promise<void> {
-    if (this.live.size === 0 || this.closing) return;
+    if (this.closing) return;
+    await this.listeners.reviewGrants(all);
+    if (this.live.size === 0) return;
     const { tree } = this.options;
     const rules = await tree.rulesFor(this.projectId, this.userId);
     if (!rules) return;
@@ -459,6 +473,7 @@ export class RealtimeSession implements FeedListener {
     const paths = [...this.live.keys()];
     if (this.pending) paths.push(this.pending.path);
     this.feed.leave(this, paths);
+    this.listeners.close();
     this.pending?.done();
   }
 
@@ -472,10 +487,4 @@ export class RealtimeSession implements FeedListener {
     this.options.onClosed(this);
     for (const callback of this.closedCallbacks.splice(0)) callback();
   }
-}
-
-/** The precondition of a WebSocket write: its `if_match`, one ETag or `*` (§11). */
-function writeOptionsOf(message: { ifMatch?: string }): TreeWriteOptions {
-  if (message.ifMatch === undefined) return {};
-  return { ifMatch: message.ifMatch === '*' ? '*' : [message.ifMatch] };
 }

@@ -7,9 +7,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseDocumentJson } from '../../src/core/documents/document-service.js';
 import { chooseIndex, type DocumentIndex, parseIndexFields } from '../../src/core/documents/indexes.js';
 import type { JsonObject, JsonValue } from '../../src/core/json.js';
+import { compileMatcher, documentOrder } from '../../src/core/listeners/document-matcher.js';
 import { parseDocumentPath } from '../../src/core/paths.js';
 import type { QueryDocumentsOptions, Storage } from '../../src/core/ports.js';
-import { LOOKUPS, parseOrderBy, parseWhere } from '../../src/core/where.js';
+import { LOOKUPS, matchesNothing, parseOrderBy, parseWhere } from '../../src/core/where.js';
 import { engines } from '../support/engines.js';
 import { type ReferenceDocument, referenceQuery, valueAt } from '../support/reference-where.js';
 
@@ -214,6 +215,38 @@ describe('the random cases', () => {
       const matching = cases.filter((c, i) => c.where.some((w) => w.includes(`__${lookup}:`)) && expected[i]?.length);
       expect(matching.length, lookup).toBeGreaterThanOrEqual(5);
     }
+  });
+});
+
+/** The listeners' in-memory matcher and order (§10), the third party: no SQL, written apart from the reference. */
+function matcherQuery(options: QueryDocumentsOptions): string[] {
+  const matches = compileMatcher(options.where);
+  const found = documents.filter(
+    (doc) =>
+      doc.collection === options.collection &&
+      (options.parent === undefined || doc.parent === options.parent) &&
+      matches(doc.data),
+  );
+  found.sort(documentOrder(options.orderBy));
+  const offset = options.offset ?? 0;
+  return found.slice(offset, options.limit === undefined ? undefined : offset + options.limit).map((doc) => doc.path);
+}
+
+describe('the in-memory matcher of listeners', () => {
+  it(`returns exactly the reference's paths for ${CASES} random queries (seed ${SEED})`, () => {
+    const mismatches = cases.flatMap((c, i) => {
+      const got = matcherQuery(c.options);
+      // The service answers a clause no value can match without the store (§2 iexact on a non-string): as REST does.
+      const want = c.options.where.some(matchesNothing) ? [] : (expected[i] ?? []);
+      return JSON.stringify(got) === JSON.stringify(want)
+        ? []
+        : [`${describeCase(c)}\n  expected ${JSON.stringify(want)}\n  got      ${JSON.stringify(got)}`];
+    });
+    expect(mismatches.slice(0, 5), `${mismatches.length} of ${CASES} differ`).toEqual([]);
+    answers.set(
+      'matcher',
+      cases.map((c) => matcherQuery(c.options)),
+    );
   });
 });
 

@@ -7,6 +7,7 @@ import { AppError } from '../errors.js';
 import { isJsonObject, type JsonObject, type JsonValue } from '../json.js';
 import { defaultPathLimits, type PathLimits } from '../paths.js';
 import { parseTreePath } from './tree-path.js';
+import type { TreeWriteOptions } from './tree-service.js';
 
 /** The `id` a client may attach to a message; echoed in the reply. */
 export type MessageId = string | number;
@@ -18,7 +19,9 @@ export type ClientMessage =
   | { action: 'set'; path: string; value: JsonValue; id?: MessageId; ifMatch?: string }
   | { action: 'patch'; path: string; value: JsonObject; id?: MessageId; ifMatch?: string }
   | { action: 'delete'; path: string; id?: MessageId; ifMatch?: string }
-  | { action: 'auth'; accessToken: string; id?: MessageId };
+  | { action: 'auth'; accessToken: string; id?: MessageId }
+  /** §10: handled by the connection's document listeners, which check the rest of the message. */
+  | { action: 'listen' | 'unlisten'; body: JsonObject; id?: MessageId };
 
 /** The actions that write (and are answered by `ack` once committed). */
 export type WriteAction = 'set' | 'patch' | 'delete';
@@ -26,7 +29,7 @@ export type WriteAction = 'set' | 'patch' | 'delete';
 /** Either a message or the reason it was refused (with the id to echo when one was readable). */
 export type ParsedClientMessage = { ok: true; message: ClientMessage } | { ok: false; error: string; id?: MessageId };
 
-const ACTIONS = new Set(['subscribe', 'unsubscribe', 'set', 'patch', 'delete', 'auth']);
+const ACTIONS = new Set(['subscribe', 'unsubscribe', 'set', 'patch', 'delete', 'auth', 'listen', 'unlisten']);
 
 function refuse(error: string, id?: MessageId): ParsedClientMessage {
   return id === undefined ? { ok: false, error } : { ok: false, error, id };
@@ -49,6 +52,9 @@ export function parseClientMessage(text: string, limits: PathLimits = defaultPat
   const action = parsed.action;
   if (typeof action !== 'string' || !ACTIONS.has(action)) {
     return refuse(typeof action === 'string' ? `Unknown action '${action}'` : 'action is required', id);
+  }
+  if (action === 'listen' || action === 'unlisten') {
+    return { ok: true, message: id === undefined ? { action, body: parsed } : { action, body: parsed, id } };
   }
   if (action === 'auth') {
     // §14: a new access token for the socket; it names no path.
@@ -136,4 +142,10 @@ export function errorMessage(message: string, id?: MessageId, current?: { etag: 
 /** `cancel`: a subscription the rules no longer grant (§9) has ended; nothing more follows for it. */
 export function cancelMessage(path: string, message: string): string {
   return JSON.stringify({ event: 'cancel', path, message });
+}
+
+/** The precondition of a WebSocket write: its `if_match`, one ETag or `*` (§11). */
+export function writeOptionsOf(message: { ifMatch?: string }): TreeWriteOptions {
+  if (message.ifMatch === undefined) return {};
+  return { ifMatch: message.ifMatch === '*' ? '*' : [message.ifMatch] };
 }

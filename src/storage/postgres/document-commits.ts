@@ -14,7 +14,14 @@ import type pg from 'pg';
 import { validationFailed } from '../../core/errors.js';
 import type { JsonObject } from '../../core/json.js';
 import type { DocumentPath } from '../../core/paths.js';
-import type { AppliedMutation, DocumentCommit, DocumentMutation, StoredDocument } from '../../core/ports.js';
+import type {
+  AppliedMutation,
+  DocumentChangeEntry,
+  DocumentChangeLog,
+  DocumentCommit,
+  DocumentMutation,
+  StoredDocument,
+} from '../../core/ports.js';
 
 export const postgresCommitSql = {
   readStored: `SELECT d.project_id, d.path, d.id, d.data, d.version FROM documents d
@@ -30,14 +37,38 @@ JOIN unnest($1::int[], $2::text[]) AS k(project_id, path) ON d.project_id = k.pr
 INSERT INTO documents (project_id, path, parent, collection, id, data, version)
 SELECT * FROM unnest($1::int[], $2::text[], $3::text[], $4::text[], $5::uuid[], $6::jsonb[], $7::bigint[])
 ON CONFLICT (project_id, path) DO UPDATE SET data = EXCLUDED.data, version = EXCLUDED.version, updated_at = now()
-RETURNING project_id, path, id, (xmax = 0) AS created`,
+RETURNING project_id, path, id, (xmax = 0) AS created,
+  -- The statement's snapshot predates its own write: this is the data before it (the log's \`previous\`).
+  (SELECT o.data FROM documents o WHERE o.project_id = documents.project_id AND o.path = documents.path) AS previous`,
+  /** A commit's change log rows (§10): one per document it changed, `data` null for a delete. */
+  logChanges: `INSERT INTO document_changes (project_id, version, seq, path, id, data, previous)
+SELECT * FROM unnest($1::int[], $2::bigint[], $3::int[], $4::text[], $5::uuid[], $6::jsonb[], $7::jsonb[])`,
+  /**
+   * Trims a project's log like the tree's: finds the first entry still fresh (scanning from the
+   * oldest, so the cost follows what is trimmed), moves the floor past the expired and the
+   * surplus, deletes below it; the commit's own entries (`$3`) are not looked at. Unlike the tree's, a commit may log nothing (all its writes were
+   * refused): with no entry fresh, the floor moves to the last entry, not to the version. `$2` is the floor before the commit, `$3` its version.
+   */
+  trimLog: `WITH fresh AS (
+    SELECT version FROM document_changes
+    WHERE project_id = $1 AND version > $2 AND version < $3 AND created_at >= clock_timestamp() - $5 * interval '1 millisecond'
+    ORDER BY version, seq LIMIT 1
+  ), cut AS (
+    SELECT GREATEST($2::bigint, $3::bigint - $4::bigint, COALESCE((SELECT version FROM fresh) - 1,
+      (SELECT max(version) FROM document_changes WHERE project_id = $1 AND version > $2 AND version < $3), $2::bigint)) AS floor
+  ), trimmed AS (
+    DELETE FROM document_changes WHERE project_id = $1 AND version > $2 AND version <= (SELECT floor FROM cut)
+  )
+  UPDATE document_versions SET log_floor = (SELECT floor FROM cut)
+  WHERE project_id = $1 AND log_floor < (SELECT floor FROM cut)`,
 } as const;
 
 /** BEGIN and the version bump of `projects` (integers, ascending) as one simple-protocol query. */
 function beginAndBump(projects: readonly number[]): string {
   return `BEGIN; INSERT INTO document_versions (project_id, version)
 SELECT p, 1 FROM unnest('{${projects.join(',')}}'::int[]) AS p
-ON CONFLICT (project_id) DO UPDATE SET version = document_versions.version + 1 RETURNING project_id, version`;
+ON CONFLICT (project_id) DO UPDATE SET version = document_versions.version + 1
+RETURNING project_id, version, log_floor`;
 }
 
 interface ApplyCall {
@@ -53,6 +84,9 @@ interface Slot {
   projectId: number;
   document: StoredDocument | null;
   inDatabase: boolean;
+  /** The id and data of the document as stored before the commit (null when absent or not read). */
+  storedId: string | null;
+  storedData: JsonObject | null;
   dirty: boolean;
 }
 
@@ -69,6 +103,7 @@ interface WrittenRow {
   path: string;
   id: string;
   created: boolean;
+  previous: JsonObject | null;
 }
 
 const keyOf = (projectId: number, path: string) => `${projectId}/${path}`;
@@ -99,7 +134,10 @@ export class DocumentCommits {
   private queue: Pending[] = [];
   private running = false;
 
-  constructor(private readonly pool: pg.Pool) {}
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly changeLog: () => DocumentChangeLog,
+  ) {}
 
   async apply(projectId: number, mutations: readonly DocumentMutation[]): Promise<AppliedMutation[]> {
     const outcome = await new Promise<Outcome>((resolve, reject) => {
@@ -143,8 +181,10 @@ export class DocumentCommits {
       const results = (await client.query(beginAndBump(projects))) as unknown as pg.QueryResult<{
         project_id: number;
         version: string;
+        log_floor: string;
       }>[];
-      const versions = new Map((results[1]?.rows ?? []).map((row) => [row.project_id, Number(row.version)]));
+      const bumped = results[1]?.rows ?? [];
+      const versions = new Map(bumped.map((row) => [row.project_id, Number(row.version)]));
       const time = Date.now();
       const read = needsRead(calls);
       const slots = read ? await readSlots(client, calls) : new Map<string, Slot>();
@@ -152,7 +192,19 @@ export class DocumentCommits {
         decideCall(call, { version: versions.get(call.projectId) ?? 0, time }, slots),
       );
       const written = await writeSlots(client, slots);
+      const log = this.changeLog();
+      const changes = await logSlots(client, slots, written, versions);
+      for (const row of bumped) {
+        await client.query({
+          name: 'cds_documents_trim_log',
+          text: postgresCommitSql.trimLog,
+          values: [row.project_id, row.log_floor, row.version, log.retention.maxWrites, log.retention.maxAgeMs],
+        });
+      }
       await client.query('COMMIT');
+      for (const [projectId, version] of versions) {
+        log.onCommit?.({ projectId, version, changes: changes.get(projectId) ?? [] });
+      }
       // Without a read, the write statement tells which documents were new and keeps stored ids.
       return read ? outcomes : outcomes.map((outcome, i) => withStoredIds(outcome, calls[i]?.projectId ?? 0, written));
     } catch (error) {
@@ -197,6 +249,8 @@ async function readSlots(client: pg.PoolClient, calls: readonly ApplyCall[]): Pr
     if (!slot) continue;
     slot.document = { id: row.id, path: row.path, data: row.data, version: Number(row.version) };
     slot.inDatabase = true;
+    slot.storedId = row.id;
+    slot.storedData = row.data;
   }
   return slots;
 }
@@ -206,6 +260,8 @@ const emptySlot = (projectId: number, path: DocumentPath): Slot => ({
   path,
   document: null,
   inDatabase: false,
+  storedId: null,
+  storedData: null,
   dirty: false,
 });
 
@@ -264,6 +320,53 @@ async function writeSlots(client: pg.PoolClient, slots: Map<string, Slot>): Prom
     ],
   });
   return new Map(rows.map((row) => [keyOf(row.project_id, row.path), row]));
+}
+
+/**
+ * Appends the commit's changes to the log (one statement) and returns them by project: each
+ * changed document once, with the id the database kept.
+ */
+async function logSlots(
+  client: pg.PoolClient,
+  slots: Map<string, Slot>,
+  written: Map<string, WrittenRow>,
+  versions: Map<number, number>,
+): Promise<Map<number, DocumentChangeEntry[]>> {
+  const byProject = new Map<number, DocumentChangeEntry[]>();
+  const rows: { projectId: number; version: number; seq: number; change: DocumentChangeEntry }[] = [];
+  for (const [key, slot] of slots) {
+    if (!slot.dirty) continue;
+    let change: DocumentChangeEntry;
+    if (slot.document) {
+      const row = written.get(key);
+      const previous = slot.inDatabase ? slot.storedData : (row?.previous ?? null);
+      change = { path: slot.path.path, id: row?.id ?? slot.document.id, data: slot.document.data, previous };
+    } else if (slot.inDatabase && slot.storedId !== null) {
+      change = { path: slot.path.path, id: slot.storedId, data: null, previous: slot.storedData };
+    } else continue;
+    let changes = byProject.get(slot.projectId);
+    if (!changes) {
+      changes = [];
+      byProject.set(slot.projectId, changes);
+    }
+    rows.push({ projectId: slot.projectId, version: versions.get(slot.projectId) ?? 0, seq: changes.length, change });
+    changes.push(change);
+  }
+  if (rows.length === 0) return byProject;
+  await client.query({
+    name: 'cds_documents_log_changes',
+    text: postgresCommitSql.logChanges,
+    values: [
+      rows.map((row) => row.projectId),
+      rows.map((row) => row.version),
+      rows.map((row) => row.seq),
+      rows.map((row) => row.change.path),
+      rows.map((row) => row.change.id),
+      rows.map((row) => (row.change.data === null ? null : JSON.stringify(row.change.data))),
+      rows.map((row) => (row.change.previous === null ? null : JSON.stringify(row.change.previous))),
+    ],
+  });
+  return byProject;
 }
 
 /** The outcome of blind writes with the id the database kept and whether the row was new. */

@@ -7,17 +7,23 @@ import type { JsonObject } from '../../core/json.js';
 import type { DocumentPath } from '../../core/paths.js';
 import type {
   AppliedMutation,
+  DocumentChangeLog,
+  DocumentHistory,
   DocumentJson,
   DocumentMutation,
   DocumentRecord,
+  DocumentSnapshot,
   DocumentStore,
   DocumentWithCollections,
   ListDocumentsOptions,
   NamePage,
   QueryDocumentsOptions,
   QueryResult,
+  QuerySnapshot,
 } from '../../core/ports.js';
+import { defaultRetention } from '../../core/realtime/tree-service.js';
 import { DocumentCommits } from './document-commits.js';
+import { currentDocumentVersion, documentChangesSince } from './document-log.js';
 import { compileSeeks, indexScope } from './index-sql.js';
 import { StatementBatch } from './statement-batch.js';
 import { compileOrderBy, compileWhere, PgParamList } from './where-sql.js';
@@ -214,8 +220,10 @@ export class PostgresDocumentStore implements DocumentStore {
   private readonly commits: DocumentCommits;
   private readonly reads: StatementBatch<DocumentKey, DocumentWithCollections | null>;
 
+  private changeLog: DocumentChangeLog = { retention: defaultRetention };
+
   constructor(private readonly pool: pg.Pool) {
-    this.commits = new DocumentCommits(pool);
+    this.commits = new DocumentCommits(pool, () => this.changeLog);
     this.reads = new StatementBatch({
       runOne: async ({ projectId, path }) => {
         const { sql, params } = getWithCollectionsQuery(projectId, path);
@@ -238,6 +246,50 @@ export class PostgresDocumentStore implements DocumentStore {
 
   apply(projectId: number, mutations: readonly DocumentMutation[]): Promise<AppliedMutation[]> {
     return this.commits.apply(projectId, mutations);
+  }
+
+  configureChangeLog(log: DocumentChangeLog): void {
+    this.changeLog = log;
+  }
+
+  currentVersion(projectId: number): Promise<number> {
+    return currentDocumentVersion(this.pool, projectId);
+  }
+
+  changesSince(projectId: number, version: number): Promise<DocumentHistory | null> {
+    return documentChangesSince(this.pool, projectId, version);
+  }
+
+  async querySnapshot(projectId: number, options: QueryDocumentsOptions): Promise<QuerySnapshot> {
+    const query = postgresQuerySql(projectId, options);
+    return this.repeatableRead(async (client) => ({
+      version: await currentDocumentVersion(client, projectId),
+      documents: (await client.query<JsonRow>(query.sql, query.params)).rows.map(documentJson),
+    }));
+  }
+
+  async documentSnapshot(projectId: number, path: string): Promise<DocumentSnapshot> {
+    return this.repeatableRead(async (client) => {
+      const version = await currentDocumentVersion(client, projectId);
+      const { rows } = await client.query<DocumentRecord>(prepared('get', postgresDocumentSql.get, [projectId, path]));
+      return { version, document: rows[0] ?? null };
+    });
+  }
+
+  /** Runs `read` in one REPEATABLE READ transaction: every statement sees the same commits. */
+  private async repeatableRead<T>(read: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+      const result = await read(client);
+      await client.query('COMMIT');
+      return result;
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
   }
 
   async upsert(projectId: number, path: DocumentPath, data: JsonObject) {

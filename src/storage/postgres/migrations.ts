@@ -264,4 +264,26 @@ CREATE TABLE document_versions (
 ALTER TABLE documents ADD COLUMN version BIGINT NOT NULL DEFAULT 0;
 `,
   },
+  {
+    version: 10,
+    name: 'document change log',
+    // The commits of each project's documents after `log_floor` (§10 `since`), one row per
+    // document a commit changed (`data` null for a delete; `previous` its data before, for resume), written in the commit and trimmed
+    // there as the tree's log is. Older commits were never logged: the floor starts at the version.
+    sql: `
+ALTER TABLE document_versions ADD COLUMN log_floor BIGINT NOT NULL DEFAULT 0;
+UPDATE document_versions SET log_floor = version;
+CREATE TABLE document_changes (
+  project_id INTEGER NOT NULL,
+  version BIGINT NOT NULL,
+  seq INTEGER NOT NULL,
+  path TEXT COLLATE "C" NOT NULL,
+  id UUID NOT NULL,
+  data JSONB,
+  previous JSONB,
+  created_at TIMESTAMPTZ NOT NULL DEFAULT clock_timestamp(),
+  PRIMARY KEY (project_id, version, seq)
+);
+`,
+  },
 ];

@@ -116,13 +116,19 @@ export class PostgresTransferStore implements TransferStore {
                ON CONFLICT (project_id) DO UPDATE SET version = document_versions.version + 1 RETURNING version`,
               [projectId],
             );
-      for (const doc of file.documents) {
+      for (const [seq, doc] of file.documents.entries()) {
         const { path, parent, collection } = parseDocumentPath(doc.path);
+        // The change log (§10) has the commit too, so listeners on every instance catch up with it.
         await client.query(
-          `INSERT INTO documents (project_id, path, parent, collection, id, data, version)
-           VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7)
-           ON CONFLICT (project_id, path) DO UPDATE SET data = EXCLUDED.data, version = EXCLUDED.version, updated_at = now()`,
-          [projectId, path, parent, collection, randomUUID(), JSON.stringify(doc.data), bumped?.rows[0]?.version],
+          `WITH written AS (
+             INSERT INTO documents (project_id, path, parent, collection, id, data, version)
+             VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7)
+             ON CONFLICT (project_id, path) DO UPDATE SET data = EXCLUDED.data, version = EXCLUDED.version, updated_at = now()
+             RETURNING id, (SELECT o.data FROM documents o WHERE o.project_id = $1 AND o.path = $2) AS previous
+           )
+           INSERT INTO document_changes (project_id, version, seq, path, id, data, previous)
+           SELECT $1, $7, $8, $2, id, $6::jsonb, previous FROM written`,
+          [projectId, path, parent, collection, randomUUID(), JSON.stringify(doc.data), bumped?.rows[0]?.version, seq],
         );
       }
       const ids = await client.query<{ id: number }>('SELECT id FROM users WHERE project_id = $1', [projectId]);

@@ -7,17 +7,24 @@ import type { JsonObject } from '../../core/json.js';
 import type { DocumentPath } from '../../core/paths.js';
 import type {
   AppliedMutation,
+  DocumentChangeEntry,
+  DocumentChangeLog,
   DocumentCommit,
+  DocumentHistory,
   DocumentJson,
   DocumentMutation,
   DocumentRecord,
+  DocumentSnapshot,
   DocumentStore,
   DocumentWithCollections,
   ListDocumentsOptions,
   NamePage,
   QueryDocumentsOptions,
   QueryResult,
+  QuerySnapshot,
 } from '../../core/ports.js';
+import { defaultRetention } from '../../core/realtime/tree-service.js';
+import { type CommitLogEntry, SqliteDocumentLog } from './document-log.js';
 import type { GroupCommit } from './group-commit.js';
 import { compileSeeks, indexScope, sqliteIndexName } from './index-sql.js';
 import { compileOrderBy, compileWhere, SqliteParamList, type SqliteParams } from './where-sql.js';
@@ -43,9 +50,6 @@ RETURNING id`,
 VALUES (@project, @path, @parent, @collection, @id, jsonb(@data), @now, @now, @version)`,
   update:
     'UPDATE documents SET data = jsonb(@data), updated_at = @now, version = @version WHERE project_id = @project AND path = @path',
-  /** The project's next document version: the commit sequence of §10. */
-  bumpVersion: `INSERT INTO document_versions (project_id, version) VALUES (@project, 1)
-ON CONFLICT (project_id) DO UPDATE SET version = version + 1 RETURNING version`,
   delete: 'DELETE FROM documents WHERE project_id = @project AND path = @path',
   list: `SELECT ${DOCUMENT_JSON} FROM documents INDEXED BY documents_by_parent
 WHERE project_id = @project AND parent = @parent AND collection = @collection AND path > @after
@@ -166,6 +170,8 @@ export class SqliteDocumentStore implements DocumentStore {
   private readonly listPage: JsonStatement;
   private readonly queries = new Map<string, JsonStatement>();
   private readonly countChildrenStatement: Statement<{ n: number }>;
+  private readonly log: SqliteDocumentLog;
+  private changeLog: DocumentChangeLog = { retention: defaultRetention };
   /** Rows visited by the running query (`ROW_SEEN`); statements run synchronously, one at a time. */
   private rowsSeen = 0;
 
@@ -173,6 +179,7 @@ export class SqliteDocumentStore implements DocumentStore {
     private readonly db: Database.Database,
     private readonly commits: GroupCommit,
   ) {
+    this.log = new SqliteDocumentLog(db);
     db.function('cds_row_seen', { deterministic: false }, () => {
       this.rowsSeen++;
       return 1;
@@ -185,7 +192,6 @@ export class SqliteDocumentStore implements DocumentStore {
       update: prepare(sqliteDocumentSql.update),
       delete: prepare(sqliteDocumentSql.delete),
       getStored: prepare(sqliteDocumentSql.getStored),
-      bumpVersion: prepare(sqliteDocumentSql.bumpVersion),
       firstBelow: prepare(sqliteDocumentSql.firstBelow),
       firstFrom: prepare(sqliteDocumentSql.firstFrom),
     };
@@ -195,18 +201,55 @@ export class SqliteDocumentStore implements DocumentStore {
     this.countChildrenStatement = db.prepare<SqliteParams, { n: number }>(sqlitePagingSql.countChildren);
   }
 
+  configureChangeLog(log: DocumentChangeLog): void {
+    this.changeLog = log;
+  }
+
   apply(projectId: number, mutations: readonly DocumentMutation[]): Promise<AppliedMutation[]> {
     return this.commits.run((scope) => {
       // Taken before the savepoint, so a batch that fails never rolls back a version the commit's other writes use.
-      const version = scope.once(
-        `documents:${projectId}`,
-        () => this.statements.bumpVersion.get({ project: projectId })?.version ?? 0,
-      );
-      const commit = { version, time: scope.time };
-      const applyAll = () => mutations.map((mutation) => this.applyOne(projectId, mutation, commit));
+      const entry = scope.once(`documents:${projectId}`, () => {
+        const bumped = this.log.bump(projectId, this.changeLog.retention, scope.time);
+        // Every bumped version is announced, even one whose writes were all refused: feeds expect consecutive versions.
+        scope.afterCommit(() => this.changeLog.onCommit?.({ projectId, ...bumped.record() }));
+        return bumped;
+      });
+      const commit = { version: entry.version, time: scope.time };
+      const changes: DocumentChangeEntry[] = [];
+      const applyAll = () => mutations.map((mutation) => this.applyOne(projectId, mutation, commit, entry, changes));
       // Several writes go in a savepoint: a refusal of any of them undoes the others.
-      return mutations.length > 1 ? this.db.transaction(applyAll)() : applyAll();
+      const applied = mutations.length > 1 ? this.db.transaction(applyAll)() : applyAll();
+      for (const change of changes) {
+        // Changed twice in one commit: the commit's change is from the first previous to the last data.
+        const first = entry.changes.get(change.path);
+        entry.changes.delete(change.path);
+        entry.changes.set(change.path, first ? { ...change, previous: first.previous } : change);
+      }
+      return applied;
     });
+  }
+
+  async currentVersion(projectId: number): Promise<number> {
+    return this.log.currentVersion(projectId);
+  }
+
+  async changesSince(projectId: number, version: number): Promise<DocumentHistory | null> {
+    return this.log.changesSince(projectId, version);
+  }
+
+  async querySnapshot(projectId: number, options: QueryDocumentsOptions): Promise<QuerySnapshot> {
+    // Statements of this connection run one at a time; the read transaction keeps other processes out.
+    return this.db.transaction(() => ({
+      version: this.log.currentVersion(projectId),
+      documents: this.querySync(projectId, options).documents,
+    }))();
+  }
+
+  async documentSnapshot(projectId: number, path: string): Promise<DocumentSnapshot> {
+    return this.db.transaction(() => {
+      const row = this.statements.get.get({ project: projectId, path });
+      return { version: this.log.currentVersion(projectId), document: row ? toRecord(row) : null };
+    })();
   }
 
   upsert(projectId: number, path: DocumentPath, data: JsonObject): Promise<DocumentRecord & { created: boolean }> {
@@ -221,15 +264,25 @@ export class SqliteDocumentStore implements DocumentStore {
   }
 
   /** One mutation inside the commit: read what it needs, let it decide, store the outcome (one statement). */
-  private applyOne(projectId: number, mutation: DocumentMutation, commit: DocumentCommit): AppliedMutation {
+  private applyOne(
+    projectId: number,
+    mutation: DocumentMutation,
+    commit: DocumentCommit,
+    entry: CommitLogEntry,
+    changes: DocumentChangeEntry[],
+  ): AppliedMutation {
     const path = mutation.path;
     const key = { project: projectId, path: path.path };
-    const row = mutation.readsStored ? this.statements.getStored.get(key) : undefined;
+    // Read for the change log's `previous` too (§10 resume), even when the mutation needs no stored document.
+    const row = this.statements.getStored.get(key);
     const stored = row ? { ...toRecord(row), version: row.version } : null;
-    const change = mutation.decide(stored, commit);
+    const change = mutation.decide(mutation.readsStored ? stored : null, commit);
     const { version } = commit;
     if (change.kind === 'delete') {
-      this.statements.delete.run(key);
+      if (this.statements.delete.run(key).changes > 0 && stored) {
+        const change = { path: path.path, id: stored.id, data: null, previous: stored.data };
+        this.logChange(entry, changes, change, commit.time);
+      }
       return { kind: 'deleted', path: path.path, version };
     }
     const columns = { ...this.columns(projectId, path, change.data), now: commit.time, version };
@@ -245,7 +298,14 @@ export class SqliteDocumentStore implements DocumentStore {
       id = change.newId;
     }
     const created = mutation.readsStored ? !stored : id === change.newId;
+    const previous = stored?.data ?? null;
+    this.logChange(entry, changes, { path: path.path, id, data: change.data, previous }, commit.time);
     return { kind: 'written', id, path: path.path, data: change.data, version, created };
+  }
+
+  private logChange(entry: CommitLogEntry, changes: DocumentChangeEntry[], change: DocumentChangeEntry, now: number) {
+    this.log.append(entry, change, now);
+    changes.push(change);
   }
 
   async get(projectId: number, path: string): Promise<DocumentRecord | null> {
@@ -325,6 +385,10 @@ export class SqliteDocumentStore implements DocumentStore {
   }
 
   async query(projectId: number, options: QueryDocumentsOptions): Promise<QueryResult> {
+    return this.querySync(projectId, options);
+  }
+
+  private querySync(projectId: number, options: QueryDocumentsOptions): QueryResult {
     const { sql, params } = sqliteQuerySql(projectId, options);
     let statement: JsonStatement;
     try {
@@ -333,7 +397,7 @@ export class SqliteDocumentStore implements DocumentStore {
       // An index dropped after the query was planned: the path indexes still answer it.
       if (!options.index || !/no such index/.test(String(error))) throw error;
       const { index: _dropped, ...unindexed } = options;
-      return this.query(projectId, unindexed);
+      return this.querySync(projectId, unindexed);
     }
     this.rowsSeen = 0;
     const documents = statement.all(params);

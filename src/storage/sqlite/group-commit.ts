@@ -8,7 +8,9 @@ export interface CommitScope {
    * The value `compute` gave for `key` earlier in this commit, else computes it now: a
    * project's version is bumped once per commit, by its first write.
    */
-  once(key: string, compute: () => number): number;
+  once<T>(key: string, compute: () => T): T;
+  /** Runs `callback` after the commit succeeded (not when it failed), in the order registered. */
+  afterCommit(callback: () => void): void;
 }
 
 interface PendingWrite {
@@ -54,15 +56,17 @@ export class GroupCommit {
     if (batch.length === 0) return;
     this.queue = [];
     let outcomes: Outcome[];
-    const shared = new Map<string, number>();
+    const shared = new Map<string, unknown>();
+    const committed: (() => void)[] = [];
     const scope: CommitScope = {
+      afterCommit(callback) {
+        committed.push(callback);
+      },
       time: Date.now(),
-      once(key, compute) {
-        let value = shared.get(key);
-        if (value === undefined) {
-          value = compute();
-          shared.set(key, value);
-        }
+      once<T>(key: string, compute: () => T): T {
+        if (shared.has(key)) return shared.get(key) as T;
+        const value = compute();
+        shared.set(key, value);
         return value;
       },
     };
@@ -77,6 +81,7 @@ export class GroupCommit {
       if (outcome.ok) pending.resolve(outcome.value);
       else pending.reject(outcome.error);
     });
+    for (const callback of committed) callback();
   }
 
   private attempt(pending: PendingWrite, scope: CommitScope): Outcome {

@@ -203,11 +203,24 @@ export class SqliteTransferStore implements TransferStore {
       `INSERT INTO documents (project_id, path, parent, collection, id, data, created_at, updated_at, version)
        VALUES (?, ?, ?, ?, ?, jsonb(?), ?, ?, ?)
        ON CONFLICT (project_id, path) DO UPDATE SET data = excluded.data, updated_at = excluded.updated_at,
-         version = excluded.version`,
+         version = excluded.version RETURNING id`,
     );
-    for (const doc of file.documents) {
+    // The change log (§10) has the commit too, so listeners on every instance catch up with it.
+    const log = this.db.prepare(
+      `INSERT INTO document_changes (project_id, version, seq, path, id, data, previous, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+    );
+    const before = this.db
+      .prepare<[number, string], string>('SELECT json(data) FROM documents WHERE project_id = ? AND path = ?')
+      .pluck();
+    for (const [seq, doc] of file.documents.entries()) {
       const { path, parent, collection } = parseDocumentPath(doc.path);
-      upsert.run(projectId, path, parent, collection, randomUUID(), JSON.stringify(doc.data), now, now, version);
+      const data = JSON.stringify(doc.data);
+      const previous = before.get(projectId, path) ?? null;
+      const { id } = upsert.get(projectId, path, parent, collection, randomUUID(), data, now, now, version) as {
+        id: string;
+      };
+      log.run(projectId, version, seq, path, id, data, previous, now);
     }
   }
 

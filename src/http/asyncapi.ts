@@ -1,0 +1,178 @@
+/**
+ * The WebSocket protocol (§4 realtime tree, §10 document listeners, §14 `auth`) as an AsyncAPI 3
+ * document, served at `GET /asyncapi.json` beside the OpenAPI one, so client authors have one
+ * machine-readable contract. Payloads are TypeBox schemas (JSON Schema).
+ */
+import Type, { type TSchema } from 'typebox';
+import type { HttpApp } from './server.js';
+
+const Id = Type.Union([Type.String(), Type.Number()], { description: 'Echoed in the reply' });
+const ListenerId = Type.Union([Type.String(), Type.Integer()], {
+  description: 'Names the listener on this connection; 7 and "7" differ',
+});
+const Path = Type.String({ description: 'A slash-separated path' });
+const Version = Type.Integer({ description: 'A project version (tree and documents have separate sequences)' });
+const Document = Type.Object({
+  id: Type.String(),
+  path: Type.String(),
+  data: Type.Record(Type.String(), Type.Unknown()),
+});
+
+const object = (properties: Record<string, TSchema>, optional: string[] = []) =>
+  Type.Object(
+    Object.fromEntries(
+      Object.entries(properties).map(([key, schema]) => [key, optional.includes(key) ? Type.Optional(schema) : schema]),
+    ),
+  );
+const action = (name: string) => Type.Literal(name);
+const event = (name: string) => Type.Literal(name);
+
+const clientMessages: Record<string, { summary: string; payload: TSchema }> = {
+  subscribe: {
+    summary: 'Subscribe to a tree path (§4); with since, resume from the change log',
+    payload: object({ action: action('subscribe'), path: Path, id: Id, since: Version }, ['id', 'since']),
+  },
+  unsubscribe: {
+    summary: 'End a subscription',
+    payload: object({ action: action('unsubscribe'), path: Path, id: Id }, ['id']),
+  },
+  set: {
+    summary: 'Replace the subtree at path',
+    payload: object({ action: action('set'), path: Path, value: Type.Unknown(), id: Id, if_match: Type.String() }, [
+      'id',
+      'if_match',
+    ]),
+  },
+  patch: {
+    summary: 'Set child paths of path at once',
+    payload: object(
+      {
+        action: action('patch'),
+        path: Path,
+        value: Type.Record(Type.String(), Type.Unknown()),
+        id: Id,
+        if_match: Type.String(),
+      },
+      ['id', 'if_match'],
+    ),
+  },
+  delete: {
+    summary: 'Delete the subtree at path',
+    payload: object({ action: action('delete'), path: Path, id: Id, if_match: Type.String() }, ['id', 'if_match']),
+  },
+  auth: {
+    summary: 'Replace the socket token (§14)',
+    payload: object({ action: action('auth'), access_token: Type.String(), id: Id }, ['id']),
+  },
+  listenDocument: {
+    summary: 'Listen to one document (§10)',
+    payload: object({ action: action('listen'), id: ListenerId, doc: Path, since: Version }, ['since']),
+  },
+  listenQuery: {
+    summary: 'Listen to a query (§10): what GET /documents/query/{collection} returns with these parameters',
+    payload: object(
+      {
+        action: action('listen'),
+        id: ListenerId,
+        collection: Type.String(),
+        parent_path: Type.String(),
+        where: Type.Array(Type.String({ description: 'field__lookup:value' }), { maxItems: 20 }),
+        order_by: Type.String({ description: 'field or -field, nested with __' }),
+        limit: Type.Integer({ minimum: 1, maximum: 1000 }),
+        since: Version,
+      },
+      ['parent_path', 'where', 'order_by', 'limit', 'since'],
+    ),
+  },
+  unlisten: { summary: 'End a listener', payload: object({ action: action('unlisten'), id: ListenerId }) },
+};
+
+const Change = Type.Object({
+  type: Type.Union([Type.Literal('added'), Type.Literal('modified'), Type.Literal('removed')]),
+  document: Type.Union([Document, Type.Object({ id: Type.String(), path: Type.String() })]),
+});
+
+const serverMessages: Record<string, { summary: string; payload: TSchema }> = {
+  init: {
+    summary: 'The snapshot answering subscribe',
+    payload: object({ event: event('init'), path: Path, value: Type.Unknown(), version: Version, id: Id }, ['id']),
+  },
+  update: {
+    summary: 'A committed write concerning a subscription',
+    payload: object({ event: event('update'), path: Path, value: Type.Unknown(), version: Version }),
+  },
+  resume: {
+    summary: 'Answers subscribe or listen with since: the missed updates or changes follow',
+    payload: Type.Union([
+      object({ event: event('resume'), path: Path, version: Version, id: Id }, ['id']),
+      object({ event: event('resume'), id: ListenerId, version: Version }),
+    ]),
+  },
+  ack: {
+    summary: 'A write committed, an unsubscribe, unlisten or auth done',
+    payload: object({ event: event('ack'), action: Type.String(), path: Path, id: Type.Union([Id, ListenerId]) }, [
+      'path',
+      'id',
+    ]),
+  },
+  error: {
+    summary: 'A refused message; the connection stays open',
+    payload: object(
+      { event: event('error'), message: Type.String(), id: Id, etag: Type.String(), value: Type.Unknown() },
+      ['id', 'etag', 'value'],
+    ),
+  },
+  cancel: {
+    summary: 'A subscription (path) or doc listener (id) the rules no longer grant (§9)',
+    payload: object({ event: event('cancel'), path: Path, id: ListenerId, message: Type.String() }, ['path', 'id']),
+  },
+  snapshot: {
+    summary: "A listener's result at version, in query order (§10)",
+    payload: object({ event: event('snapshot'), id: ListenerId, version: Version, documents: Type.Array(Document) }),
+  },
+  changes: {
+    summary: 'What one commit changed in a listener result: removed, then added, then modified (§10)',
+    payload: object({ event: event('changes'), id: ListenerId, version: Version, changes: Type.Array(Change) }),
+  },
+};
+
+const refs = (names: string[]) => names.map((name) => ({ $ref: `#/channels/realtime/messages/${name}` }));
+
+/** The AsyncAPI 3.0 document of `/realtime/ws`. */
+export function asyncApiDocument(): Record<string, unknown> {
+  const messages = Object.fromEntries(
+    [...Object.entries(clientMessages), ...Object.entries(serverMessages)].map(([name, { summary, payload }]) => [
+      name,
+      { name, summary, contentType: 'application/json', payload },
+    ]),
+  );
+  return {
+    asyncapi: '3.0.0',
+    info: {
+      title: 'Client Data Service WebSocket',
+      version: '0.1.0',
+      description:
+        'GET /realtime/ws upgrades after the §1 checks (headers, or client_id, client_secret and access_token ' +
+        'query parameters). Client and server messages are JSON text frames.',
+    },
+    channels: { realtime: { address: '/realtime/ws', messages } },
+    operations: {
+      sendClientMessage: {
+        action: 'receive',
+        channel: { $ref: '#/channels/realtime' },
+        messages: refs(Object.keys(clientMessages)),
+      },
+      receiveServerMessage: {
+        action: 'send',
+        channel: { $ref: '#/channels/realtime' },
+        messages: refs(Object.keys(serverMessages)),
+      },
+    },
+  };
+}
+
+/** Serves the document at `GET /asyncapi.json` (outside the OpenAPI document). */
+export function registerAsyncApi(app: HttpApp): void {
+  const document = asyncApiDocument();
+  app.get('/asyncapi.json', { schema: { hide: true } }, async () => document);
+}

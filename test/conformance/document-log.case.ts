@@ -1,0 +1,131 @@
+/**
+ * The document change log of the `DocumentStore` port (§10): versions, what each commit logged,
+ * retention, the commit listener and consistent snapshots. Run per engine by
+ * test/storage/document-store.test.ts.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { parseDocumentJson } from '../../src/core/documents/document-service.js';
+import { deleteMutation, putMutation } from '../../src/core/documents/document-writes.js';
+import { AppError } from '../../src/core/errors.js';
+import { parseDocumentPath } from '../../src/core/paths.js';
+import type { DocumentCommitEvent, DocumentMutation, DocumentStore, Storage } from '../../src/core/ports.js';
+import type { EngineFixture } from '../support/engines.js';
+
+const refused: DocumentMutation = {
+  path: parseDocumentPath('refused/r'),
+  readsStored: true,
+  decide() {
+    throw new AppError('forbidden', 'no');
+  },
+};
+
+/** Registers the change log suite for one engine. */
+export function documentLogCases(engine: EngineFixture): void {
+  describe.skipIf(engine.unavailable)(`DocumentStore change log on ${engine.name}`, () => {
+    let storage: Storage;
+    let store: DocumentStore;
+    let project = 5000;
+    const events: DocumentCommitEvent[] = [];
+
+    beforeAll(async () => {
+      storage = await engine.create();
+      store = storage.documents;
+    });
+    afterAll(async () => {
+      if (storage) await engine.destroy(storage);
+    });
+    beforeEach(() => {
+      project += 10;
+      events.length = 0;
+      store.configureChangeLog({ retention: { maxWrites: 1000, maxAgeMs: 60_000 }, onCommit: (e) => events.push(e) });
+    });
+
+    const put = (path: string, data = {}) =>
+      store.apply(project, [putMutation(parseDocumentPath(path), data, crypto.randomUUID())]);
+    const del = (path: string) => store.apply(project, [deleteMutation(parseDocumentPath(path))]);
+
+    it('logs each commit with its version: written data, deletes as null, with the kept id', async () => {
+      expect(await store.currentVersion(project)).toBe(0);
+      const [first] = await put('rooms/a', { n: 1 });
+      await put('rooms/a', { n: 2 });
+      await del('rooms/a');
+      expect(await store.currentVersion(project)).toBe(3);
+      const id = first?.kind === 'written' ? first.id : '';
+      const history = await store.changesSince(project, 0);
+      expect(history).toEqual({
+        version: 3,
+        commits: [
+          { version: 1, changes: [{ path: 'rooms/a', id, data: { n: 1 }, previous: null }] },
+          { version: 2, changes: [{ path: 'rooms/a', id, data: { n: 2 }, previous: { n: 1 } }] },
+          { version: 3, changes: [{ path: 'rooms/a', id, data: null, previous: { n: 2 } }] },
+        ],
+      });
+      expect((await store.changesSince(project, 2))?.commits.map((c) => c.version)).toEqual([3]);
+      expect(await store.changesSince(project, 3)).toEqual({ version: 3, commits: [] });
+    });
+
+    it('answers null for a since above the current version or negative', async () => {
+      await put('rooms/a');
+      expect(await store.changesSince(project, 2)).toBeNull();
+      expect(await store.changesSince(project, -1)).toBeNull();
+    });
+
+    it('tells the listener after each commit, also of a version whose writes were all refused', async () => {
+      await put('rooms/a', { x: 1 });
+      await expect(store.apply(project, [refused])).rejects.toThrow('no');
+      await put('rooms/b', { x: 2 });
+      expect(events.map((e) => [e.projectId, e.version, e.changes.map((c) => c.path)])).toEqual([
+        [project, 1, ['rooms/a']],
+        [project, 2, []],
+        [project, 3, ['rooms/b']],
+      ]);
+    });
+
+    it('logs nothing of a refused batch and everything of an accepted one in one commit', async () => {
+      await expect(
+        store.apply(project, [putMutation(parseDocumentPath('rooms/x'), {}, crypto.randomUUID()), refused]),
+      ).rejects.toThrow('no');
+      await store.apply(project, [
+        putMutation(parseDocumentPath('rooms/y'), { y: 1 }, crypto.randomUUID()),
+        putMutation(parseDocumentPath('rooms/z'), { z: 1 }, crypto.randomUUID()),
+      ]);
+      const history = await store.changesSince(project, 0);
+      expect(history?.commits.map((c) => [c.version, c.changes.map((x) => x.path)])).toEqual([
+        [2, ['rooms/y', 'rooms/z']],
+      ]);
+    });
+
+    it('keeps only the last maxWrites commits; an older since is no longer covered', async () => {
+      store.configureChangeLog({ retention: { maxWrites: 3, maxAgeMs: 60_000 } });
+      for (let i = 0; i < 6; i++) await put(`rooms/r${i}`);
+      expect(await store.changesSince(project, 2)).toBeNull();
+      expect((await store.changesSince(project, 3))?.commits.map((c) => c.version)).toEqual([4, 5, 6]);
+    });
+
+    it('keeps no commit older than maxAgeMs', async () => {
+      store.configureChangeLog({ retention: { maxWrites: 1000, maxAgeMs: 1 } });
+      await put('rooms/a');
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      await put('rooms/b');
+      expect(await store.changesSince(project, 0)).toBeNull();
+      expect((await store.changesSince(project, 1))?.commits.map((c) => c.version)).toEqual([2]);
+    });
+
+    it('reads a query and a document with the version they reflect', async () => {
+      await put('rooms/a', { n: 1 });
+      await put('rooms/b', { n: 2 });
+      const query = await store.querySnapshot(project, { collection: 'rooms', where: [] });
+      expect(query.version).toBe(2);
+      expect(query.documents.map((json) => parseDocumentJson(json).path)).toEqual(['rooms/a', 'rooms/b']);
+      const doc = await store.documentSnapshot(project, 'rooms/b');
+      expect(doc).toEqual({ version: 2, document: { id: expect.any(String), path: 'rooms/b', data: { n: 2 } } });
+      expect(await store.documentSnapshot(project, 'rooms/none')).toEqual({ version: 2, document: null });
+    });
+
+    it('keeps projects apart', async () => {
+      await put('rooms/a');
+      expect(await store.currentVersion(project + 1)).toBe(0);
+      expect(await store.changesSince(project + 1, 0)).toEqual({ version: 0, commits: [] });
+    });
+  });
+}
