@@ -1,5 +1,5 @@
 /**
- * Property-based fuzzing of every WebSocket action (§4, §14 `auth`) on each engine: generated
+ * Property-based fuzzing of every WebSocket action (§4, §10 listeners, §14 `auth`) on each engine: generated
  * messages (every action and unknown ones, hostile paths, any JSON values nested to 100,000
  * levels, huge numbers, duplicate keys, non-JSON and binary frames) over one socket. Invariants:
  * each message gets exactly one answer (`init`, `resume`, `ack` or `error`), an `error` never
@@ -15,7 +15,7 @@ import { jsonValueText, NESTING_DEPTHS, nested, notJson } from './inputs.js';
 import { FUZZ_SEED, fuzzRuns } from './invariants.js';
 
 const RUNS = { sqlite: fuzzRuns(300), postgres: fuzzRuns(150) };
-const ANSWERS = new Set(['init', 'resume', 'ack', 'error']);
+const ANSWERS = new Set(['init', 'resume', 'ack', 'error', 'snapshot']);
 
 /** A tree path as a socket sends it (not URL-encoded). */
 const treePath: fc.Arbitrary<unknown> = fc.oneof(
@@ -43,7 +43,10 @@ const messageId = fc.option(
 /** One frame: text (JSON or not) or binary. */
 function frame(tokens: string[]): fc.Arbitrary<{ text: string; binary: boolean }> {
   const action = fc.oneof(
-    { arbitrary: fc.constantFrom('subscribe', 'unsubscribe', 'set', 'patch', 'delete', 'auth'), weight: 9 },
+    {
+      arbitrary: fc.constantFrom('subscribe', 'unsubscribe', 'set', 'patch', 'delete', 'auth', 'listen', 'unlisten'),
+      weight: 9,
+    },
     { arbitrary: fc.constantFrom('SET', 'get', '', 'update', null, 1), weight: 1 },
   );
   const value = fc.oneof(
@@ -72,6 +75,18 @@ function frame(tokens: string[]): fc.Arbitrary<{ text: string; binary: boolean }
       since: fc.oneof(fc.integer(), fc.constantFrom(-1, 0, 2 ** 53, 1.5, '3', null)),
       if_match: fc.oneof(fc.constantFrom('*', '"x"', ''), fc.string({ maxLength: 4 })),
       access_token: fc.oneof(fc.constantFrom(...tokens), fc.string({ maxLength: 20 }), fc.constant(1)),
+      // §10 listeners: a document, or a query with its clauses.
+      doc: fc.oneof(fc.constantFrom('games/g1', 'games/g1/moves/m1', 'games', '/games//g1', '', 'a/../b'), fc.string()),
+      collection: fc.oneof(fc.constantFrom('games', 'moves', 'a/b', '', '..'), fc.string({ maxLength: 6 })),
+      parent_path: fc.oneof(fc.constantFrom('games/g1', 'games', ''), fc.string({ maxLength: 8 })),
+      where: fc.oneof(
+        fc.array(fc.constantFrom('score__gt:3', 'name:ann', 'x__in:1,2', 'bad', 'a__nope:1', 'n__iexact:1'), {
+          maxLength: 3,
+        }),
+        fc.constantFrom('score__gt:3', 7, null),
+      ),
+      order_by: fc.oneof(fc.constantFrom('score', '-score', 'a.b', '', '--x'), fc.integer()),
+      limit: fc.oneof(fc.constantFrom(0, 1, 10, 1000, 1001, -1, 1.5, '5'), fc.integer()),
     },
     { requiredKeys: ['action'] },
   );
