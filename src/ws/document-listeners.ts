@@ -17,12 +17,13 @@ import { DocumentListener, type ListenerHost } from './document-listener.js';
 /** What a connection's listeners need from it and from the gateway. */
 export interface DocumentListenersOptions {
   projectId: number;
-  userId: number;
+  /** The listening client user; undefined for an admin connection, which sees every document (§13). */
+  userId: number | undefined;
   service: DocumentListenerService;
   pathLimits: PathLimits;
   /** The project's document feed, started on first use. */
   feed: () => DocumentFeed;
-  /** Throws the §1 refusal when the user lacks `client.documents` (each `listen` needs it, §10). */
+  /** Throws the §1 refusal when the caller may not listen (a user needs `client.documents`, §10). */
   requireDocuments: () => Promise<void>;
   /** Subscriptions and listeners the connection may still open (§4's limit counts both). */
   freeSlots: () => number;

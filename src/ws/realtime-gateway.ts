@@ -12,7 +12,7 @@ import type { HttpApp } from '../http/server.js';
 import { DocumentFeed } from './document-feed.js';
 import { DocumentListeners } from './document-listeners.js';
 import { ProjectFeed } from './project-feed.js';
-import { RealtimeSession } from './realtime-session.js';
+import { RealtimeSession, type SessionCaller } from './realtime-session.js';
 
 const PERMISSION = 'client.realtime';
 
@@ -64,14 +64,13 @@ export function handshakeCredentials(request: FastifyRequest): Credentials {
 export class RealtimeGateway {
   private readonly feeds = new Map<number, ProjectFeed>();
   private readonly sessions = new Set<RealtimeSession>();
-  /** The access grant each handshake was admitted under, from the auth hook to `accept`. */
-  private readonly grants = new WeakMap<FastifyRequest, AccessGrant>();
+  /** The caller each handshake was admitted as, from the auth hook to `accept`. */
+  private readonly callers = new WeakMap<FastifyRequest, SessionCaller>();
   private heartbeat: NodeJS.Timeout | null = null;
   private permissionTimer: NodeJS.Timeout | null = null;
   private grantTimer: NodeJS.Timeout | null = null;
   private checkingPermissions = false;
   private reviewingGrants = false;
-  private auth: ClientAuthenticator | null = null;
   private stopRulesListener: (() => void) | null = null;
 
   private readonly documentFeeds = new Map<number, DocumentFeed>();
@@ -92,7 +91,6 @@ export class RealtimeGateway {
 
   /** Registers the WebSocket plugin and the route on `app`. */
   async register(app: HttpApp, auth: ClientAuthenticator): Promise<void> {
-    this.auth = auth;
     // Fired on every instance: the open subscriptions of the project are checked against the new ruleset.
     this.stopRulesListener = this.tree.onRulesChange((projectId) => void this.reviewGrants(projectId));
     await app.register(websocket, {
@@ -104,17 +102,27 @@ export class RealtimeGateway {
         );
       },
     });
+    await this.route(app, '/realtime/ws', async (request) => {
+      const principal = await authenticate(auth, handshakeCredentials(request), PERMISSION);
+      request.projectId = principal.projectId;
+      request.userId = principal.userId;
+      return clientCaller(auth, principal.projectId, principal);
+    });
+  }
+
+  /**
+   * Adds a WebSocket route (after `register`) whose handshake `admit` authenticates, throwing the
+   * refusal (its §0 status and body, no socket) or returning the caller the session runs for.
+   */
+  async route(app: HttpApp, url: string, admit: (request: FastifyRequest) => Promise<SessionCaller>): Promise<void> {
     await app.register(async (scope: HttpApp) => {
       // onRequest runs before the upgrade: a refused handshake never becomes a socket.
       scope.addHook('onRequest', async (request) => {
-        const principal = await authenticate(auth, handshakeCredentials(request), PERMISSION);
-        request.projectId = principal.projectId;
-        request.userId = principal.userId;
-        this.grants.set(request, principal);
+        this.callers.set(request, await admit(request));
       });
-      scope.get('/realtime/ws', { websocket: true }, (socket, request) => {
-        const grant = this.grants.get(request);
-        if (grant) this.accept(socket, request.projectId, grant);
+      scope.get(url, { websocket: true }, (socket, request) => {
+        const caller = this.callers.get(request);
+        if (caller) this.accept(socket, caller);
         else socket.close(1011, 'Not authenticated');
       });
     });
@@ -149,10 +157,10 @@ export class RealtimeGateway {
     this.documentFeeds.clear();
   }
 
-  private accept(socket: WebSocket, projectId: number, grant: AccessGrant): void {
+  private accept(socket: WebSocket, caller: SessionCaller): void {
+    const projectId = caller.projectId;
     const feed = this.feedOf(projectId);
-    const auth = this.auth;
-    const session = new RealtimeSession(socket, { projectId, ...grant }, feed, {
+    const session = new RealtimeSession(socket, caller, feed, {
       tree: this.tree,
       pathLimits: this.options.pathLimits,
       maxSubscriptions: this.options.maxSubscriptions,
@@ -161,13 +169,7 @@ export class RealtimeGateway {
       slowConsumerGraceMs: this.options.slowConsumerGraceMs ?? 30_000,
       onClosed: (closed) => this.forget(closed, feed),
       onError: (error) => this.log.error({ err: error }, 'realtime session error'),
-      verifyToken: async (accessToken) => {
-        if (!auth) throw new AppError('unavailable', 'Not ready');
-        const verified = await auth.verifyAccessGrant(accessToken, projectId);
-        await auth.requirePermission(projectId, verified.userId, PERMISSION, verified.tokenEpoch);
-        return verified;
-      },
-      listeners: (send, freeSlots) => this.listenersOf(projectId, grant, send, freeSlots),
+      listeners: (send, freeSlots) => this.listenersOf(caller, send, freeSlots),
     });
     this.sessions.add(session);
     // Start the feed now, so the first subscribe finds it ready.
@@ -185,17 +187,16 @@ export class RealtimeGateway {
 
   /**
    * A connection outlives its handshake: a user whose role lost `client.realtime` (or who was
-   * deleted or disabled, even if enabled again since) is disconnected with 1008 within the
-   * permission cache time plus this interval.
+   * deleted or disabled, even if enabled again since), or an admin or key that lost access to the
+   * project, is disconnected with 1008 within the permission cache time plus this interval.
    */
   private async checkPermissions(): Promise<void> {
-    const auth = this.auth;
-    if (!auth || this.checkingPermissions) return;
+    if (this.checkingPermissions) return;
     this.checkingPermissions = true;
     try {
       for (const session of [...this.sessions]) {
         try {
-          await auth.requirePermission(session.projectId, session.userId, PERMISSION, session.token.epoch);
+          await session.recheck();
         } catch (error) {
           // An outage says nothing about the user: keep every socket, and try again next time.
           if (error instanceof AppError && error.code === 'unavailable') {
@@ -262,22 +263,18 @@ export class RealtimeGateway {
   }
 
   /** The document listeners of a new connection (§10). */
-  private listenersOf(
-    projectId: number,
-    grant: AccessGrant,
-    send: (text: string) => void,
-    freeSlots: () => number,
-  ): DocumentListeners {
+  private listenersOf(caller: SessionCaller, send: (text: string) => void, freeSlots: () => number): DocumentListeners {
     const service = this.listeners;
+    const projectId = caller.projectId;
     return new DocumentListeners({
       projectId,
-      userId: grant.userId,
+      userId: caller.userId,
       service: service as DocumentListenerService,
       pathLimits: this.options.pathLimits,
       feed: () => this.documentFeedOf(projectId, service as DocumentListenerService),
       requireDocuments: async () => {
-        if (!service || !this.auth) throw new AppError('unavailable', 'Document listeners are not available');
-        await this.auth.requirePermission(projectId, grant.userId, 'client.documents', grant.tokenEpoch);
+        if (!service) throw new AppError('unavailable', 'Document listeners are not available');
+        await caller.requireListen();
       },
       freeSlots,
       maxSubscriptions: this.options.maxSubscriptions,
@@ -310,4 +307,25 @@ export class RealtimeGateway {
     }
     if (this.sessions.size === 0) this.stopTimers();
   }
+}
+
+/** A client user's connection (§4): held to the rules, may write with `client.realtime`, re-authenticates as §14. */
+function clientCaller(auth: ClientAuthenticator, projectId: number, handshake: AccessGrant): SessionCaller {
+  const userId = handshake.userId;
+  let current = handshake;
+  return {
+    projectId,
+    userId,
+    grant: handshake,
+    requireWrite: async () => {},
+    requireListen: () => auth.requirePermission(projectId, userId, 'client.documents', current.tokenEpoch),
+    reauthenticate: async (accessToken) => {
+      const verified = await auth.verifyAccessGrant(accessToken, projectId);
+      await auth.requirePermission(projectId, verified.userId, PERMISSION, verified.tokenEpoch);
+      if (verified.userId !== userId) throw new AppError('invalid_token', 'The token is of another user');
+      current = verified;
+      return verified;
+    },
+    recheck: () => auth.requirePermission(projectId, userId, PERMISSION, current.tokenEpoch),
+  };
 }

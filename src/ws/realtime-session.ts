@@ -1,5 +1,4 @@
 import type { WebSocket } from 'ws';
-import type { AccessGrant } from '../core/auth/auth-service.js';
 import { AppError } from '../core/errors.js';
 import type { JsonValue } from '../core/json.js';
 import type { PathLimits } from '../core/paths.js';
@@ -25,7 +24,30 @@ import type { TreeService } from '../core/realtime/tree-service.js';
 import type { CommitBroadcast } from './commit-broadcast.js';
 import type { DocumentListeners } from './document-listeners.js';
 import type { FeedListener, ProjectFeed } from './project-feed.js';
-import { SessionToken, TOKEN_EXPIRED_CODE, TOKEN_EXPIRED_REASON } from './session-token.js';
+import { type ExpiringGrant, SessionToken, TOKEN_EXPIRED_CODE, TOKEN_EXPIRED_REASON } from './session-token.js';
+
+/**
+ * Who a connection acts for and what it may do: a client user held to the rules (§4, §9), or a
+ * trusted admin caller (§13, no rules). The gateway builds one per connection; the session asks it.
+ */
+export interface SessionCaller {
+  readonly projectId: number;
+  /** The client user whose rules decide reads and writes; undefined for a trusted caller (an admin or server key). */
+  readonly userId: number | undefined;
+  /** The handshake's token: its expiry closes the socket with 4001 (§14). */
+  readonly grant: ExpiringGrant;
+  /** Throws the refusal (an AppError, sent as an `error` event) unless the caller may write the tree now. */
+  requireWrite(): Promise<void>;
+  /** Throws unless the caller may open a document listener (§10) now. */
+  requireListen(): Promise<void>;
+  /**
+   * Verifies a replacement token (`auth`, §14) and runs on it from now on; `invalid_token` (also for
+   * a token of another caller) ends the connection with 1008, any other error only refuses the message.
+   */
+  reauthenticate(accessToken: string): Promise<ExpiringGrant>;
+  /** Throws unless the caller may still hold the connection (checked periodically; an AppError closes it with 1008). */
+  recheck(): Promise<void>;
+}
 
 /** What a session needs besides its socket and feed. */
 export interface SessionOptions {
@@ -42,8 +64,6 @@ export interface SessionOptions {
   slowConsumerGraceMs: number;
   onClosed: (session: RealtimeSession) => void;
   onError: (error: unknown) => void;
-  /** Verifies an access token of the connection's project (`auth`, §14); throws `invalid_token`. */
-  verifyToken: (accessToken: string) => Promise<AccessGrant>;
   /** The connection's document listeners (§10), given the session's `send`. */
   listeners: (send: (text: string) => void, freeSlots: () => number) => DocumentListeners;
 }
@@ -99,23 +119,23 @@ export class RealtimeSession implements FeedListener {
   private socketClosed = false;
   private readonly closedCallbacks: (() => void)[] = [];
 
-  /** The project of the connection's client credentials. */
+  /** The project of the connection. */
   readonly projectId: number;
-  /** The user of its access token. */
-  readonly userId: number;
+  /** The client user of its access token; undefined for an admin connection (no rules). */
+  readonly userId: number | undefined;
   /** The access token it runs on now (§14). */
-  readonly token: SessionToken;
+  readonly token: SessionToken<ExpiringGrant>;
   private readonly listeners: DocumentListeners;
 
   constructor(
     private readonly socket: WebSocket,
-    principal: { projectId: number } & AccessGrant,
+    private readonly caller: SessionCaller,
     private readonly feed: ProjectFeed,
     private readonly options: SessionOptions,
   ) {
-    this.projectId = principal.projectId;
-    this.userId = principal.userId;
-    this.token = new SessionToken(principal, () => this.close(TOKEN_EXPIRED_CODE, TOKEN_EXPIRED_REASON));
+    this.projectId = caller.projectId;
+    this.userId = caller.userId;
+    this.token = new SessionToken(caller.grant, () => this.close(TOKEN_EXPIRED_CODE, TOKEN_EXPIRED_REASON));
     this.listeners = options.listeners(
       (text) => this.send(text),
       () => options.maxSubscriptions - this.live.size - this.listeners.size,
@@ -136,6 +156,11 @@ export class RealtimeSession implements FeedListener {
     }
     this.alive = false;
     this.socket.ping();
+  }
+
+  /** Throws unless the caller may still hold the connection (the gateway closes it with 1008 then). */
+  recheck(): Promise<void> {
+    return this.caller.recheck();
   }
 
   /** Calls `callback` once the socket has closed (at once if it has). */
@@ -238,12 +263,15 @@ export class RealtimeSession implements FeedListener {
         this.unsubscribe(message.path);
         break;
       case 'set':
+        await this.caller.requireWrite();
         await tree.set(this.projectId, message.path, message.value, this.userId, writeOptionsOf(message));
         break;
       case 'patch':
+        await this.caller.requireWrite();
         await tree.patch(this.projectId, message.path, message.value, this.userId, writeOptionsOf(message));
         break;
       case 'delete':
+        await this.caller.requireWrite();
         await tree.delete(this.projectId, message.path, this.userId, writeOptionsOf(message));
         break;
     }
@@ -255,10 +283,9 @@ export class RealtimeSession implements FeedListener {
    * ends the connection (`error`, then 1008); an outage only refuses the message.
    */
   private async reauthenticate(accessToken: string, id: MessageId | undefined): Promise<void> {
-    let grant: AccessGrant;
+    let grant: ExpiringGrant;
     try {
-      grant = await this.options.verifyToken(accessToken);
-      if (grant.userId !== this.userId) throw new AppError('invalid_token', 'The token is of another user');
+      grant = await this.caller.reauthenticate(accessToken);
     } catch (error) {
       if (!(error instanceof AppError) || error.code !== 'invalid_token') throw error;
       this.send(errorMessage(error.message, id));

@@ -2,7 +2,6 @@
  * The access token a WebSocket runs on (§14): the last one accepted, at the handshake or by an
  * `auth` message. The socket is closed with 4001 once it expires — never before its `exp`.
  */
-import type { AccessGrant } from '../core/auth/auth-service.js';
 
 /** Close code and reason of a socket whose token expired; clients refresh and reconnect with `since`. */
 export const TOKEN_EXPIRED_CODE = 4001;
@@ -11,26 +10,32 @@ export const TOKEN_EXPIRED_REASON = 'Token expired';
 // setTimeout takes at most a signed 32-bit delay; a longer token lifetime re-arms on the way.
 const LONGEST_TIMER_MS = 2 ** 31 - 1;
 
-export class SessionToken {
+/** What a socket's token grants; only its expiry matters here (a client grant, an admin caller, §13). */
+export interface ExpiringGrant {
+  /** When the token expires, in milliseconds since the epoch; Infinity for a credential that does not (a server key). */
+  expiresAtMs: number;
+}
+
+export class SessionToken<G extends ExpiringGrant> {
   private timer: NodeJS.Timeout | null = null;
-  private grant: AccessGrant;
+  private grant: G;
 
   /** `onExpired` is called once the current token's `exp` has passed. */
   constructor(
-    grant: AccessGrant,
+    grant: G,
     private readonly onExpired: () => void,
   ) {
     this.grant = grant;
     this.arm();
   }
 
-  /** The token epoch of the current token (re-checked with the user's permission). */
-  get epoch(): number {
-    return this.grant.tokenEpoch;
+  /** What the current token grants (re-checked periodically by the gateway). */
+  get current(): G {
+    return this.grant;
   }
 
-  /** Runs the socket on a newer token of the same user from now on. */
-  replace(grant: AccessGrant): void {
+  /** Runs the socket on a newer token of the same caller from now on. */
+  replace(grant: G): void {
     this.grant = grant;
     this.arm();
   }
@@ -43,6 +48,7 @@ export class SessionToken {
 
   private arm(): void {
     this.stop();
+    if (!Number.isFinite(this.grant.expiresAtMs)) return;
     const remaining = this.grant.expiresAtMs - Date.now();
     // A timer may fire a millisecond early: the expiry is checked against the clock, not assumed.
     this.timer = setTimeout(
