@@ -48,6 +48,7 @@ import { createHttpApp, type HttpApp, type HttpOptions } from './http/server.js'
 import { loadJwtSecret } from './jwt-secret.js';
 import { PostgresStorage } from './storage/postgres/postgres-storage.js';
 import { SqliteStorage } from './storage/sqlite/sqlite-storage.js';
+import { registerAdminRealtime } from './ws/admin-realtime.js';
 import { RealtimeGateway } from './ws/realtime-gateway.js';
 
 /** The services of the domain, wired to one storage engine. */
@@ -340,6 +341,7 @@ export async function buildApp(
     services.listeners,
   );
   await realtime.register(http, services.auth);
+  await registerAdminRealtime(http, realtime, guard);
   await http.ready();
   await services.rules.listen();
   await services.indexes.listen();
