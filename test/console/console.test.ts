@@ -210,15 +210,26 @@ describe.skipIf(!available && !required)('web console (§13) in headless Chromiu
     await page.close();
   });
 
-  it('realtime: browses level by level, shows another write live, saves a value', async () => {
+  it('realtime: browses level by level, shows another write live over the admin socket, saves a value', async () => {
     await api('PUT', `${project()}/realtime/db/rooms/lobby`, { value: { players: 1 } });
     const page = await signIn(f.owner, 'Realtime');
+    // Live by default: each level the view shows is a subscription on the admin WebSocket.
+    const received: string[] = [];
+    page.on('websocket', (ws) => {
+      if (ws.url().includes(`${project()}/realtime/ws?access_token=`)) {
+        ws.on('framereceived', (frame) => received.push(String(frame.payload)));
+      }
+    });
     await page.getByRole('region', { name: 'Children' }).getByRole('button', { name: 'rooms' }).click();
     await page.getByRole('region', { name: 'Children' }).getByRole('button', { name: 'lobby' }).click();
     const value = page.getByLabel('Value', { exact: true });
     await expectUi(value).toHaveValue(/"players": 1/);
+    await expect.poll(() => received.some((m) => m.includes('"init"') && m.includes('"rooms/lobby"'))).toBe(true);
     await api('PUT', `${project()}/realtime/db/rooms/lobby/players`, { value: 7 });
-    // Polled every 500 ms, so shown within 1 s; the margin is for a loaded CI machine.
+    // Pushed by the socket as the write commits (§13: within 1 s); the margin is for a loaded CI machine.
+    await expect
+      .poll(() => received.some((m) => m.includes('"update"') && m.includes('"rooms/lobby/players"')))
+      .toBe(true);
     await expectUi(value).toHaveValue(/"players": 7/, { timeout: 2000 });
     await shot(page, 'realtime');
     await value.fill('{"players": 9, "open": true}');

@@ -1,12 +1,49 @@
 /**
  * The realtime tree (§13): level by level (`shallow`), a value editor, live by default. Live
- * means the level and value are read again every 500 ms, so a change shows within 1 s.
+ * means a subscription to the path on the admin WebSocket (§4 protocol): each `update` has the
+ * level and value read again (one read at a time), so a change shows as soon as it is committed.
  */
 import { useEffect, useState } from 'preact/hooks';
-import { api, encodePath } from '../api.js';
+import { api, encodePath, loadSession } from '../api.js';
 import { ErrorAlert, parseJson, pretty, ReadOnly, useAction, useProject } from '../ui.js';
 
-const POLL_MS = 500;
+/** Wait before opening the socket again after it dropped (a restart, a network change). */
+const RECONNECT_MS = 1000;
+
+/**
+ * Calls `changed` after every commit under `path` until the returned stop is called, over
+ * `GET {admin}/realtime/ws`; `onError` gets the socket's refusals. A dropped socket has the view
+ * read once (its answer shows an outage, or signs an expired session out) and reconnects.
+ */
+function watchTree(admin: string, path: string, changed: () => void, onError: (message: string | null) => void) {
+  let socket: WebSocket | null = null;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let stopped = false;
+  const connect = () => {
+    const token = loadSession()?.token ?? '';
+    const scheme = location.protocol === 'https:' ? 'wss' : 'ws';
+    socket = new WebSocket(
+      `${scheme}://${location.host}${admin}/realtime/ws?access_token=${encodeURIComponent(token)}`,
+    );
+    socket.onopen = () => socket?.send(JSON.stringify({ action: 'subscribe', path, id: 'view' }));
+    socket.onmessage = (message) => {
+      const event = JSON.parse(String(message.data)) as { event: string; message?: string };
+      if (event.event === 'error') onError(event.message ?? 'Live updates failed');
+      else if (event.event === 'init' || event.event === 'update') changed();
+    };
+    socket.onclose = () => {
+      if (stopped) return;
+      changed();
+      timer = setTimeout(connect, RECONNECT_MS);
+    };
+  };
+  connect();
+  return () => {
+    stopped = true;
+    clearTimeout(timer);
+    socket?.close();
+  };
+}
 
 export function RealtimeArea() {
   const { admin, can } = useProject();
@@ -37,11 +74,27 @@ export function RealtimeArea() {
         if (!stopped) setReadError(e instanceof Error ? e.message : String(e));
       }
     };
-    void read();
-    const timer = live ? setInterval(read, POLL_MS) : undefined;
+    // One read at a time; updates arriving meanwhile ask for one more read after it.
+    let reading: Promise<void> | null = null;
+    let again = false;
+    const reread = () => {
+      if (reading) {
+        again = true;
+        return;
+      }
+      reading = read().finally(() => {
+        reading = null;
+        if (again && !stopped) {
+          again = false;
+          reread();
+        }
+      });
+    };
+    if (!live) void read();
+    const stopWatching = live ? watchTree(admin, path, reread, setReadError) : undefined;
     return () => {
       stopped = true;
-      clearInterval(timer);
+      stopWatching?.();
     };
   }, [url, live]);
   useEffect(() => {
