@@ -136,9 +136,22 @@ const serverMessages: Record<string, { summary: string; payload: TSchema }> = {
   },
 };
 
-const refs = (names: string[]) => names.map((name) => ({ $ref: `#/channels/realtime/messages/${name}` }));
+const refs = (channel: string, names: string[]) =>
+  names.map((name) => ({ $ref: `#/channels/${channel}/messages/${name}` }));
 
-/** The AsyncAPI 3.0 document of `/realtime/ws`. */
+/** The send and receive operations of one channel, over every message. */
+const actionsOf = (channel: string) => ({
+  action: 'receive',
+  channel: { $ref: `#/channels/${channel}` },
+  messages: refs(channel, Object.keys(clientMessages)),
+});
+const eventsOf = (channel: string) => ({
+  action: 'send',
+  channel: { $ref: `#/channels/${channel}` },
+  messages: refs(channel, Object.keys(serverMessages)),
+});
+
+/** The AsyncAPI 3.0 document of `/realtime/ws` and of the admins' socket (§13). */
 export function asyncApiDocument(): Record<string, unknown> {
   const messages = Object.fromEntries(
     [...Object.entries(clientMessages), ...Object.entries(serverMessages)].map(([name, { summary, payload }]) => [
@@ -153,20 +166,29 @@ export function asyncApiDocument(): Record<string, unknown> {
       version: '0.1.0',
       description:
         'GET /realtime/ws upgrades after the §1 checks (headers, or client_id, client_secret and access_token ' +
-        'query parameters). Client and server messages are JSON text frames.',
+        'query parameters). Client and server messages are JSON text frames. ' +
+        'GET /admin/projects/{project_id}/realtime/ws speaks the same protocol for admins and server keys (§13): ' +
+        'the admin token or key as Authorization or the access_token query parameter, document.view to connect, ' +
+        'subscribe and listen, document.manage for each write (else an error event), no access rules.',
     },
-    channels: { realtime: { address: '/realtime/ws', messages } },
+    channels: {
+      realtime: { address: '/realtime/ws', messages },
+      adminRealtime: {
+        address: '/admin/projects/{project_id}/realtime/ws',
+        description: 'The §4 protocol for admins and server keys, not subject to rules (§13).',
+        parameters: {
+          project_id: { description: 'A project of the caller’s organisation (else 404 at the upgrade).' },
+        },
+        messages: Object.fromEntries(
+          Object.keys(messages).map((name) => [name, { $ref: `#/channels/realtime/messages/${name}` }]),
+        ),
+      },
+    },
     operations: {
-      sendClientMessage: {
-        action: 'receive',
-        channel: { $ref: '#/channels/realtime' },
-        messages: refs(Object.keys(clientMessages)),
-      },
-      receiveServerMessage: {
-        action: 'send',
-        channel: { $ref: '#/channels/realtime' },
-        messages: refs(Object.keys(serverMessages)),
-      },
+      sendClientMessage: actionsOf('realtime'),
+      receiveServerMessage: eventsOf('realtime'),
+      sendAdminMessage: actionsOf('adminRealtime'),
+      receiveAdminEvent: eventsOf('adminRealtime'),
     },
   };
 }

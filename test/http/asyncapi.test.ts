@@ -33,6 +33,9 @@ describe('GET /asyncapi.json', () => {
     expect(names('event')).toEqual(
       new Set(['init', 'update', 'resume', 'ack', 'error', 'cancel', 'snapshot', 'changes']),
     );
+    // The admins' socket (§13) speaks the same protocol: every message, by reference.
+    expect(document.channels.adminRealtime.address).toBe('/admin/projects/{project_id}/realtime/ws');
+    expect(Object.keys(document.channels.adminRealtime.messages)).toEqual(Object.keys(messages));
     for (const operation of Object.values(document.operations) as { messages: { $ref: string }[] }[]) {
       for (const { $ref } of operation.messages) expect(messages[$ref.split('/').pop() as string]).toBeDefined();
     }
