@@ -1,12 +1,23 @@
 /** The admin realtime WebSocket (§13, §4's protocol) on every engine: refusals as the admin REST routes, roles, keys, no rules. */
+import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminFixture, type TestAdmin } from '../support/admin.js';
+import { TEST_JWT_SECRET } from '../support/app.js';
 import { engines } from '../support/engines.js';
 import { type RealtimeTestApp, startRealtimeApp } from '../support/realtime.js';
 import { connect, open, type ServerMessage, TestSocket } from '../support/ws-client.js';
 
 const DENY_ALL = { documents: [], realtime: [] };
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+
+/** An admin token of `adminId` expiring at `exp` (seconds), as `POST /admin/auth/login` signs them. */
+const adminTokenOf = (adminId: number, exp: number) =>
+  new SignJWT({ typ: 'admin' })
+    .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+    .setSubject(String(adminId))
+    .setIssuedAt()
+    .setExpirationTime(exp)
+    .sign(new TextEncoder().encode(TEST_JWT_SECRET));
 
 for (const engine of engines) {
   describe.skipIf(engine.unavailable)(`admin realtime WebSocket (§13) on ${engine.name}`, () => {
@@ -134,6 +145,25 @@ for (const engine of engines) {
       });
       expect((await client.closed).code).toBe(1008);
     });
+
+    it('closes with 4001 Token expired once the admin token expires (§14), not before', async () => {
+      const exp = Math.floor(Date.now() / 1000) + 2;
+      const ws = await open(adminWs(f.projectId), bearer(await adminTokenOf(f.viewer.id, exp)));
+      expect(await ws.request({ action: 'subscribe', path: 'a', id: 1 })).toMatchObject({ event: 'init' });
+      const closed = await ws.closed;
+      expect(closed).toEqual({ code: 4001, reason: 'Token expired' });
+      expect(Date.now()).toBeGreaterThanOrEqual(exp * 1000);
+    });
+
+    it('closes with 1008 once its server key is revoked', async () => {
+      const key = await issueKey('viewer');
+      const ws = await open(adminWs(f.projectId), bearer(key.key));
+      expect(await ws.request({ action: 'subscribe', path: 'a', id: 1 })).toMatchObject({ event: 'init' });
+      const revoked = await rest(`/admin/projects/${f.projectId}/server-keys/${key.id}`, f.owner.headers, 'DELETE');
+      expect(revoked.statusCode).toBe(200);
+      // The gateway re-checks open sockets every 5 s.
+      expect((await ws.closed).code).toBe(1008);
+    }, 20_000);
 
     it('is not subject to rules: subscribe, write and listen under a deny-all ruleset', async () => {
       const rules = await rest(`/admin/projects/${f.projectId}/rules`, f.owner.headers, 'PUT', { rules: DENY_ALL });
