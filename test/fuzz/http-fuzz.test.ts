@@ -24,7 +24,6 @@ const OUTSIDE_DOCUMENT: Record<string, string> = {
   'GET /docs/json': 'the OpenAPI document (read by this suite)',
   'GET /docs/yaml': 'the OpenAPI document',
   'GET /metrics': 'Prometheus text, no input',
-  'GET /asyncapi.json': 'the AsyncAPI document of the WebSockets (static, checked by asyncapi.test.ts)',
   'GET /realtime/ws': 'the WebSocket upgrade: fuzzed by ws-fuzz.test.ts',
   'GET /admin/projects/{project_id}/realtime/ws':
     'the admin WebSocket upgrade (§13): tested by admin-realtime-ws.test.ts',
