@@ -12,7 +12,7 @@ import type {
   Period,
   Standing,
 } from './leaderboards/leaderboard-model.js';
-import type { LeagueCount, LeagueMove } from './leaderboards/promotion.js';
+import type { ArchivedStanding, ListingRewrite, ResetBoard } from './leaderboards/listing-rewrite.js';
 import type { RankKey } from './leaderboards/rank-order.js';
 import type { DocumentPath } from './paths.js';
 import type { RulesRevision, RulesStore } from './rules/rules-store.js';
@@ -471,8 +471,8 @@ export interface PeriodReset {
   periodStart: number;
   next: Period;
   archivedAt: number;
-  /** AT_RESET: the moves of each league, from its final counts read inside the transaction. */
-  plan(counts: LeagueCount[]): LeagueMove[];
+  /** Core's plan of the final listings, from the board as read inside the transaction. */
+  plan(board: ResetBoard): ListingRewrite;
 }
 
 /** An archived (ended) period of a board. */
@@ -482,15 +482,7 @@ export interface ArchivedPeriod {
   archivedAt: number;
 }
 
-/** One user's final standing in an archived period, with the reward of that rank. */
-export interface ArchivedStanding {
-  rank: number;
-  userId: number;
-  statValue: number;
-  league: string;
-  updatedAt: number;
-  reward: JsonValue | null;
-}
+export type { ArchivedStanding };
 
 /** Leaderboards (§5): boards, leagues, rewards, entries, assignments, resets and archives. */
 export interface LeaderboardStore {
@@ -540,11 +532,10 @@ export interface LeaderboardAdminStore {
   listSlugs(projectId: number): Promise<string[]>;
   /**
    * Replaces name, description, operator, leagues and rewards of a board (slug, type, sort and
-   * reset stay), moves its revision on, and re-homes the current period: on CONTINUOUS boards
-   * every entry goes to the league its stat reaches under the new leagues; on AT_RESET boards
-   * entries and assignments of a league that is gone go to the lowest one. False when no board.
+   * reset stay), moves its revision on, and writes what `rehome` (core's `redefineRewrite`)
+   * decides from the current listings, in one transaction. False when no board.
    */
-  redefine(boardId: number, definition: LeaderboardDefinition): Promise<boolean>;
+  redefine(boardId: number, definition: LeaderboardDefinition, rehome: ListingRewrite): Promise<boolean>;
   /**
    * Takes the reset lease of a board still in period `periodStart` (free or expired lease), and
    * ends that period at `now` unless it ended earlier; false otherwise. `resetPeriod` follows.
