@@ -18,6 +18,7 @@ import type { DocumentPath } from './paths.js';
 import type { RulesRevision, RulesStore } from './rules/rules-store.js';
 import type { Ruleset } from './rules/ruleset.js';
 import type { ProjectExport } from './transfer/export-format.js';
+import type { ImportFound, ImportLookup, ImportRows } from './transfer/import-plan.js';
 import type { OrderBy, WhereClause } from './where.js';
 
 /** A stored document as the API returns it. */
@@ -548,19 +549,23 @@ export interface TransferStore {
   /** Everything of the project, in a stable order (paths, ids, slugs). */
   exportProject(projectId: number): Promise<ProjectExport>;
   /**
-   * Loads a checked file in one transaction, upserting (§8), with `tree` the file's realtime tree
-   * as child sets at the root committed as one tree write (null when there are none) and `rules`
-   * saved as the ruleset's next revision (null: unchanged); throws a 400 naming the first bad
-   * item, and then nothing changed.
+   * Loads a checked file in one transaction (§8): looks up what `request.lookup` names, writes the
+   * rows `request.plan` returns for it (or, when it throws, nothing), then `tree` as one tree write
+   * (none when empty) and `rules` as the ruleset's next revision (null: unchanged).
    */
-  importProject(
-    projectId: number,
-    file: ProjectExport,
-    tree: TreeSet[],
-    rules: Ruleset | null,
-    retention: ChangeLogRetention,
-    now: number,
-  ): Promise<ImportCommit>;
+  importProject(projectId: number, request: ImportRequest): Promise<ImportCommit>;
+}
+
+/** An import as core planned it, for the engine to run in one transaction. */
+export interface ImportRequest {
+  lookup: ImportLookup;
+  /** Core's conflict checks and rows (`planImport`), from what the engine found. */
+  plan(found: ImportFound): ImportRows;
+  /** The file's realtime tree as child sets at the root. */
+  tree: TreeSet[];
+  rules: Ruleset | null;
+  retention: ChangeLogRetention;
+  now: number;
 }
 
 /** What an import committed that others must hear of. */

@@ -8,6 +8,7 @@ import type { TreeService } from '../realtime/tree-service.js';
 import { planPatch } from '../realtime/tree-write.js';
 import type { RulesService } from '../rules/rules-service.js';
 import { badItem, importedRules, type ProjectExport, parseProjectExport } from './export-format.js';
+import { importLookup, planImport } from './import-plan.js';
 
 /** What an import loaded. */
 export interface ImportSummary {
@@ -48,14 +49,15 @@ export class TransferService {
     const file = parseProjectExport(input, this.deps.limits);
     const tree = this.treeSets(file);
     const rules = importedRules(file);
-    const commit = await this.deps.store.importProject(
-      projectId,
-      file,
+    const now = this.deps.clock.now();
+    const commit = await this.deps.store.importProject(projectId, {
+      lookup: importLookup(file),
+      plan: (found) => planImport(file, found, now),
       tree,
       rules,
-      this.deps.tree.retention,
-      this.deps.clock.now(),
-    );
+      retention: this.deps.tree.retention,
+      now,
+    });
     await this.deps.leaderboards.boardsChanged(
       projectId,
       file.leaderboards.map((board) => board.slug),
