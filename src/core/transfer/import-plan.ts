@@ -95,7 +95,10 @@ export function planImport(file: ProjectExport, found: ImportFound, now: number)
     now,
     users,
     nextUserId: file.users.reduce((next, user) => Math.max(next, user.id + 1), 0),
-    documents: file.documents.map((doc) => ({ ...parseDocumentPath(doc.path), data: doc.data as JsonObject })),
+    documents: file.documents.map((doc) => {
+      const { path, parent, collection } = parseDocumentPath(doc.path);
+      return { path, parent, collection, data: doc.data as JsonObject };
+    }),
     boards: file.leaderboards.map((board, i): ImportBoardRows => {
       const at = `leaderboards[${i}]`;
       board.entries.forEach((e, j) => {
