@@ -6,7 +6,8 @@ import { indexView } from '../../core/documents/indexes.js';
 import { clauseText } from '../../core/documents/query-stats.js';
 import { notFound } from '../../core/errors.js';
 import { type AdminGuard, adminAccess, decorateAdminRequests } from '../admin-auth-hook.js';
-import { adminConflictResponses, adminErrorResponses, adminSecurity, ProjectParams } from '../schemas/admin.js';
+import { adminConflictResponses, adminSecurity, ProjectParams } from '../schemas/admin.js';
+import { errorResponses } from '../schemas/common.js';
 import {
   CreateIndexBody,
   DeletedIndexSchema,
@@ -68,7 +69,7 @@ export function adminIndexRoutes(app: HttpApp, deps: AdminIndexDeps): void {
         description: `The project’s indexes, by id, with their state (any admin role). ${SCOPE}`,
         security: adminSecurity,
         params: ProjectParams,
-        response: { 200: IndexesSchema, ...adminErrorResponses },
+        response: { 200: IndexesSchema, ...errorResponses },
       },
     },
     (request) => indexes.list(request.projectId),
@@ -87,7 +88,7 @@ export function adminIndexRoutes(app: HttpApp, deps: AdminIndexDeps): void {
         security: adminSecurity,
         params: ProjectParams,
         querystring: ExplainQuery,
-        response: { 200: ExplainSchema, ...adminErrorResponses },
+        response: { 200: ExplainSchema, ...errorResponses },
       },
     },
     async (request) => {
@@ -119,7 +120,7 @@ export function adminIndexRoutes(app: HttpApp, deps: AdminIndexDeps): void {
         description: `Drops an index (owners and editors); unknown → 404 \`Index not found\`. ${SCOPE}`,
         security: adminSecurity,
         params: IndexParams,
-        response: { 200: DeletedIndexSchema, ...adminErrorResponses },
+        response: { 200: DeletedIndexSchema, ...errorResponses },
       },
     },
     (request) => {

@@ -7,7 +7,6 @@ import { type AdminGuard, adminAccess, decorateAdminRequests } from '../admin-au
 import {
   AdminSubmitBody,
   adminConflictResponses,
-  adminErrorResponses,
   adminSecurity,
   BoardParams,
   BoardSchema,
@@ -18,7 +17,7 @@ import {
   ResetSchema,
   UpdateBoardBody,
 } from '../schemas/admin.js';
-import { ErrorSchema } from '../schemas/common.js';
+import { ErrorSchema, errorResponses } from '../schemas/common.js';
 import { MeSchema } from '../schemas/leaderboards.js';
 import type { HttpApp } from '../server.js';
 
@@ -49,7 +48,7 @@ export function adminLeaderboardRoutes(app: HttpApp, deps: AdminLeaderboardDeps)
         description: `Every leaderboard of the project with its leagues, rewards and current period, by slug. ${NEEDS}`,
         security: adminSecurity,
         params: ProjectParams,
-        response: { 200: BoardsSchema, ...adminErrorResponses },
+        response: { 200: BoardsSchema, ...errorResponses },
       },
     },
     async (request) => ({ leaderboards: (await leaderboards.admin.list(request.projectId)).map(boardView) }),
@@ -84,7 +83,7 @@ export function adminLeaderboardRoutes(app: HttpApp, deps: AdminLeaderboardDeps)
         description: `One leaderboard's definition and current period; 404 \`Leaderboard not found\`. ${NEEDS}`,
         security: adminSecurity,
         params: BoardParams,
-        response: { 200: BoardSchema, ...adminErrorResponses },
+        response: { 200: BoardSchema, ...errorResponses },
       },
     },
     async (request) => boardView(await leaderboards.admin.get(request.projectId, request.params.slug)),
@@ -104,7 +103,7 @@ export function adminLeaderboardRoutes(app: HttpApp, deps: AdminLeaderboardDeps)
         security: adminSecurity,
         params: BoardParams,
         body: UpdateBoardBody,
-        response: { 200: BoardSchema, ...adminErrorResponses },
+        response: { 200: BoardSchema, ...errorResponses },
       },
     },
     async (request) => {
@@ -127,7 +126,7 @@ export function adminLeaderboardRoutes(app: HttpApp, deps: AdminLeaderboardDeps)
         security: adminSecurity,
         params: BoardParams,
         body: AdminSubmitBody,
-        response: { 200: MeSchema, ...adminErrorResponses, 503: ErrorSchema },
+        response: { 200: MeSchema, ...errorResponses, 503: ErrorSchema },
       },
     },
     (request) =>
