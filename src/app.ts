@@ -173,10 +173,15 @@ export function createServices(config: Config, storage: Storage, options: Servic
     clock,
     onError: (error, message) => log(error, message),
   });
-  const documents = new DocumentService(storage.documents, config.pathLimits, {
-    indexes,
-    ...(options.queryStats ? { stats: new QueryStats(options.queryStats, clock) } : {}),
-  });
+  const documents = new DocumentService(
+    storage.documents,
+    config.pathLimits,
+    {
+      indexes,
+      ...(options.queryStats ? { stats: new QueryStats(options.queryStats, clock) } : {}),
+    },
+    clock,
+  );
   return {
     storage,
     auth,

@@ -1,7 +1,7 @@
 /** The §8 import's conflict checks and rows (`import-plan.ts`), against what an engine would find (no database). */
 import { describe, expect, it } from 'vitest';
-import type { ProjectExport } from '../../../src/core/transfer/export-format.js';
-import { type ImportFound, importLookup, planImport } from '../../../src/core/transfer/import-plan.js';
+import type { ProjectExport } from '../../src/core/transfer/export-format.js';
+import { type ImportFound, importLookup, planImport } from '../../src/core/transfer/import-plan.js';
 
 const NOW = Date.parse('2026-11-24T10:00:00.000Z');
 const user = (id: number, username: string) => ({ id, username, nickname: username, avatar_url: null, roles: [] });
