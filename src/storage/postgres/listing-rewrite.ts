@@ -100,28 +100,35 @@ export async function runListingRewrite(
       if (batch.length < REWRITE_BATCH) break;
     }
   }
-  for (let i = 0; i < entries.length; i += REWRITE_BATCH) {
-    const part = entries.slice(i, i + REWRITE_BATCH);
-    await client.query(
-      `UPDATE leaderboard_entries e SET league = m.league FROM unnest($2::int[], $3::text[]) AS m(user_id, league)
-       WHERE e.leaderboard_id = $1 AND e.user_id = m.user_id`,
-      [boardId, part.map((c) => c.userId), part.map((c) => c.league)],
-    );
-  }
-  const moved = assignments.filter((c) => c.league !== null);
+  await moveUsers(client, 'leaderboard_entries', boardId, entries);
+  await moveUsers(
+    client,
+    'leaderboard_assignments',
+    boardId,
+    assignments.filter((c) => c.league !== null),
+  );
   const dropped = assignments.filter((c) => c.league === null).map((c) => c.userId);
-  for (let i = 0; i < moved.length; i += REWRITE_BATCH) {
-    const part = moved.slice(i, i + REWRITE_BATCH);
-    await client.query(
-      `UPDATE leaderboard_assignments a SET league = m.league FROM unnest($2::int[], $3::text[]) AS m(user_id, league)
-       WHERE a.leaderboard_id = $1 AND a.user_id = m.user_id`,
-      [boardId, part.map((c) => c.userId), part.map((c) => c.league)],
-    );
-  }
   for (let i = 0; i < dropped.length; i += REWRITE_BATCH) {
     await client.query('DELETE FROM leaderboard_assignments WHERE leaderboard_id = $1 AND user_id = ANY($2::int[])', [
       boardId,
       dropped.slice(i, i + REWRITE_BATCH),
     ]);
+  }
+}
+
+/** Sets the league of each user named in `changes` (never null here) in `table`, by batches. */
+async function moveUsers(
+  client: Queryable,
+  table: 'leaderboard_entries' | 'leaderboard_assignments',
+  boardId: number,
+  changes: readonly LeagueChange[],
+): Promise<void> {
+  for (let i = 0; i < changes.length; i += REWRITE_BATCH) {
+    const part = changes.slice(i, i + REWRITE_BATCH);
+    await client.query(
+      `UPDATE ${table} t SET league = m.league FROM unnest($2::int[], $3::text[]) AS m(user_id, league)
+       WHERE t.leaderboard_id = $1 AND t.user_id = m.user_id`,
+      [boardId, part.map((c) => c.userId), part.map((c) => c.league)],
+    );
   }
 }
