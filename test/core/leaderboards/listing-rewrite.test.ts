@@ -1,18 +1,9 @@
 /** The reset and re-homing plans of `listing-rewrite.ts`, fed listings as an engine would (no database). */
 import { describe, expect, it } from 'vitest';
-import type { League } from '../../../src/core/leaderboards/leaderboard-model.js';
 import { type ListingRewrite, redefineRewrite, resetRewrite } from '../../../src/core/leaderboards/listing-rewrite.js';
 import { type RankKey, scoreOf, unrankedKey } from '../../../src/core/leaderboards/rank-order.js';
+import { league } from '../../support/leaderboards.js';
 
-const league = (slug: string, order: number, extra: Partial<League> = {}): League => ({
-  slug,
-  name: slug,
-  order,
-  minStat: null,
-  promoteTop: null,
-  demoteBottom: null,
-  ...extra,
-});
 const ranked = (userId: number, stat: number, updatedAt = 1): RankKey => ({
   score: scoreOf('desc', stat),
   updatedAt,
