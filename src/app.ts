@@ -33,6 +33,7 @@ import { adminAuthRoutes } from './http/routes/admin-auth.js';
 import { adminDocumentRoutes } from './http/routes/admin-documents.js';
 import { adminIndexRoutes } from './http/routes/admin-indexes.js';
 import { adminLeaderboardRoutes } from './http/routes/admin-leaderboards.js';
+import { adminProjectDataRoutes } from './http/routes/admin-project-data.js';
 import { adminProjectRoutes } from './http/routes/admin-projects.js';
 import { adminRulesRoutes } from './http/routes/admin-rules.js';
 import { adminServerKeyRoutes } from './http/routes/admin-server-keys.js';
@@ -314,6 +315,7 @@ export async function buildApp(
   adminLeaderboardRoutes(http, { guard, leaderboards: services.leaderboards, projects: services.projectAdmin });
   adminRulesRoutes(http, { guard, rules: services.rules, tester: services.rulesTester });
   adminIndexRoutes(http, { guard, indexes: services.indexes, documents: services.documents });
+  adminProjectDataRoutes(http, { guard, documents: services.documents, tree: services.tree });
   const realtime = new RealtimeGateway(
     services.tree,
     services.bus,

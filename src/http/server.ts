@@ -13,10 +13,12 @@ import Fastify, {
   type RawServerDefault,
 } from 'fastify';
 import { AppError } from '../core/errors.js';
+import { registerConsole } from './console-route.js';
 import { handleError } from './errors.js';
 import { logSerializers, redactPaths } from './logging.js';
 import { registerOpenApi } from './openapi.js';
 import { type RateLimits, registerRateLimits } from './rate-limit.js';
+import { addStorableTextKeyword, withInputLimits } from './schema-limits.js';
 import { coalesceResponseWrites } from './write-coalescing.js';
 
 /** A Fastify instance whose route schemas are TypeBox schemas. */
@@ -44,6 +46,8 @@ const ajvBase: AjvOptions = { allErrors: true, useDefaults: true, removeAddition
 const bodyAjv = new Ajv({ ...ajvBase, coerceTypes: false });
 // Query strings and path parameters are text: `limit=5` must become 5, `limit=abc` a 422.
 const textAjv = new Ajv({ ...ajvBase, coerceTypes: 'array' });
+addStorableTextKeyword(bodyAjv);
+addStorableTextKeyword(textAjv);
 
 function emptyBodyAsObject(request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void {
   if (request.body === undefined || request.body === null) request.body = {};
@@ -74,12 +78,21 @@ export async function createHttpApp(options: HttpOptions): Promise<HttpApp> {
     },
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 16_384 },
     return503OnClosing: true,
+    // A URL whose percent-encoding is not UTF-8 is refused by the router before any hook runs.
+    frameworkErrors: (error, request, reply) => {
+      reply.header('x-request-id', request.id);
+      const known =
+        error.code === 'FST_ERR_BAD_URL'
+          ? new AppError('bad_request', 'Malformed URL: invalid percent-encoding')
+          : error;
+      handleError(known, request as FastifyRequest, reply as unknown as FastifyReply);
+    },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.decorateRequest('projectId', 0);
   app.decorateRequest('userId', 0);
   app.setValidatorCompiler(({ schema, httpPart }) =>
-    (httpPart === 'body' ? bodyAjv : textAjv).compile(schema as object),
+    (httpPart === 'body' ? bodyAjv : textAjv).compile(withInputLimits(schema) as object),
   );
 
   app.removeAllContentTypeParsers();
@@ -112,6 +125,7 @@ export async function createHttpApp(options: HttpOptions): Promise<HttpApp> {
   app.setErrorHandler(handleError);
   await registerRateLimits(app as unknown as HttpApp, options.rateLimits);
   await registerOpenApi(app as unknown as HttpApp);
+  await registerConsole(app as unknown as HttpApp);
   app.setNotFoundHandler((_request, reply) => {
     reply.status(404).send({ detail: 'Not Found' });
   });

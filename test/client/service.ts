@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type ServerProcess, startServerProcess } from '../support/server-process.js';
+import { printedOwner, type ServerProcess, startServerProcess } from '../support/server-process.js';
 
 const printed = (output: string, name: string) => new RegExp(`${name}:\\s+(\\S+)`).exec(output)?.[1] ?? '';
 
@@ -40,8 +40,7 @@ export async function startService(env: Record<string, string> = {}): Promise<Se
   let server: ServerProcess | undefined = await start();
   const output = server.output();
   const url = server.baseUrl;
-  const email = printed(output, 'admin_email');
-  const password = printed(output, 'admin_password');
+  const { email, password } = printedOwner(output);
   return {
     url,
     clientId: printed(output, 'client_id'),

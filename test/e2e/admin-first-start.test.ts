@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { type ServerProcess, startServerProcess } from '../support/server-process.js';
+import { printedOwner, type ServerProcess, startServerProcess } from '../support/server-process.js';
 
 const printed = (output: string, name: string) => new RegExp(`${name}:\\s+(\\S+)`).exec(output)?.[1] ?? '';
 
@@ -18,8 +18,8 @@ describe('first start creates an owner admin (SQLite, real process)', () => {
   it('prints the admin login once; the admin manages the first project; later starts print nothing', async () => {
     server = await startServerProcess({ CDS_DATA_DIR: dataDir });
     const output = server.output();
-    const email = printed(output, 'admin_email');
-    const password = printed(output, 'admin_password');
+    // One line scripts can parse (§7): `owner: <email> <password>`.
+    const { email, password } = printedOwner(output);
     const orgId = Number(printed(output, 'org_id'));
     const projectId = Number(printed(output, 'project_id'));
     expect(email).toBe('admin@localhost');
@@ -52,7 +52,7 @@ describe('first start creates an owner admin (SQLite, real process)', () => {
     server = undefined;
 
     server = await startServerProcess({ CDS_DATA_DIR: dataDir });
-    expect(server.output()).not.toContain('admin_password');
+    expect(server.output()).not.toMatch(/^owner: /m);
     const again = await fetch(`${server.baseUrl}/admin/auth/login`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },

@@ -21,9 +21,9 @@ function projectRoutes(projectId: number | string, userId: number): [Method, str
     ['GET', `${p}/roles`, undefined, 'user.manage'],
     ['POST', `${p}/roles`, { name: 'r', permissions: [] }, 'user.manage'],
     ['PUT', `${p}/roles/player`, { permissions: [] }, 'user.manage'],
-    ['GET', `${p}/leaderboards`, undefined, 'leaderboard.manage'],
+    ['GET', `${p}/leaderboards`, undefined, null], // reads: document.view, every role (§13)
     ['POST', `${p}/leaderboards`, { slug: 'x', name: 'X' }, 'leaderboard.manage'],
-    ['GET', `${p}/leaderboards/top`, undefined, 'leaderboard.manage'],
+    ['GET', `${p}/leaderboards/top`, undefined, null],
     ['PATCH', `${p}/leaderboards/top`, { name: 'Y' }, 'leaderboard.manage'],
     ['POST', `${p}/leaderboards/top/stats`, { user_id: userId, value: 1 }, 'leaderboard.manage'],
     ['POST', `${p}/leaderboards/top/reset`, {}, 'leaderboard.manage'],

@@ -285,7 +285,9 @@ for (const engine of engines) {
       await expectStatus(409, 'POST', boards, { ...owner, body: { slug: 'season', name: 'Again' } });
       await expectStatus(422, 'POST', boards, { ...owner, body: { slug: 'bad', name: 'Bad', type: 'AT_RESET' } });
       await expectStatus(200, 'GET', boards, owner);
-      await expectStatus(403, 'GET', boards, viewer);
+      // Leaderboard reads take any admin role (§13).
+      await expectStatus(200, 'GET', boards, viewer);
+      await expectStatus(403, 'POST', boards, { ...viewer, body: { slug: 'v', name: 'V' } });
       await expectStatus(200, 'GET', `${boards}/season`, owner);
       await expectStatus(404, 'GET', `${boards}/none`, owner);
       await expectStatus(200, 'PATCH', `${boards}/season`, { ...owner, body: { description: 'Weekly fun' } });
@@ -331,6 +333,32 @@ for (const engine of engines) {
       for (const prefix of ['/leaderboards', '/client/leaderboards']) {
         await expectStatus(200, 'GET', `${prefix}/season/history?expand=profile`, player);
       }
+      await expectStatus(200, 'GET', `${boards}/season/users?limit=5&expand=profile`, viewer);
+      await expectStatus(422, 'GET', `${boards}/season/users?limit=0`, viewer);
+      await expectStatus(200, 'GET', `${boards}/season/history?expand=profile`, viewer);
+      await expectStatus(404, 'GET', `${boards}/season/history?league=none`, viewer);
+
+      // Admin query and realtime tree (§13): any admin role reads, document.manage writes.
+      await expectStatus(200, 'GET', `${project}/query/notes?where=n__gte:0&order_by=-n&limit=5`, viewer);
+      await expectStatus(400, 'GET', `${project}/query/notes?where=n`, viewer);
+      await expectStatus(404, 'GET', `${project}/query/notes`, stranger);
+      const tree = `${project}/realtime/db`;
+      await expectStatus(200, 'PUT', `${tree}/console/a`, { ...owner, body: { value: { hp: 1 } } });
+      await expectStatus(403, 'PUT', `${tree}/console/a`, { ...viewer, body: { value: 1 } });
+      await expectStatus(412, 'PUT', `${tree}/console/a`, {
+        ...owner,
+        headers: { ...owner.headers, 'if-match': '"x"' },
+        body: { value: 1 },
+      });
+      await expectStatus(200, 'PATCH', `${tree}/console`, { ...owner, body: { value: { 'a/hp': 2 } } });
+      await expectStatus(422, 'PATCH', `${tree}/console`, { ...owner, body: { value: 3 } });
+      await expectStatus(200, 'GET', `${tree}/console?shallow=true`, viewer);
+      await expectStatus(200, 'GET', tree, viewer);
+      await expectStatus(404, 'GET', tree, stranger);
+      await expectStatus(404, 'GET', `${tree}/console`, stranger);
+      await expectStatus(404, 'GET', boards, stranger);
+      await expectStatus(403, 'DELETE', `${tree}/console/a`, viewer);
+      await expectStatus(200, 'DELETE', `${tree}/console/a`, owner);
 
       // Access rules (§9 Management).
       const rules = `${project}/rules`;

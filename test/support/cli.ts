@@ -1,9 +1,9 @@
-/** Runs the `cds` command (bin/cds.js) as a child process with only the given settings. */
+/** Runs the `cds` command (bundled by cli-bundle.ts) as a child process with only the given settings. */
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
+import { CLI_BUNDLE } from './cli-bundle.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
-const BIN = join(ROOT, 'bin', 'cds.js');
 
 /** What a `cds` run printed and how it exited. */
 export interface RunResult {
@@ -30,7 +30,7 @@ export function cdsRunner(
   };
   return (...args) =>
     new Promise((resolve) => {
-      execFile(process.execPath, [BIN, ...args], { cwd: ROOT, env }, (error, stdout, stderr) => {
+      execFile(process.execPath, [CLI_BUNDLE, ...args], { cwd: ROOT, env }, (error, stdout, stderr) => {
         const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
         resolve({ code, stdout, stderr });
       });

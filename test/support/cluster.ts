@@ -6,7 +6,7 @@ import pg from 'pg';
 import { quoteIdent } from '../../src/storage/postgres/postgres-storage.js';
 import { TEST_JWT_SECRET } from './app.js';
 import { TEST_DATABASE_URL, uniqueSchemaName } from './engines.js';
-import { type ServerProcess, startServerProcess } from './server-process.js';
+import { printedOwner, type ServerProcess, startServerProcess } from './server-process.js';
 
 /** A schema of its own on a PostgreSQL server, dropped by `drop`. */
 export interface TestSchema {
@@ -100,8 +100,8 @@ export function firstStart(servers: ServerProcess[]): ClusterProject {
     projectId: Number(value('project_id')),
     clientId: value('client_id'),
     clientSecret: value('client_secret'),
-    adminEmail: value('admin_email'),
-    adminPassword: value('admin_password'),
+    adminEmail: printedOwner(output).email,
+    adminPassword: printedOwner(output).password,
   };
 }
 

@@ -50,3 +50,9 @@ export function startServerProcess(env: Record<string, string>, timeoutMs = 20_0
     });
   });
 }
+
+/** The owner admin's login from the first-start line `owner: <email> <password>` (§7); empty strings when absent. */
+export function printedOwner(output: string): { email: string; password: string } {
+  const line = /^owner: (\S+) (\S+)$/m.exec(output);
+  return { email: line?.[1] ?? '', password: line?.[2] ?? '' };
+}

@@ -61,10 +61,15 @@ export function normalizeEmail(email: string): string {
   return email.trim().toLowerCase();
 }
 
-/** Parses an id taken from a URL; null unless it is a positive decimal integer. */
+/** The largest id either engine stores (PostgreSQL's INTEGER): a larger one names nothing. */
+export const MAX_ID = 2_147_483_647;
+
+/** Parses an id taken from a URL; null unless it is a positive decimal integer up to MAX_ID. */
 export function parseId(raw: string | number | undefined): number | null {
   const text = String(raw ?? '');
-  return ID.test(text) ? Number(text) : null;
+  if (!ID.test(text)) return null;
+  const id = Number(text);
+  return id <= MAX_ID ? id : null;
 }
 
 /** Converts a stored admin to its view. */

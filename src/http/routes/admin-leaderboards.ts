@@ -18,7 +18,7 @@ import {
   UpdateBoardBody,
 } from '../schemas/admin.js';
 import { ErrorSchema, errorResponses } from '../schemas/common.js';
-import { MeSchema } from '../schemas/leaderboards.js';
+import { HistoryQuery, HistorySchema, MeSchema, UsersListSchema, UsersQuery } from '../schemas/leaderboards.js';
 import type { HttpApp } from '../server.js';
 
 /** What the leaderboard administration routes use. */
@@ -31,21 +31,26 @@ export interface AdminLeaderboardDeps {
 const tags = ['admin'];
 const NEEDS =
   'Needs `leaderboard.manage` (owner, editor). A project of another organisation answers 404 `Project not found`.';
+const READS =
+  'Needs `document.view` (every admin role). A project of another organisation answers 404 `Project not found`.';
 const PREFIX = '/admin/projects/:project_id/leaderboards';
+/** No user has this id: the admin reads a board as nobody, so a listing defaults to the lowest league. */
+const NO_USER = 0;
 
 /** Creating, editing, resetting boards and submitting stats for any user (§6). */
 export function adminLeaderboardRoutes(app: HttpApp, deps: AdminLeaderboardDeps): void {
   const { leaderboards } = deps;
   decorateAdminRequests(app);
   const onRequest = adminAccess(deps.guard, { scope: 'project', permission: ADMIN_PERMISSIONS.leaderboardManage });
+  const read = adminAccess(deps.guard, { scope: 'project', permission: ADMIN_PERMISSIONS.documentView });
 
   app.get(
     PREFIX,
     {
-      onRequest,
+      onRequest: read,
       schema: {
         tags,
-        description: `Every leaderboard of the project with its leagues, rewards and current period, by slug. ${NEEDS}`,
+        description: `Every leaderboard of the project with its leagues, rewards and current period, by slug. ${READS}`,
         security: adminSecurity,
         params: ProjectParams,
         response: { 200: BoardsSchema, ...errorResponses },
@@ -77,16 +82,48 @@ export function adminLeaderboardRoutes(app: HttpApp, deps: AdminLeaderboardDeps)
   app.get(
     `${PREFIX}/:slug`,
     {
-      onRequest,
+      onRequest: read,
       schema: {
         tags,
-        description: `One leaderboard's definition and current period; 404 \`Leaderboard not found\`. ${NEEDS}`,
+        description: `One leaderboard's definition and current period; 404 \`Leaderboard not found\`. ${READS}`,
         security: adminSecurity,
         params: BoardParams,
         response: { 200: BoardSchema, ...errorResponses },
       },
     },
     async (request) => boardView(await leaderboards.admin.get(request.projectId, request.params.slug)),
+  );
+
+  app.get(
+    `${PREFIX}/:slug/users`,
+    {
+      onRequest: read,
+      schema: {
+        tags,
+        description: `The standings of a league, one page, as GET /leaderboards/{slug}/users (\`league\` defaults to the lowest). ${READS}`,
+        security: adminSecurity,
+        params: BoardParams,
+        querystring: UsersQuery,
+        response: { 200: UsersListSchema, ...errorResponses },
+      },
+    },
+    (request) => leaderboards.users(request.projectId, NO_USER, request.params.slug, request.query),
+  );
+
+  app.get(
+    `${PREFIX}/:slug/history`,
+    {
+      onRequest: read,
+      schema: {
+        tags,
+        description: `Archived final standings of a period, as GET /leaderboards/{slug}/history (\`league\` defaults to the lowest; \`me\` is null). ${READS}`,
+        security: adminSecurity,
+        params: BoardParams,
+        querystring: HistoryQuery,
+        response: { 200: HistorySchema, ...errorResponses },
+      },
+    },
+    (request) => leaderboards.history(request.projectId, NO_USER, request.params.slug, request.query),
   );
 
   app.patch(

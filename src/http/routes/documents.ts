@@ -30,7 +30,7 @@ import type { HttpApp } from '../server.js';
  * a string with a JSON content type as it is; the OpenAPI contract test checks these answers
  * against `DocumentListSchema` like every other.
  */
-function sendDocumentList(reply: FastifyReply, documents: readonly DocumentJson[]): FastifyReply {
+export function sendDocumentList(reply: FastifyReply, documents: readonly DocumentJson[]): FastifyReply {
   return reply.type('application/json; charset=utf-8').send(`{"documents":[${documents.join(',')}]}`);
 }
 

@@ -1,5 +1,6 @@
 /** TypeBox schemas of the admin API and the admin document store (§6). */
 import Type from 'typebox';
+import { MAX_ID } from '../../core/admin/admin-service.js';
 import { Nullable } from '../../core/nullable-schema.js';
 import { ErrorSchema, errorResponses } from './common.js';
 import { DocumentSchema } from './documents.js';
@@ -40,6 +41,8 @@ export const ClientParams = Type.Object({ project_id: Id('Project id'), client_i
 export const UserParams = Type.Object({ project_id: Id('Project id'), user_id: Id('User id') });
 export const RoleParams = Type.Object({ project_id: Id('Project id'), name: Type.String() });
 export const BoardParams = Type.Object({ project_id: Id('Project id'), slug: Type.String() });
+export const ProjectCollectionParams = Type.Object({ project_id: Id('Project id'), collection: Type.String() });
+export const ProjectTreeParams = Type.Object({ project_id: Id('Project id'), '*': Type.Optional(Type.String()) });
 
 /** `/document-store/{org_id}/{project_id}`. */
 export const StoreParams = Type.Object({ org_id: Id('Organisation id'), project_id: Id('Project id') });
@@ -146,15 +149,17 @@ const Reset = Type.Union([
 const LeagueInput = Type.Object({
   slug: Type.String(),
   name: Type.Optional(Type.String({ description: 'Default: the slug' })),
-  order: Type.Optional(Type.Integer({ minimum: 0, description: '0 = lowest; default: the position in the list' })),
+  order: Type.Optional(
+    Type.Integer({ minimum: 0, maximum: MAX_ID, description: '0 = lowest; default: the position in the list' }),
+  ),
   min_stat: Type.Optional(Nullable(Type.Number({ description: 'CONTINUOUS only' }))),
-  promote_top: Type.Optional(Nullable(Type.Integer({ minimum: 0, description: 'AT_RESET only' }))),
-  demote_bottom: Type.Optional(Nullable(Type.Integer({ minimum: 0, description: 'AT_RESET only' }))),
+  promote_top: Type.Optional(Nullable(Type.Integer({ minimum: 0, maximum: MAX_ID, description: 'AT_RESET only' }))),
+  demote_bottom: Type.Optional(Nullable(Type.Integer({ minimum: 0, maximum: MAX_ID, description: 'AT_RESET only' }))),
 });
 const RewardInput = Type.Object({
   league: Type.String(),
-  rank_from: Type.Integer({ minimum: 1 }),
-  rank_to: Type.Integer({ minimum: 1 }),
+  rank_from: Type.Integer({ minimum: 1, maximum: MAX_ID }),
+  rank_to: Type.Integer({ minimum: 1, maximum: MAX_ID }),
   reward: Type.Unknown({ description: 'Free JSON the game interprets' }),
 });
 
@@ -230,7 +235,10 @@ export const BoardSchema = Type.Object({
 });
 export const BoardsSchema = Type.Object({ leaderboards: Type.Array(BoardSchema) });
 
-export const AdminSubmitBody = Type.Object({ user_id: Type.Integer({ minimum: 1 }), value: Type.Number() });
+export const AdminSubmitBody = Type.Object({
+  user_id: Type.Integer({ minimum: 1, maximum: MAX_ID }),
+  value: Type.Number(),
+});
 
 export const ResetSchema = Type.Object({
   archived: Type.Object({ start: Type.String(), end: Type.String() }, { description: 'The period just ended' }),

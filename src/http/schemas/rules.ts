@@ -1,5 +1,6 @@
 /** TypeBox schemas of the access rules admin routes (§9 Management). */
 import Type from 'typebox';
+import { MAX_ID } from '../../core/admin/admin-service.js';
 
 const RuleSchema = Type.Object({
   match: Type.String({ description: 'Path pattern: literals, `{name}`, last `{name=**}`' }),
@@ -35,7 +36,7 @@ const RuleTestCaseSchema = Type.Object({
   area: Type.Union([Type.Literal('documents'), Type.Literal('realtime')]),
   method: Type.String({ description: 'documents: get, list, create, update, delete; realtime: read, write' }),
   path: Type.String({ description: 'A document path, or a realtime path (normalized as §0 says)' }),
-  user_id: Type.Integer({ minimum: 1, description: 'The user the operation runs as; unknown → 422' }),
+  user_id: Type.Integer({ minimum: 1, maximum: MAX_ID, description: 'The user the operation runs as; unknown → 422' }),
   data: Type.Optional(
     Type.Unknown({ description: 'What a write sends: documents `request.resource.data`, realtime the value' }),
   ),

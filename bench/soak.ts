@@ -1,0 +1,219 @@
+/**
+ * `npm run soak [-- --minutes 30] [-- --modes sqlite,cluster] [-- --report-seconds 60]`: mixed
+ * traffic (bench/soak-traffic.ts) for a while against one instance on SQLite, and against two
+ * instances on PostgreSQL + Redis (`cluster`), printing every interval each instance's RSS and
+ * event-loop delay p99 (measured inside the service, bench/soak-server.ts), the requests, errors
+ * and updates delivered; then a Markdown table and the RSS growth after the first interval
+ * (warm-up). Not part of `npm test`. PostgreSQL at CDS_SOAK_DATABASE_URL, Redis at CDS_SOAK_REDIS_URL.
+ */
+import { randomBytes } from 'node:crypto';
+import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { createServices } from '../src/app.js';
+import { loadConfig } from '../src/config.js';
+import { PLAYER_ROLE } from '../src/core/auth/player-role.js';
+import { ANTI_CHEAT_DEFAULTS } from '../src/core/leaderboards/leaderboard-model.js';
+import type { Storage } from '../src/core/ports.js';
+import { PostgresStorage, quoteIdent } from '../src/storage/postgres/postgres-storage.js';
+import { SqliteStorage } from '../src/storage/sqlite/sqlite-storage.js';
+import { ChildServer, cleanEnv, freePort, sleep } from './child.js';
+import { type SoakRates, type SoakTarget, SoakTraffic } from './soak-traffic.js';
+
+type Mode = 'sqlite' | 'cluster';
+
+function argument(name: string, fallback: string): string {
+  const at = process.argv.indexOf(name);
+  return at >= 0 ? (process.argv[at + 1] ?? fallback) : fallback;
+}
+
+const MINUTES = Number(argument('--minutes', process.env.CDS_SOAK_MINUTES ?? '30'));
+const REPORT_SECONDS = Number(argument('--report-seconds', '60'));
+const MODES = argument('--modes', 'sqlite,cluster').split(',') as Mode[];
+const DATABASE_URL = process.env.CDS_SOAK_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const REDIS_URL = process.env.CDS_SOAK_REDIS_URL ?? 'redis://127.0.0.1:6379';
+const PLAYERS = 200;
+const BOARD = 'soak';
+const RATES: SoakRates = { documents: 60, treeWrites: 5, submits: 20, boardReads: 20, subscribers: 1000 };
+
+/** One row of the report: one interval of one mode. */
+interface Row {
+  mode: Mode;
+  minute: number;
+  requests: number;
+  errors: number;
+  skipped: number;
+  updates: number;
+  /** Per instance: RSS in MiB and event-loop delay p99 in ms (the probe's last line). */
+  instances: { rssMiB: number; p99: number }[];
+}
+
+interface Prepared {
+  env: Record<string, string>;
+  dir: string;
+  target: Omit<SoakTarget, 'baseUrls' | 'wsUrls'>;
+  drop(): Promise<void>;
+}
+
+/** A fresh database with a project, its players (tokens, no passwords) and a leaderboard. */
+async function prepare(mode: Mode): Promise<Prepared> {
+  const dir = mkdtempSync(join(tmpdir(), 'cds-soak-'));
+  const schema = `cds_soak_${randomBytes(6).toString('hex')}`;
+  const env: Record<string, string> = { CDS_DATA_DIR: dir, CDS_JWT_SECRET: randomBytes(32).toString('hex') };
+  let storage: Storage;
+  if (mode === 'cluster') {
+    storage = await PostgresStorage.open({ connectionString: DATABASE_URL, schema });
+    Object.assign(env, { DATABASE_URL, CDS_DATABASE_SCHEMA: schema, REDIS_URL, CDS_REDIS_PREFIX: schema });
+  } else {
+    storage = SqliteStorage.open(join(dir, 'cds.sqlite'));
+  }
+  const services = createServices(loadConfig(env), storage);
+  const created = await services.accounts.createProject('soak', `soak ${mode}`);
+  const tokens: string[] = [];
+  for (let i = 1; i <= PLAYERS; i++) {
+    const user = await storage.accounts.createUser(created.project_id, {
+      username: `soak_${i}`,
+      passwordHash: null,
+      nickname: `Soak ${i}`,
+      roles: [PLAYER_ROLE],
+    });
+    tokens.push((await services.auth.issueAccessToken(created.project_id, user.id)).access_token);
+  }
+  await services.leaderboards.create(created.project_id, {
+    slug: BOARD,
+    name: 'Soak',
+    description: '',
+    type: 'CONTINUOUS',
+    sort: 'desc',
+    operator: 'best',
+    reset: 'none',
+    leagues: [{ slug: 'global', name: 'Global', order: 0, minStat: null, promoteTop: null, demoteBottom: null }],
+    rewards: [],
+    ...ANTI_CHEAT_DEFAULTS,
+  });
+  await services.leaderboards.stop();
+  await storage.close();
+  return {
+    env,
+    dir,
+    target: { clientId: created.client_id, clientSecret: created.client_secret, tokens, board: BOARD },
+    async drop() {
+      rmSync(dir, { recursive: true, force: true });
+      if (mode !== 'cluster') return;
+      const client = new pg.Client({ connectionString: DATABASE_URL });
+      await client.connect();
+      await client.query(`DROP SCHEMA IF EXISTS ${quoteIdent(schema)} CASCADE`).finally(() => client.end());
+    },
+  };
+}
+
+/** The probe's last line of instance `i`. */
+function lastProbe(dir: string, i: number): { rssMiB: number; p99: number } {
+  try {
+    const lines = readFileSync(join(dir, `probe-${i}.jsonl`), 'utf8')
+      .trim()
+      .split('\n');
+    const last = JSON.parse(lines[lines.length - 1] as string) as { rss: number; p99: number };
+    return { rssMiB: last.rss / 2 ** 20, p99: last.p99 };
+  } catch {
+    return { rssMiB: Number.NaN, p99: Number.NaN };
+  }
+}
+
+async function soak(mode: Mode): Promise<Row[]> {
+  const prepared = await prepare(mode);
+  const count = mode === 'cluster' ? 2 : 1;
+  const servers: ChildServer[] = [];
+  const rows: Row[] = [];
+  try {
+    const ports = await Promise.all(Array.from({ length: count }, () => freePort()));
+    for (const [i, port] of ports.entries()) {
+      const env = cleanEnv({
+        ...prepared.env,
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        SOAK_PROBE_FILE: join(prepared.dir, `probe-${i}.jsonl`),
+        SOAK_PROBE_MS: String(REPORT_SECONDS * 1000),
+      });
+      const server = ChildServer.spawn('bench/soak-server.ts', env, join(prepared.dir, `service-${i}.log`), [
+        '--max-semi-space-size=64',
+      ]);
+      servers.push(server);
+      await server.waitFor(`http://127.0.0.1:${port}/readyz`, performance.now());
+    }
+    const traffic = new SoakTraffic(
+      {
+        ...prepared.target,
+        baseUrls: ports.map((p) => `http://127.0.0.1:${p}`),
+        wsUrls: ports.map((p) => `ws://127.0.0.1:${p}/realtime/ws`),
+      },
+      RATES,
+    );
+    await traffic.start();
+    traffic.take();
+    const intervals = Math.max(1, Math.round((MINUTES * 60) / REPORT_SECONDS));
+    for (let minute = 1; minute <= intervals; minute++) {
+      await sleep(REPORT_SECONDS * 1000);
+      // The probes write at the same period; a moment later their line of this interval is there.
+      await sleep(200);
+      const counts = traffic.take();
+      const row: Row = { mode, minute, ...counts, instances: servers.map((_, i) => lastProbe(prepared.dir, i)) };
+      rows.push(row);
+      const figures = row.instances.map((s, i) => `#${i} rss ${s.rssMiB.toFixed(0)} MiB p99 ${s.p99.toFixed(1)} ms`);
+      console.error(
+        `[soak] ${mode} ${minute}/${intervals}: ${counts.requests} requests, ${counts.errors} errors, ${counts.skipped} skipped, ${counts.updates} updates; ${figures.join('; ')}${counts.samples.length ? ` (${counts.samples.join(' | ')})` : ''}`,
+      );
+    }
+    await traffic.stop();
+  } finally {
+    await Promise.all(servers.map((s) => s.stop()));
+    // The services' logs outlive the database when anything failed, to find out why.
+    if (rows.some((r) => r.errors > 0)) {
+      const kept = mkdtempSync(join(tmpdir(), `cds-soak-logs-${mode}-`));
+      for (const i of servers.keys()) cpSync(join(prepared.dir, `service-${i}.log`), join(kept, `service-${i}.log`));
+      console.error(`[soak] ${mode}: errors; the services' logs are in ${kept}`);
+    }
+    await prepared.drop();
+  }
+  return rows;
+}
+
+function markdown(rows: Row[]): string {
+  const lines = [
+    `| mode | ${REPORT_SECONDS === 60 ? 'minute' : `interval (${REPORT_SECONDS} s)`} | requests | errors | skipped | updates delivered | RSS MiB (per instance) | event-loop p99 ms (per instance) |`,
+    '|---|---|---|---|---|---|---|---|',
+  ];
+  for (const r of rows) {
+    const rss = r.instances.map((s) => s.rssMiB.toFixed(0)).join(' / ');
+    const p99 = r.instances.map((s) => s.p99.toFixed(1)).join(' / ');
+    lines.push(
+      `| ${r.mode} | ${r.minute} | ${r.requests} | ${r.errors} | ${r.skipped} | ${r.updates} | ${rss} | ${p99} |`,
+    );
+  }
+  return lines.join('\n');
+}
+
+/** RSS growth from the end of the first interval (warm-up) to the last, per instance, in %. */
+function growth(rows: Row[]): string {
+  const first = rows[0];
+  const last = rows[rows.length - 1];
+  if (!first || !last || rows.length < 2) return 'n/a (one interval)';
+  return first.instances
+    .map((s, i) => `${((((last.instances[i]?.rssMiB ?? 0) - s.rssMiB) / s.rssMiB) * 100).toFixed(1)} %`)
+    .join(' / ');
+}
+
+const all: Row[] = [];
+const summaries: string[] = [];
+for (const mode of MODES) {
+  const rows = await soak(mode);
+  all.push(...rows);
+  summaries.push(
+    `- ${mode}: RSS growth after warm-up ${growth(rows)}, errors ${rows.reduce((s, r) => s + r.errors, 0)}`,
+  );
+}
+console.log(
+  `Soak: ${MINUTES} min per mode; rates/s ${JSON.stringify(RATES)}\n\n${markdown(all)}\n\n${summaries.join('\n')}`,
+);
+process.exit(0);
