@@ -186,10 +186,15 @@ export function createServices(config: Config, storage: Storage, options: Servic
       bus.publish(documentChannel(event.projectId), encodeDocumentCommit(event)).catch(documentPublishFailed);
     },
   });
-  const documents = new DocumentService(storage.documents, config.pathLimits, {
-    indexes,
-    ...(options.queryStats ? { stats: new QueryStats(options.queryStats, clock) } : {}),
-  });
+  const documents = new DocumentService(
+    storage.documents,
+    config.pathLimits,
+    {
+      indexes,
+      ...(options.queryStats ? { stats: new QueryStats(options.queryStats, clock) } : {}),
+    },
+    clock,
+  );
   return {
     storage,
     auth,

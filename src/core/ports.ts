@@ -12,12 +12,13 @@ import type {
   Period,
   Standing,
 } from './leaderboards/leaderboard-model.js';
-import type { LeagueCount, LeagueMove } from './leaderboards/promotion.js';
+import type { ArchivedStanding, ListingRewrite, ResetBoard } from './leaderboards/listing-rewrite.js';
 import type { RankKey } from './leaderboards/rank-order.js';
 import type { DocumentPath } from './paths.js';
 import type { RulesRevision, RulesStore } from './rules/rules-store.js';
 import type { Ruleset } from './rules/ruleset.js';
 import type { ImportedIndex, ProjectExport } from './transfer/export-format.js';
+import type { ImportFound, ImportLookup, ImportRows } from './transfer/import-plan.js';
 import type { OrderBy, WhereClause } from './where.js';
 
 /** A stored document as the API returns it. */
@@ -551,8 +552,8 @@ export interface PeriodReset {
   periodStart: number;
   next: Period;
   archivedAt: number;
-  /** AT_RESET: the moves of each league, from its final counts read inside the transaction. */
-  plan(counts: LeagueCount[]): LeagueMove[];
+  /** Core's plan of the final listings, from the board as read inside the transaction. */
+  plan(board: ResetBoard): ListingRewrite;
 }
 
 /** An archived (ended) period of a board. */
@@ -562,15 +563,7 @@ export interface ArchivedPeriod {
   archivedAt: number;
 }
 
-/** One user's final standing in an archived period, with the reward of that rank. */
-export interface ArchivedStanding {
-  rank: number;
-  userId: number;
-  statValue: number;
-  league: string;
-  updatedAt: number;
-  reward: JsonValue | null;
-}
+export type { ArchivedStanding };
 
 /** Leaderboards (§5): boards, leagues, rewards, entries, assignments, resets and archives. */
 export interface LeaderboardStore {
@@ -620,11 +613,10 @@ export interface LeaderboardAdminStore {
   listSlugs(projectId: number): Promise<string[]>;
   /**
    * Replaces name, description, operator, leagues and rewards of a board (slug, type, sort and
-   * reset stay), moves its revision on, and re-homes the current period: on CONTINUOUS boards
-   * every entry goes to the league its stat reaches under the new leagues; on AT_RESET boards
-   * entries and assignments of a league that is gone go to the lowest one. False when no board.
+   * reset stay), moves its revision on, and writes what `rehome` (core's `redefineRewrite`)
+   * decides from the current listings, in one transaction. False when no board.
    */
-  redefine(boardId: number, definition: LeaderboardDefinition): Promise<boolean>;
+  redefine(boardId: number, definition: LeaderboardDefinition, rehome: ListingRewrite): Promise<boolean>;
   /**
    * Takes the reset lease of a board still in period `periodStart` (free or expired lease), and
    * ends that period at `now` unless it ended earlier; false otherwise. `resetPeriod` follows.
@@ -637,21 +629,25 @@ export interface TransferStore {
   /** Everything of the project, in a stable order (paths, ids, slugs). */
   exportProject(projectId: number): Promise<ProjectExport>;
   /**
-   * Loads a checked file in one transaction, upserting (§8), with `tree` the file's realtime tree
-   * as child sets at the root committed as one tree write (null when there are none) and `rules`
-   * saved as the ruleset's next revision (null: unchanged), and `indexes` declared in state
-   * `building` unless the project has them (the caller builds them); throws a 400 naming the
-   * first bad item, and then nothing changed.
+   * Loads a checked file in one transaction (§8): looks up what `request.lookup` names, writes the
+   * rows `request.plan` returns for it (or, when it throws, nothing), then `tree` as one tree write
+   * (none when empty), `rules` as the ruleset's next revision (null: unchanged) and `indexes`
+   * declared in state `building` unless the project has them (the caller builds them).
    */
-  importProject(
-    projectId: number,
-    file: ProjectExport,
-    tree: TreeSet[],
-    rules: Ruleset | null,
-    indexes: ImportedIndex[],
-    retention: ChangeLogRetention,
-    now: number,
-  ): Promise<ImportCommit>;
+  importProject(projectId: number, request: ImportRequest): Promise<ImportCommit>;
+}
+
+/** An import as core planned it, for the engine to run in one transaction. */
+export interface ImportRequest {
+  lookup: ImportLookup;
+  /** Core's conflict checks and rows (`planImport`), from what the engine found. */
+  plan(found: ImportFound): ImportRows;
+  /** The file's realtime tree as child sets at the root. */
+  tree: TreeSet[];
+  rules: Ruleset | null;
+  indexes: ImportedIndex[];
+  retention: ChangeLogRetention;
+  now: number;
 }
 
 /** What an import committed that others must hear of. */

@@ -17,6 +17,7 @@ import {
   type ProjectExport,
   parseProjectExport,
 } from './export-format.js';
+import { importLookup, planImport } from './import-plan.js';
 
 /** What an import loaded. */
 export interface ImportSummary {
@@ -63,15 +64,16 @@ export class TransferService {
     const rules = importedRules(file);
     const indexes = importedIndexes(file);
     await this.checkIndexLimit(projectId, indexes);
-    const commit = await this.deps.store.importProject(
-      projectId,
-      file,
+    const now = this.deps.clock.now();
+    const commit = await this.deps.store.importProject(projectId, {
+      lookup: importLookup(file),
+      plan: (found) => planImport(file, found, now),
       tree,
       rules,
       indexes,
-      this.deps.tree.retention,
-      this.deps.clock.now(),
-    );
+      retention: this.deps.tree.retention,
+      now,
+    });
     await this.deps.leaderboards.boardsChanged(
       projectId,
       file.leaderboards.map((board) => board.slug),
