@@ -6,8 +6,8 @@
 import { Command } from 'commander';
 import { createServices, openBus, openStorage } from '../app.js';
 import { loadConfig } from '../config.js';
+import type { Bus } from '../core/bus.js';
 import { AppError } from '../core/errors.js';
-import type { Bus } from '../core/ports.js';
 import { registerAdminCommands } from './admin-commands.js';
 import { registerBackupCommands } from './backup-commands.js';
 import { registerIndexCommands } from './index-commands.js';

@@ -1,7 +1,8 @@
+import type { Bus } from '../core/bus.js';
+import type { DocumentCommitRecord } from '../core/documents/document-store.js';
 import { decodeDocumentCommit, documentChannel } from '../core/listeners/document-commit-event.js';
 import type { DocumentListenerService } from '../core/listeners/document-listener-service.js';
 import { ListenerIndex } from '../core/listeners/listener-index.js';
-import type { Bus, DocumentCommitRecord } from '../core/ports.js';
 import { type FeedOptions, OrderedFeed } from './ordered-feed.js';
 
 /** A document listener as the feed sees it. */

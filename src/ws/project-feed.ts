@@ -1,4 +1,4 @@
-import type { Bus } from '../core/ports.js';
+import type { Bus } from '../core/bus.js';
 import { commitChannel, decodeCommits, type TreeCommitEvent } from '../core/realtime/commit-event.js';
 import { SubscriptionIndex } from '../core/realtime/subscription-index.js';
 import type { TreeService } from '../core/realtime/tree-service.js';

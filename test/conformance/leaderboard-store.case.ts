@@ -5,9 +5,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppError } from '../../src/core/errors.js';
 import type { Leaderboard, LeaderboardEntry } from '../../src/core/leaderboards/leaderboard-model.js';
+import type { LeaderboardStore } from '../../src/core/leaderboards/leaderboard-store.js';
 import { resetRewrite } from '../../src/core/leaderboards/listing-rewrite.js';
 import { compareRankKeys, keyOfEntry, type RankKey, scoreOf } from '../../src/core/leaderboards/rank-order.js';
-import type { LeaderboardStore, Storage } from '../../src/core/ports.js';
+import type { Storage } from '../../src/core/ports.js';
 import type { EngineFixture } from '../support/engines.js';
 import { definition, ladder, league } from '../support/leaderboards.js';
 

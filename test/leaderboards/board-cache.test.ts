@@ -13,8 +13,9 @@ import {
   type LeaderboardService,
   type LeaderboardsOptions,
 } from '../../src/core/leaderboards/leaderboard-service.js';
+import type { LeaderboardStore } from '../../src/core/leaderboards/leaderboard-store.js';
 import { redefineRewrite } from '../../src/core/leaderboards/listing-rewrite.js';
-import type { LeaderboardStore, Storage } from '../../src/core/ports.js';
+import type { Storage } from '../../src/core/ports.js';
 import { ManualClock } from '../support/clock.js';
 import { engines } from '../support/engines.js';
 import { definition, league } from '../support/leaderboards.js';

@@ -10,14 +10,14 @@ import {
   parseDocumentPath,
   parseParentPath,
 } from '../paths.js';
+import { matchesNothing, parseOrderBy, parseWhere, type WhereClause } from '../where.js';
 import type {
   DocumentJson,
   DocumentRecord,
   DocumentStore,
   DocumentWithCollections,
   QueryDocumentsOptions,
-} from '../ports.js';
-import { matchesNothing, parseOrderBy, parseWhere, type WhereClause } from '../where.js';
+} from './document-store.js';
 import {
   type BatchResult,
   type BatchWrite,

@@ -9,7 +9,7 @@ import type { Clock } from '../clock.js';
 import { badRequest, validationFailed } from '../errors.js';
 import { type JsonObject, unstorableIssue } from '../json.js';
 import { childDocumentPath, type DocumentPath, normalizePath, type PathLimits, parseDocumentPath } from '../paths.js';
-import type { AppliedMutation, DocumentMutation, DocumentRecord, DocumentStore } from '../ports.js';
+import type { AppliedMutation, DocumentMutation, DocumentRecord, DocumentStore } from './document-store.js';
 import {
   batchMutation,
   deleteMutation,

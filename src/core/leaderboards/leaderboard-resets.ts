@@ -1,7 +1,7 @@
 import type { Clock } from '../clock.js';
-import type { LeaderboardAdminStore, LeaderboardStore } from '../ports.js';
 import type { BoardCache } from './board-cache.js';
 import { isExpired, type Leaderboard, type Period } from './leaderboard-model.js';
+import type { LeaderboardAdminStore, LeaderboardStore } from './leaderboard-store.js';
 import { resetRewrite } from './listing-rewrite.js';
 import { nextPeriod, periodContaining } from './period-schedule.js';
 import type { RankCache } from './rank-cache.js';

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
+import type { AccountStore } from '../auth/account-store.js';
+import type { Bus } from '../bus.js';
 import type { Clock } from '../clock.js';
 import { AppError, badRequest, notFound, validationFailed } from '../errors.js';
-import type { AccountStore, Bus, LeaderboardAdminStore, LeaderboardStore } from '../ports.js';
 import { BoardCache } from './board-cache.js';
 import { KeyedMutex } from './keyed-mutex.js';
 import { LeaderboardAdmin } from './leaderboard-admin.js';
@@ -15,6 +16,7 @@ import {
   type Standing,
 } from './leaderboard-model.js';
 import { LeaderboardResets } from './leaderboard-resets.js';
+import type { LeaderboardAdminStore, LeaderboardStore } from './leaderboard-store.js';
 import {
   type BundleView,
   type EntriesView,

@@ -1,10 +1,10 @@
 import type { FastifyReply } from 'fastify';
+import type { DocumentJson } from '../../core/documents/document-store.js';
 import type { BatchWrite } from '../../core/documents/document-write-service.js';
 import { type Precondition, parseVersionTags } from '../../core/documents/document-writes.js';
 import type { ClientWriteRequest, RuledDocumentService } from '../../core/documents/ruled-document-service.js';
 import type { JsonObject } from '../../core/json.js';
 import { parseDocumentPath } from '../../core/paths.js';
-import type { DocumentJson } from '../../core/ports.js';
 import { type ClientAuthenticator, requirePermission } from '../auth-hook.js';
 import { ErrorSchema, errorResponses, WildcardParams } from '../schemas/common.js';
 import {

@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import type { LeaderboardDefinition } from '../../core/leaderboards/leaderboard-model.js';
+import type { LeaderboardAdminStore } from '../../core/leaderboards/leaderboard-store.js';
 import type { ListingRewrite } from '../../core/leaderboards/listing-rewrite.js';
-import type { LeaderboardAdminStore } from '../../core/ports.js';
 import { inTransaction, writeDefinitionParts } from './leaderboard-store.js';
 import { runListingRewrite } from './listing-rewrite.js';
 

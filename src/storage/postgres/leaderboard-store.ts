@@ -9,7 +9,6 @@ import type {
   Reward,
   Standing,
 } from '../../core/leaderboards/leaderboard-model.js';
-import type { RankKey } from '../../core/leaderboards/rank-order.js';
 import type {
   ArchivedPeriod,
   ArchivedStanding,
@@ -17,7 +16,8 @@ import type {
   EntryWriteResult,
   LeaderboardStore,
   PeriodReset,
-} from '../../core/ports.js';
+} from '../../core/leaderboards/leaderboard-store.js';
+import type { RankKey } from '../../core/leaderboards/rank-order.js';
 import { type Queryable, runListingRewrite, scanListing } from './listing-rewrite.js';
 
 export type { Queryable };

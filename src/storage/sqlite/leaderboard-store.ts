@@ -10,7 +10,6 @@ import type {
   Reward,
   Standing,
 } from '../../core/leaderboards/leaderboard-model.js';
-import type { RankKey } from '../../core/leaderboards/rank-order.js';
 import type {
   ArchivedPeriod,
   ArchivedStanding,
@@ -18,7 +17,8 @@ import type {
   EntryWriteResult,
   LeaderboardStore,
   PeriodReset,
-} from '../../core/ports.js';
+} from '../../core/leaderboards/leaderboard-store.js';
+import type { RankKey } from '../../core/leaderboards/rank-order.js';
 import { runListingRewrite, scanListing } from './listing-rewrite.js';
 
 interface BoardRow {

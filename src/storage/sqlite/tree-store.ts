@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import type { JsonValue } from '../../core/json.js';
+import { ancestorsOf, descendantRange, ROOT_PATH } from '../../core/realtime/tree-path.js';
 import type {
   ChangeLogRetention,
   TreeCommit,
@@ -11,8 +12,7 @@ import type {
   TreeWrite,
   TreeWriteHook,
   TreeWriteOutcome,
-} from '../../core/ports.js';
-import { ancestorsOf, descendantRange, ROOT_PATH } from '../../core/realtime/tree-path.js';
+} from '../../core/realtime/tree-store.js';
 import { assembleValue } from '../../core/realtime/tree-value.js';
 
 interface LeafRow {
