@@ -14,7 +14,6 @@ import type { TransferStore } from './transfer/transfer-store.js';
 
 /** One storage engine holding every store. */
 export interface Storage {
-  readonly engine: 'sqlite' | 'postgres';
   readonly documents: DocumentStore;
   readonly accounts: AccountStore;
   readonly tree: TreeStore;

@@ -34,7 +34,6 @@ const MIGRATION_LOCK_ID = 7_317_001;
 
 /** The scale-out engine: a `pg` pool; every store method is one statement or one transaction. */
 export class PostgresStorage implements Storage {
-  readonly engine = 'postgres' as const;
   readonly documents: DocumentStore;
   readonly accounts: AccountStore;
   readonly tree: TreeStore;

@@ -23,7 +23,6 @@ import { SqliteTreeStore } from './tree-store.js';
 
 /** The embedded engine: one SQLite file in WAL mode, opened synchronously. */
 export class SqliteStorage implements Storage {
-  readonly engine = 'sqlite' as const;
   readonly documents: DocumentStore;
   readonly accounts: AccountStore;
   readonly tree: TreeStore;
