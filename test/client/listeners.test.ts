@@ -198,6 +198,7 @@ describe('doc().onSnapshot and query().onSnapshot', () => {
     await until(() => errors.length === 1);
     expect(errors[0]).toBeInstanceOf(CdsError);
     expect(errors[0]).toMatchObject({ code: 'invalid-argument', detail: 'Invalid limit' });
+    expect(() => client.query('items').offset(1).onSnapshot(calls.listener)).toThrow(CdsError);
 
     const admin = await service.adminToken();
     const putRules = async (documents: unknown[]) => {

@@ -35,8 +35,10 @@ interface Listener {
   order: (a: Document, b: Document) => number;
   docs: Map<string, Document>;
   version: number;
-  /** A snapshot has arrived: later listens send `since`. */
+  /** A snapshot has arrived (the next one is diffed against `docs`). */
   synced: boolean;
+  /** The next listen may send `since` (false after the user changed: their rules may differ). */
+  resumable: boolean;
   callback: SnapshotListener;
   onError: SnapshotErrorListener | undefined;
 }
@@ -79,6 +81,7 @@ export class DocumentListeners {
       docs: new Map(),
       version: 0,
       synced: false,
+      resumable: false,
       callback,
       onError,
     };
@@ -93,6 +96,11 @@ export class DocumentListeners {
 
   clear(): void {
     this.live.clear();
+  }
+
+  /** Another user will listen: the next listens ask for a snapshot (diffed against the results held). */
+  forgetSince(): void {
+    for (const listener of this.live.values()) listener.resumable = false;
   }
 
   /**
@@ -129,7 +137,7 @@ export class DocumentListeners {
       else if (!jsonEqual(was.data, document.data)) modified.push({ type: 'modified', document });
     }
     listener.docs = after;
-    listener.synced = true;
+    listener.synced = listener.resumable = true;
     listener.version = Math.max(listener.version, version);
     const changes = [...removed, ...added, ...modified];
     if (first || changes.length > 0) this.emit(listener, changes, version);
@@ -169,7 +177,7 @@ function listenMessage(listener: Listener): Record<string, unknown> {
     action: 'listen',
     id: listener.id,
     ...listener.target,
-    ...(listener.synced ? { since: listener.version } : {}),
+    ...(listener.synced && listener.resumable ? { since: listener.version } : {}),
   };
 }
 

@@ -177,6 +177,7 @@ export class Query {
    * reconnects. `onError` gets a CdsError when the listener is refused. Returns the unsubscribe function.
    */
   onSnapshot(cb: SnapshotListener, onError?: SnapshotErrorListener): () => void {
+    if (this.skip !== undefined) throw new CdsError(400, 'A listener takes no offset', 'invalid-argument');
     const target: Record<string, unknown> = { collection: this.collection };
     if (this.options.parent !== undefined) target.parent_path = this.options.parent;
     if (this.clauses.length > 0) target.where = [...this.clauses];

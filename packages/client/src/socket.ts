@@ -132,6 +132,7 @@ export class RealtimeSocket {
     // A connecting socket gets the new token when it opens (see open()).
     if (this.socket?.readyState !== 1 || token === this.token) return;
     if (token === null || !sameUser) {
+      this.listeners.forgetSince();
       this.socket?.close(4000, 'session changed');
       return;
     }
