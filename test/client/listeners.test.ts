@@ -184,6 +184,8 @@ describe('doc().onSnapshot and query().onSnapshot', () => {
       const values = rec.calls.slice(1).map((c) => Number(c.documents[0]?.data.counter));
       expect(new Set(values).size).toBe(N);
     }
+    // The limit listener kept its window of five.
+    for (const recs of results) expect(recs[2]?.calls.every((c) => c.documents.length <= 5)).toBe(true);
     for (const reader of readers) expect(reader.socket.connections).toBeGreaterThanOrEqual(2);
   }, 300_000);
 
