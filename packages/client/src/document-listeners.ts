@@ -144,8 +144,10 @@ export class DocumentListeners {
   }
 
   private changes(listener: Listener, changes: ListenerChangeWire[], version: number): void {
-    // A version already in the result (a repeat after a reconnect) is skipped.
-    if (!listener.synced || version <= listener.version) return;
+    // An older version is already in the result. The same version may come twice: the server
+    // re-reads a result after a rule change and sends the difference at the current version.
+    // Changes the copy already holds are not reported, so a repeat makes no call.
+    if (!listener.synced || version < listener.version) return;
     const reported: DocumentChange[] = [];
     for (const change of changes) {
       const { path } = change.document;
