@@ -13,6 +13,7 @@ import { ProjectAdminService } from './core/admin/project-admin-service.js';
 import { ServerKeyService } from './core/admin/server-keys.js';
 import { AccountService } from './core/auth/account-service.js';
 import { AuthService } from './core/auth/auth-service.js';
+import type { Bus } from './core/bus.js';
 import { type Clock, systemClock } from './core/clock.js';
 import { DocumentService } from './core/documents/document-service.js';
 import { IndexService } from './core/documents/index-service.js';
@@ -21,7 +22,7 @@ import { RuledDocumentService } from './core/documents/ruled-document-service.js
 import { createLeaderboards, type LeaderboardService } from './core/leaderboards/leaderboard-service.js';
 import { documentChannel, encodeDocumentCommit } from './core/listeners/document-commit-event.js';
 import { DocumentListenerService } from './core/listeners/document-listener-service.js';
-import type { Bus, Storage } from './core/ports.js';
+import type { Storage } from './core/ports.js';
 import { TreeRules } from './core/realtime/tree-rules.js';
 import { TreeService } from './core/realtime/tree-service.js';
 import { RuleAuthLookup } from './core/rules/rule-auth.js';
@@ -187,10 +188,15 @@ export function createServices(config: Config, storage: Storage, options: Servic
       bus.publish(documentChannel(event.projectId), encodeDocumentCommit(event)).catch(documentPublishFailed);
     },
   });
-  const documents = new DocumentService(storage.documents, config.pathLimits, {
-    indexes,
-    ...(options.queryStats ? { stats: new QueryStats(options.queryStats, clock) } : {}),
-  });
+  const documents = new DocumentService(
+    storage.documents,
+    config.pathLimits,
+    {
+      indexes,
+      ...(options.queryStats ? { stats: new QueryStats(options.queryStats, clock) } : {}),
+    },
+    clock,
+  );
   return {
     storage,
     auth,

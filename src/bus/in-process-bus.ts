@@ -1,4 +1,4 @@
-import type { Bus } from '../core/ports.js';
+import type { Bus } from '../core/bus.js';
 
 type Listener = (message: string) => void;
 

@@ -1,5 +1,5 @@
 import { Redis, type RedisOptions } from 'ioredis';
-import type { Bus } from '../core/ports.js';
+import type { Bus } from '../core/bus.js';
 
 type Listener = (message: string) => void;
 

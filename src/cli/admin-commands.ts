@@ -1,12 +1,8 @@
 /** `cds admin create` (§6, §7), registered on the `cds` program by `main.ts`. */
-import { type Command, InvalidArgumentError, Option } from 'commander';
+import { type Command, Option } from 'commander';
 import { ADMIN_ROLES } from '../core/admin/admin-permissions.js';
+import { positiveInteger } from './positive-integer.js';
 import type { ServicesRunner } from './transfer-commands.js';
-
-function orgId(value: string): number {
-  if (!/^[1-9][0-9]{0,15}$/.test(value)) throw new InvalidArgumentError('expected a positive integer.');
-  return Number(value);
-}
 
 interface CreateOptions {
   org: number;
@@ -22,7 +18,7 @@ export function registerAdminCommands(program: Command, withServices: ServicesRu
   admin
     .command('create')
     .description('create an admin of an existing organisation')
-    .requiredOption('--org <id>', 'organisation id', orgId)
+    .requiredOption('--org <id>', 'organisation id', positiveInteger)
     .requiredOption('--email <email>', 'login email (unique over all organisations)')
     .requiredOption('--password <password>', 'password (at least 8 characters)')
     .addOption(new Option('--role <role>', 'role in the organisation').choices(ADMIN_ROLES).makeOptionMandatory())

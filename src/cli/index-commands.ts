@@ -7,7 +7,8 @@ import type { Services } from '../app.js';
 import type { IndexDeclaration } from '../core/documents/index-service.js';
 import { explanation } from '../core/documents/query-explain.js';
 import { notFound } from '../core/errors.js';
-import { projectId, type ServicesRunner } from './transfer-commands.js';
+import { positiveInteger } from './positive-integer.js';
+import type { ServicesRunner } from './transfer-commands.js';
 
 interface ProjectOptions {
   project: number;
@@ -48,7 +49,7 @@ export function registerIndexCommands(program: Command, withServices: ServicesRu
   index
     .command('create')
     .description('declare an index and build it (prints the 202 body; returns once the build has ended)')
-    .requiredOption('--project <id>', 'project id', projectId)
+    .requiredOption('--project <id>', 'project id', positiveInteger)
     .requiredOption('--collection <name>', 'the collection (second-to-last path segment), at any depth')
     .requiredOption('--field <field[:desc]>', 'an index field, 1 to 4 in order (repeat the option)', indexField, [])
     .option('--json', 'machine-readable output (always JSON)')
@@ -70,7 +71,7 @@ export function registerIndexCommands(program: Command, withServices: ServicesRu
   index
     .command('list')
     .description('print {indexes: [{id, collection, fields, state}]} of a project')
-    .requiredOption('--project <id>', 'project id', projectId)
+    .requiredOption('--project <id>', 'project id', positiveInteger)
     .option('--json', 'machine-readable output (always JSON)')
     .action(async (options: ProjectOptions) => {
       const listed = await withServices(async (s) => {
@@ -83,8 +84,8 @@ export function registerIndexCommands(program: Command, withServices: ServicesRu
   index
     .command('drop')
     .description('drop an index (prints {deleted}); unknown → Index not found, exit 1')
-    .requiredOption('--project <id>', 'project id', projectId)
-    .requiredOption('--id <index id>', 'index id', projectId)
+    .requiredOption('--project <id>', 'project id', positiveInteger)
+    .requiredOption('--id <index id>', 'index id', positiveInteger)
     .option('--json', 'machine-readable output (always JSON)')
     .action(async (options: ProjectOptions & { id: number }) => {
       const dropped = await withServices(
@@ -104,7 +105,7 @@ export function registerIndexCommands(program: Command, withServices: ServicesRu
     .description(
       'tell which index a query would use, the clauses it seeks on and the database plan, without running it',
     )
-    .requiredOption('--project <id>', 'project id', projectId)
+    .requiredOption('--project <id>', 'project id', positiveInteger)
     .requiredOption('--collection <name>', 'the collection queried')
     .option('--where <clause>', 'a where clause as the query sends it (repeat the option)', repeated, [])
     .option('--order-by <field>', 'order_by, -field for descending')

@@ -3,14 +3,15 @@
  * server. Every command prints one human-readable line, or with `--json` exactly the keys §7
  * names; failures print a message to stderr and exit 1.
  */
-import { Command, InvalidArgumentError } from 'commander';
+import { Command } from 'commander';
 import { createServices, openBus, openStorage } from '../app.js';
 import { loadConfig } from '../config.js';
+import type { Bus } from '../core/bus.js';
 import { AppError } from '../core/errors.js';
-import type { Bus } from '../core/ports.js';
 import { registerAdminCommands } from './admin-commands.js';
 import { registerBackupCommands } from './backup-commands.js';
 import { registerIndexCommands } from './index-commands.js';
+import { positiveInteger } from './positive-integer.js';
 import { registerRulesCommands } from './rules-commands.js';
 import { registerTransferCommands, type ServicesRunner } from './transfer-commands.js';
 
@@ -53,12 +54,6 @@ const withServices: ServicesRunner = async (task, options = {}) => {
     await storage.close();
   }
 };
-
-/** Parses a positive integer id option (`--project 3`). */
-function positiveInteger(value: string): number {
-  if (!/^[1-9][0-9]{0,15}$/.test(value)) throw new InvalidArgumentError('expected a positive integer.');
-  return Number(value);
-}
 
 /** Parses a comma-separated list option (`--role a,b`). */
 function commaList(value: string): string[] {

@@ -5,7 +5,8 @@ import { AppError, notFound } from '../core/errors.js';
 import { isJsonObject } from '../core/json.js';
 import type { RuleDecision } from '../core/rules/compiled-ruleset.js';
 import type { RuleTestCase } from '../core/rules/rules-tester.js';
-import { projectId, readJson, type ServicesRunner } from './transfer-commands.js';
+import { positiveInteger } from './positive-integer.js';
+import { readJson, type ServicesRunner } from './transfer-commands.js';
 
 /** A case of a cases file: a test route case that may say what it expects. */
 interface ExpectingCase extends RuleTestCase {
@@ -78,7 +79,7 @@ export function registerRulesCommands(program: Command, withServices: ServicesRu
   rules
     .command('get')
     .description('print {rules, revision, updated_at} of a project (revision 0: never set, the open ruleset)')
-    .requiredOption('--project <id>', 'project id', projectId)
+    .requiredOption('--project <id>', 'project id', positiveInteger)
     .option('--json', 'machine-readable output (always JSON)')
     .action(async (options: ProjectOptions) => {
       const current = await withServices(async (s) => {
@@ -93,7 +94,7 @@ export function registerRulesCommands(program: Command, withServices: ServicesRu
     .description(
       'set the ruleset from a file (a bare ruleset or {rules}), as the next revision; running servers are told',
     )
-    .requiredOption('--project <id>', 'project id', projectId)
+    .requiredOption('--project <id>', 'project id', positiveInteger)
     .argument('<file>', 'JSON file (or - for stdin)')
     .option('--json', 'machine-readable output')
     .action(async (file: string, options: ProjectOptions) => {
@@ -112,7 +113,7 @@ export function registerRulesCommands(program: Command, withServices: ServicesRu
   rules
     .command('test')
     .description('decide each case of a cases file; exit 1 naming each case whose "expect" differs')
-    .requiredOption('--project <id>', 'project id', projectId)
+    .requiredOption('--project <id>', 'project id', positiveInteger)
     .argument('<cases-file>', 'JSON: {"cases": [{area, method, path, user_id, data?, existing?, expect?}]} or an array')
     .option('--rules <file>', 'decide under these rules instead of the current ones')
     .option('--json', 'machine-readable output')

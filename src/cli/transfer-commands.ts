@@ -1,8 +1,9 @@
 /** `cds export` and `cds import` (§7, §8), registered on the `cds` program by `main.ts`. */
 import { readFile } from 'node:fs/promises';
-import { type Command, InvalidArgumentError } from 'commander';
+import type { Command } from 'commander';
 import type { Services } from '../app.js';
 import { AppError } from '../core/errors.js';
+import { positiveInteger } from './positive-integer.js';
 
 /**
  * Runs a task with the services of the configured storage, closing it afterwards (main.ts's
@@ -13,12 +14,6 @@ export type ServicesRunner = <T>(
   task: (services: Services) => Promise<T>,
   options?: { announces?: boolean },
 ) => Promise<T>;
-
-/** Parses a `--project` id. */
-export function projectId(value: string): number {
-  if (!/^[1-9][0-9]{0,15}$/.test(value)) throw new InvalidArgumentError('expected a positive integer.');
-  return Number(value);
-}
 
 /** Reads and parses a JSON file (`-`: stdin); a file that is not JSON is named as such, after `what`. */
 export async function readJson(file: string, what = 'Invalid import'): Promise<unknown> {
@@ -41,7 +36,7 @@ export function registerTransferCommands(program: Command, withServices: Service
   program
     .command('export')
     .description('write every document, user, leaderboard and the realtime tree of a project as JSON to stdout')
-    .requiredOption('--project <id>', 'project id', projectId)
+    .requiredOption('--project <id>', 'project id', positiveInteger)
     .option('--json', 'machine-readable output (the export is always JSON)')
     .action(async (options: { project: number }) => {
       const data = await withServices((s) => s.transfer.exportProject(options.project));
@@ -51,7 +46,7 @@ export function registerTransferCommands(program: Command, withServices: Service
   program
     .command('import')
     .description('load an export file (or - for stdin) into a project in one transaction: all of it or nothing')
-    .requiredOption('--project <id>', 'project id', projectId)
+    .requiredOption('--project <id>', 'project id', positiveInteger)
     .argument('<file>', 'the JSON file written by `cds export`')
     .option('--json', 'machine-readable output')
     .action(async (file: string, options: { project: number; json?: boolean }) => {

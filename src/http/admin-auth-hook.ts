@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import type { AdminCaller } from '../core/admin/admin-caller.js';
 import type { AdminPermission } from '../core/admin/admin-permissions.js';
 import type { AdminService } from '../core/admin/admin-service.js';
-import type { Admin } from '../core/ports.js';
+import type { Admin } from '../core/admin/admin-store.js';
 import { credentialsFromHeaders } from './auth-hook.js';
 import type { HttpApp } from './server.js';
 

@@ -27,6 +27,40 @@ const object = (properties: Record<string, TSchema>, optional: string[] = []) =>
 const action = (name: string) => Type.Literal(name);
 const event = (name: string) => Type.Literal(name);
 
+// The §10 messages, exported with their static types: the SDK's wire types are checked against them.
+export const ListenDocumentMessage = Type.Object({
+  action: Type.Literal('listen'),
+  id: ListenerId,
+  doc: Path,
+  since: Type.Optional(Version),
+});
+export const ListenQueryMessage = Type.Object({
+  action: Type.Literal('listen'),
+  id: ListenerId,
+  collection: Type.String(),
+  parent_path: Type.Optional(Type.String()),
+  where: Type.Optional(Type.Array(Type.String({ description: 'field__lookup:value' }), { maxItems: 20 })),
+  order_by: Type.Optional(Type.String({ description: 'field or -field, nested with __' })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
+  since: Type.Optional(Version),
+});
+export const ListenerChange = Type.Object({
+  type: Type.Union([Type.Literal('added'), Type.Literal('modified'), Type.Literal('removed')]),
+  document: Type.Union([Document, Type.Object({ id: Type.String(), path: Type.String() })]),
+});
+export const SnapshotEvent = Type.Object({
+  event: Type.Literal('snapshot'),
+  id: ListenerId,
+  version: Version,
+  documents: Type.Array(Document),
+});
+export const ChangesEvent = Type.Object({
+  event: Type.Literal('changes'),
+  id: ListenerId,
+  version: Version,
+  changes: Type.Array(ListenerChange),
+});
+
 const clientMessages: Record<string, { summary: string; payload: TSchema }> = {
   subscribe: {
     summary: 'Subscribe to a tree path (§4); with since, resume from the change log',
@@ -64,33 +98,13 @@ const clientMessages: Record<string, { summary: string; payload: TSchema }> = {
     summary: 'Replace the socket token (§14)',
     payload: object({ action: action('auth'), access_token: Type.String(), id: Id }, ['id']),
   },
-  listenDocument: {
-    summary: 'Listen to one document (§10)',
-    payload: object({ action: action('listen'), id: ListenerId, doc: Path, since: Version }, ['since']),
-  },
+  listenDocument: { summary: 'Listen to one document (§10)', payload: ListenDocumentMessage },
   listenQuery: {
     summary: 'Listen to a query (§10): what GET /documents/query/{collection} returns with these parameters',
-    payload: object(
-      {
-        action: action('listen'),
-        id: ListenerId,
-        collection: Type.String(),
-        parent_path: Type.String(),
-        where: Type.Array(Type.String({ description: 'field__lookup:value' }), { maxItems: 20 }),
-        order_by: Type.String({ description: 'field or -field, nested with __' }),
-        limit: Type.Integer({ minimum: 1, maximum: 1000 }),
-        since: Version,
-      },
-      ['parent_path', 'where', 'order_by', 'limit', 'since'],
-    ),
+    payload: ListenQueryMessage,
   },
   unlisten: { summary: 'End a listener', payload: object({ action: action('unlisten'), id: ListenerId }) },
 };
-
-const Change = Type.Object({
-  type: Type.Union([Type.Literal('added'), Type.Literal('modified'), Type.Literal('removed')]),
-  document: Type.Union([Document, Type.Object({ id: Type.String(), path: Type.String() })]),
-});
 
 const serverMessages: Record<string, { summary: string; payload: TSchema }> = {
   init: {
@@ -126,13 +140,10 @@ const serverMessages: Record<string, { summary: string; payload: TSchema }> = {
     summary: 'A subscription (path) or doc listener (id) the rules no longer grant (§9)',
     payload: object({ event: event('cancel'), path: Path, id: ListenerId, message: Type.String() }, ['path', 'id']),
   },
-  snapshot: {
-    summary: "A listener's result at version, in query order (§10)",
-    payload: object({ event: event('snapshot'), id: ListenerId, version: Version, documents: Type.Array(Document) }),
-  },
+  snapshot: { summary: "A listener's result at version, in query order (§10)", payload: SnapshotEvent },
   changes: {
     summary: 'What one commit changed in a listener result: removed, then added, then modified (§10)',
-    payload: object({ event: event('changes'), id: ListenerId, version: Version, changes: Type.Array(Change) }),
+    payload: ChangesEvent,
   },
 };
 

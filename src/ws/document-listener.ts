@@ -1,3 +1,4 @@
+import type { DocumentCommitRecord, DocumentRecord } from '../core/documents/document-store.js';
 import type { DocumentListenerService, ListenerAccess } from '../core/listeners/document-listener-service.js';
 import {
   changesMessage,
@@ -8,7 +9,6 @@ import {
   snapshotMessage,
 } from '../core/listeners/listen-request.js';
 import { ListenerView } from '../core/listeners/listener-view.js';
-import type { DocumentCommitRecord, DocumentRecord } from '../core/ports.js';
 import type { DocumentFeed, DocumentFeedMember } from './document-feed.js';
 
 /** What a listener needs from its connection. */

@@ -2,7 +2,6 @@ import type { WebSocket } from 'ws';
 import { AppError } from '../core/errors.js';
 import type { JsonValue } from '../core/json.js';
 import type { PathLimits } from '../core/paths.js';
-import type { TreeCommit } from '../core/ports.js';
 import { updateFor } from '../core/realtime/commit-event.js';
 import {
   ackMessage,
@@ -21,6 +20,7 @@ import { SubscriptionIndex } from '../core/realtime/subscription-index.js';
 import { TreePreconditionFailed } from '../core/realtime/tree-atomic.js';
 import { DENIED_BY_RULES, deniedByRules, type GrantBasis, type ReadCheck } from '../core/realtime/tree-rules.js';
 import type { TreeService } from '../core/realtime/tree-service.js';
+import type { TreeCommit } from '../core/realtime/tree-store.js';
 import type { CommitBroadcast } from './commit-broadcast.js';
 import type { DocumentListeners } from './document-listeners.js';
 import type { FeedListener, ProjectFeed } from './project-feed.js';

@@ -161,11 +161,14 @@ describe.skipIf(!available && !required)('@cds/client in headless Chromium', () 
     await page.getByRole('button', { name: '+1' }).click();
     await page.locator('#count', { hasText: /^1$/ }).waitFor();
     await page.locator('#board li', { hasText: /: 1$/ }).waitFor();
+    await page.locator('#recent li').first().waitFor();
 
     const other = createClient({ url: service.url, clientId: service.clientId, clientSecret: service.clientSecret });
     await other.auth.guest('example-other');
     await other.ref('example/counter').set(41);
     await page.locator('#count', { hasText: /^41$/ }).waitFor();
+    await other.collection('clicks').add({ by: 'someone else', at: Date.now() + 60_000 });
+    await page.locator('#recent li', { hasText: 'someone else' }).waitFor();
     expect(await page.getByRole('alert').textContent()).toBe('');
     expect(errors).toEqual([]);
     other.close();

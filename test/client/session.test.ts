@@ -74,14 +74,15 @@ async function expiringSession(device: string, expiresInMs: number, refreshAt: n
   return { storage, short, exp: exp * 1000, tokenNow };
 }
 
-/** Writes 1, 2, 3, … to `path` every 200 ms until stopped. */
-function steadyWriter(writer: Client, path: string) {
+/** Writes 1, 2, 3, … to `path` every 200 ms until stopped (the realtime tree, or a document's `k`). */
+function steadyWriter(writer: Client, path: string, document = false) {
   let k = 0;
   let running = true;
   const done = (async () => {
     while (running) {
       k += 1;
-      await writer.ref(path).set(k);
+      if (document) await writer.doc(path).set({ k });
+      else await writer.ref(path).set(k);
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
   })();
@@ -120,15 +121,22 @@ describe('token expiry during a session', () => {
     const writer = client();
     await writer.auth.guest('expiry-writer-2');
     const seen: unknown[] = [];
+    const listened: { k: unknown; version: number }[] = [];
     reader.ref('expiry/b').onValue((value) => seen.push(value));
-    await until(() => seen.length === 1);
+    reader.doc('expiry/d').onSnapshot(({ documents, version }) => listened.push({ k: documents[0]?.data.k, version }));
+    await until(() => seen.length === 1 && listened.length === 1);
     const writes = steadyWriter(writer, 'expiry/b');
+    const docWrites = steadyWriter(writer, 'expiry/d', true);
     await until(() => reader.socket.connections >= 2, 40_000);
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     const last = await writes.stop();
-    await until(() => seen.at(-1) === last);
+    const lastDoc = await docWrites.stop();
+    await until(() => seen.at(-1) === last && listened.at(-1)?.k === lastDoc);
     expect(await session.tokenNow()).not.toBe(session.short);
     expect(seen.slice(1)).toEqual(Array.from({ length: last }, (_, i) => i + 1));
+    // The document listener resumed with `since` too: every version once, in order.
+    expect(listened.slice(1).map((call) => call.k)).toEqual(Array.from({ length: lastDoc }, (_, i) => i + 1));
+    expect(listened.every((call, i) => i === 0 || call.version > (listened[i - 1]?.version ?? 0))).toBe(true);
   });
 });
 

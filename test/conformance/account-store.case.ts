@@ -3,8 +3,9 @@
  * test/storage/account-store.test.ts. Real databases, no mocks.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { AccountStore, NewUser, Role } from '../../src/core/auth/account-store.js';
 import { AppError } from '../../src/core/errors.js';
-import type { AccountStore, NewUser, Role, Storage } from '../../src/core/ports.js';
+import type { Storage } from '../../src/core/ports.js';
 import type { EngineFixture } from '../support/engines.js';
 
 const PLAYER: Role = { name: 'player', permissions: ['client.documents', 'client.realtime'] };

@@ -4,7 +4,7 @@
  * returns the same bus twice, since one process is all it serves.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Bus } from '../../src/core/ports.js';
+import type { Bus } from '../../src/core/bus.js';
 
 /** A way to make buses that hear each other, or why this one cannot run here. */
 export interface BusFixture {

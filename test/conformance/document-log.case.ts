@@ -5,10 +5,11 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { parseDocumentJson } from '../../src/core/documents/document-service.js';
+import type { DocumentCommitEvent, DocumentMutation, DocumentStore } from '../../src/core/documents/document-store.js';
 import { deleteMutation, putMutation } from '../../src/core/documents/document-writes.js';
 import { AppError } from '../../src/core/errors.js';
 import { parseDocumentPath } from '../../src/core/paths.js';
-import type { DocumentCommitEvent, DocumentMutation, DocumentStore, Storage } from '../../src/core/ports.js';
+import type { Storage } from '../../src/core/ports.js';
 import type { EngineFixture } from '../support/engines.js';
 
 const refused: DocumentMutation = {

@@ -4,10 +4,11 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { parseDocumentJson } from '../../src/core/documents/document-service.js';
+import type { DocumentJson, DocumentStore, QueryDocumentsOptions } from '../../src/core/documents/document-store.js';
 import { AppError } from '../../src/core/errors.js';
 import type { JsonObject } from '../../src/core/json.js';
 import { parseDocumentPath } from '../../src/core/paths.js';
-import type { DocumentJson, DocumentStore, QueryDocumentsOptions, Storage } from '../../src/core/ports.js';
+import type { Storage } from '../../src/core/ports.js';
 import { parseOrderBy, parseWhere } from '../../src/core/where.js';
 import type { EngineFixture } from '../support/engines.js';
 import { compareCodePoints } from '../support/reference-where.js';

@@ -3,9 +3,10 @@
  * test/storage/index-store.test.ts. Each test uses its own project ids.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { IndexStore } from '../../src/core/documents/index-store.js';
 import { chooseIndex, type IndexField, parseIndexFields } from '../../src/core/documents/indexes.js';
 import { parseDocumentPath } from '../../src/core/paths.js';
-import type { IndexStore, Storage } from '../../src/core/ports.js';
+import type { Storage } from '../../src/core/ports.js';
 import { parseWhere } from '../../src/core/where.js';
 import type { EngineFixture } from '../support/engines.js';
 

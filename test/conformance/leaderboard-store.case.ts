@@ -5,9 +5,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppError } from '../../src/core/errors.js';
 import type { Leaderboard, LeaderboardEntry } from '../../src/core/leaderboards/leaderboard-model.js';
-import { planLeagueMoves } from '../../src/core/leaderboards/promotion.js';
+import type { LeaderboardStore } from '../../src/core/leaderboards/leaderboard-store.js';
+import { resetRewrite } from '../../src/core/leaderboards/listing-rewrite.js';
 import { compareRankKeys, keyOfEntry, type RankKey, scoreOf } from '../../src/core/leaderboards/rank-order.js';
-import type { LeaderboardStore, Storage } from '../../src/core/ports.js';
+import type { Storage } from '../../src/core/ports.js';
 import type { EngineFixture } from '../support/engines.js';
 import { definition, ladder, league } from '../support/leaderboards.js';
 
@@ -221,7 +222,7 @@ export function leaderboardStoreCases(engine: EngineFixture): void {
         periodStart: board.period.start,
         next: { start: board.period.end as number, end: nextEnd },
         archivedAt: now,
-        plan: (counts) => planLeagueMoves(board.leagues, counts),
+        plan: resetRewrite,
       });
     }
 
@@ -241,7 +242,7 @@ export function leaderboardStoreCases(engine: EngineFixture): void {
           periodStart: T0,
           next: { start: T0 + DAY, end: T0 + 2 * DAY },
           archivedAt: T0 + DAY,
-          plan: () => [],
+          plan: resetRewrite,
         });
       expect(await attempt('a')).toBe(false);
       expect(await attempt('b')).toBe(true);

@@ -4,8 +4,9 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { JsonObject, JsonValue } from '../../src/core/json.js';
-import type { ChangeLogRetention, Storage, TreeStore, TreeWrite } from '../../src/core/ports.js';
+import type { Storage } from '../../src/core/ports.js';
 import { TreePreconditionFailed, treeEtag, treeWriteHook } from '../../src/core/realtime/tree-atomic.js';
+import type { ChangeLogRetention, TreeStore, TreeWrite } from '../../src/core/realtime/tree-store.js';
 import { planPatch, planSet } from '../../src/core/realtime/tree-write.js';
 import type { EngineFixture } from '../support/engines.js';
 import { randomInt, seededRandom } from '../support/prng.js';

@@ -5,11 +5,11 @@
  * re-evaluation of the query over random commits.
  */
 import { describe, expect, it } from 'vitest';
+import type { DocumentChangeEntry, DocumentRecord } from '../../src/core/documents/document-store.js';
 import type { JsonObject } from '../../src/core/json.js';
 import { compileMatcher, documentOrder } from '../../src/core/listeners/document-matcher.js';
 import type { ListenTarget } from '../../src/core/listeners/listen-request.js';
 import { ListenerView } from '../../src/core/listeners/listener-view.js';
-import type { DocumentChangeEntry, DocumentRecord } from '../../src/core/ports.js';
 import { parseOrderBy, parseWhere } from '../../src/core/where.js';
 import { randomInt, seededRandom } from '../support/prng.js';
 

@@ -23,6 +23,7 @@ const OUTSIDE_DOCUMENT: Record<string, string> = {
   'GET /docs/{*}': 'the Swagger UI assets (static)',
   'GET /docs/json': 'the OpenAPI document (read by this suite)',
   'GET /docs/yaml': 'the OpenAPI document',
+  'GET /asyncapi.json': 'the AsyncAPI document of the WebSocket (static, no input)',
   'GET /metrics': 'Prometheus text, no input',
   'GET /realtime/ws': 'the WebSocket upgrade: fuzzed by ws-fuzz.test.ts',
   'GET /admin/projects/{project_id}/realtime/ws':

@@ -17,7 +17,7 @@ const INVALID_TOKEN = { detail: 'Invalid or expired token' };
 
 /** Every stored row of `server_keys`, as JSON text. */
 async function storedKeyRows(storage: Storage): Promise<string> {
-  if (storage.engine === 'sqlite') {
+  if ('db' in storage) {
     return JSON.stringify((storage as SqliteStorage).db.prepare('SELECT * FROM server_keys').all());
   }
   return JSON.stringify((await (storage as PostgresStorage).pool.query('SELECT * FROM server_keys')).rows);

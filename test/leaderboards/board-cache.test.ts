@@ -13,7 +13,9 @@ import {
   type LeaderboardService,
   type LeaderboardsOptions,
 } from '../../src/core/leaderboards/leaderboard-service.js';
-import type { LeaderboardStore, Storage } from '../../src/core/ports.js';
+import type { LeaderboardStore } from '../../src/core/leaderboards/leaderboard-store.js';
+import { redefineRewrite } from '../../src/core/leaderboards/listing-rewrite.js';
+import type { Storage } from '../../src/core/ports.js';
 import { ManualClock } from '../support/clock.js';
 import { engines } from '../support/engines.js';
 import { definition, league } from '../support/leaderboards.js';
@@ -234,7 +236,8 @@ for (const engine of engines) {
       expect(await meta(b.service, p, 'lost')).toMatchObject({ name: 'Board lost' });
       // Changed behind the services' backs: nobody announces it.
       const board = await storage.leaderboards.get(p, 'lost');
-      await storage.leaderboardAdmin.redefine(board?.id as number, definition('lost', { name: 'Changed' }));
+      const changed = definition('lost', { name: 'Changed' });
+      await storage.leaderboardAdmin.redefine(board?.id as number, changed, redefineRewrite(changed));
       expect(await meta(b.service, p, 'lost')).toMatchObject({ name: 'Board lost' });
       bus.lose();
       expect(await meta(b.service, p, 'lost')).toMatchObject({ name: 'Changed' });
@@ -246,7 +249,8 @@ for (const engine of engines) {
       await b.service.create(p, definition('aging'));
       expect(await meta(b.service, p, 'aging')).toMatchObject({ name: 'Board aging' });
       const board = await storage.leaderboards.get(p, 'aging');
-      await storage.leaderboardAdmin.redefine(board?.id as number, definition('aging', { name: 'Changed' }));
+      const changed = definition('aging', { name: 'Changed' });
+      await storage.leaderboardAdmin.redefine(board?.id as number, changed, redefineRewrite(changed));
       expect(await meta(b.service, p, 'aging')).toMatchObject({ name: 'Board aging' });
       await sleep(80);
       expect(await meta(b.service, p, 'aging')).toMatchObject({ name: 'Changed' });

@@ -5,7 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLeaderboards, type LeaderboardService } from '../../src/core/leaderboards/leaderboard-service.js';
-import type { LeaderboardStore, Storage } from '../../src/core/ports.js';
+import type { LeaderboardStore } from '../../src/core/leaderboards/leaderboard-store.js';
+import type { Storage } from '../../src/core/ports.js';
 import { ManualClock } from '../support/clock.js';
 import { engines } from '../support/engines.js';
 import { definition, league } from '../support/leaderboards.js';

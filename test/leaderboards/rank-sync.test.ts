@@ -6,9 +6,10 @@
  * On every engine, seeded so a failure replays.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Bus } from '../../src/core/bus.js';
 import { createLeaderboards, type LeaderboardService } from '../../src/core/leaderboards/leaderboard-service.js';
 import { RANK_CHANNEL } from '../../src/core/leaderboards/rank-sync.js';
-import type { Bus, Storage } from '../../src/core/ports.js';
+import type { Storage } from '../../src/core/ports.js';
 import { ManualClock } from '../support/clock.js';
 import { engines } from '../support/engines.js';
 import { definition, league } from '../support/leaderboards.js';

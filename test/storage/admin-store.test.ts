@@ -1,6 +1,7 @@
 /** AdminStore, the document store's admin pages and LeaderboardAdminStore on every engine (§6). */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseDocumentJson } from '../../src/core/documents/document-service.js';
+import { redefineRewrite, resetRewrite } from '../../src/core/leaderboards/listing-rewrite.js';
 import { parseDocumentPath } from '../../src/core/paths.js';
 import type { Storage } from '../../src/core/ports.js';
 import { engines } from '../support/engines.js';
@@ -138,7 +139,7 @@ for (const engine of engines) {
         name: 'Levels',
         leagues: [league('low', 0), league('mid', 1, { minStat: 40 }), league('top', 2, { minStat: 300 })],
       });
-      expect(await storage.leaderboardAdmin.redefine(board.id, next)).toBe(true);
+      expect(await storage.leaderboardAdmin.redefine(board.id, next, redefineRewrite(next))).toBe(true);
       const stored = await storage.leaderboards.get(projectA, 'levels');
       expect(stored?.revision).toBe(board.revision + 1);
       expect(stored?.name).toBe('Levels');
@@ -147,7 +148,7 @@ for (const engine of engines) {
         [1, 2, 3].map(async (u) => (await storage.leaderboards.standing(board.id, u)).entry?.league),
       );
       expect(leagues).toEqual(['mid', 'mid', 'top']);
-      expect(await storage.leaderboardAdmin.redefine(999_999, next)).toBe(false);
+      expect(await storage.leaderboardAdmin.redefine(999_999, next, redefineRewrite(next))).toBe(false);
       expect(await storage.leaderboardAdmin.listSlugs(projectA)).toEqual(['levels']);
       expect(await storage.leaderboardAdmin.listSlugs(projectB)).toEqual([]);
     });
@@ -159,16 +160,15 @@ for (const engine of engines) {
         { start: 0, end: null },
       );
       const loosened = definition('guarded', { clientSubmit: true, statMin: null, statMax: 99.5 });
-      expect(await storage.leaderboardAdmin.redefine(board.id, loosened)).toBe(true);
+      expect(await storage.leaderboardAdmin.redefine(board.id, loosened, redefineRewrite(loosened))).toBe(true);
       expect(await storage.leaderboards.get(projectA, 'guarded')).toMatchObject({
         clientSubmit: true,
         statMin: null,
         statMax: 99.5,
         revision: board.revision + 1,
       });
-      expect(await storage.leaderboardAdmin.redefine(board.id, definition('guarded', { clientSubmit: false }))).toBe(
-        true,
-      );
+      const guarded = definition('guarded', { clientSubmit: false });
+      expect(await storage.leaderboardAdmin.redefine(board.id, guarded, redefineRewrite(guarded))).toBe(true);
       expect(await storage.leaderboards.get(projectA, 'guarded')).toMatchObject({
         clientSubmit: false,
         statMin: null,
@@ -188,7 +188,7 @@ for (const engine of engines) {
         periodStart: 1000,
         next: { start: 5000, end: null },
         archivedAt: 5000,
-        plan: () => [],
+        plan: resetRewrite,
       });
       expect(done).toBe(true);
       expect(await storage.leaderboards.archivedPeriod(board.id, 1000)).toEqual({

@@ -6,9 +6,10 @@
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { QueryDocumentsOptions } from '../../src/core/documents/document-store.js';
 import { chooseIndex, type DocumentIndex, parseIndexFields } from '../../src/core/documents/indexes.js';
 import { parseDocumentPath } from '../../src/core/paths.js';
-import type { QueryDocumentsOptions, Storage } from '../../src/core/ports.js';
+import type { Storage } from '../../src/core/ports.js';
 import { parseOrderBy, parseWhere } from '../../src/core/where.js';
 import {
   childCollectionsQuery,

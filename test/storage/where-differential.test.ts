@@ -5,11 +5,12 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseDocumentJson } from '../../src/core/documents/document-service.js';
+import type { QueryDocumentsOptions } from '../../src/core/documents/document-store.js';
 import { chooseIndex, type DocumentIndex, parseIndexFields } from '../../src/core/documents/indexes.js';
 import type { JsonObject, JsonValue } from '../../src/core/json.js';
 import { compileMatcher, documentOrder } from '../../src/core/listeners/document-matcher.js';
 import { parseDocumentPath } from '../../src/core/paths.js';
-import type { QueryDocumentsOptions, Storage } from '../../src/core/ports.js';
+import type { Storage } from '../../src/core/ports.js';
 import { LOOKUPS, matchesNothing, parseOrderBy, parseWhere } from '../../src/core/where.js';
 import { engines } from '../support/engines.js';
 import { type ReferenceDocument, referenceQuery, valueAt } from '../support/reference-where.js';

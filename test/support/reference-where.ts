@@ -2,8 +2,9 @@
  * A plain in-memory evaluator of §2 queries, written from the contract's lookup table and
  * order_by rule and independent of any SQL; the differential test compares the engines with it.
  */
+
+import type { QueryDocumentsOptions } from '../../src/core/documents/document-store.js';
 import type { JsonObject, JsonValue } from '../../src/core/json.js';
-import type { QueryDocumentsOptions } from '../../src/core/ports.js';
 import type { OrderBy, Scalar, WhereClause } from '../../src/core/where.js';
 
 /** A stored document as the reference sees it. */

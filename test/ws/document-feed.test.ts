@@ -5,11 +5,11 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parseDocumentJson } from '../../src/core/documents/document-service.js';
+import type { DocumentCommitEvent } from '../../src/core/documents/document-store.js';
 import { putMutation } from '../../src/core/documents/document-writes.js';
 import type { JsonObject } from '../../src/core/json.js';
 import { documentChannel, encodeDocumentCommit } from '../../src/core/listeners/document-commit-event.js';
 import { parseDocumentPath } from '../../src/core/paths.js';
-import type { DocumentCommitEvent } from '../../src/core/ports.js';
 import { engines } from '../support/engines.js';
 import { copyOf, listenerMessages, sortedPaths } from '../support/listener-copy.js';
 import { type RealtimeTestApp, startRealtimeApp } from '../support/realtime.js';

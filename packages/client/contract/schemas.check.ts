@@ -4,6 +4,7 @@
  * change to `src/http/schemas` that the SDK does not follow fails the lint.
  */
 import type { Static } from 'typebox';
+import type * as ws from '../../../src/http/asyncapi.js';
 import type * as auth from '../../../src/http/schemas/auth.js';
 import type * as common from '../../../src/http/schemas/common.js';
 import type * as documents from '../../../src/http/schemas/documents.js';
@@ -32,4 +33,9 @@ export type Contract = [
   Check<Same<sdk.LeaderboardUsers, Static<typeof boards.UsersListSchema>>>,
   Check<Same<sdk.LeaderboardBundle, Static<typeof boards.BundleSchema>>>,
   Check<Same<sdk.LeaderboardListOptions, Static<typeof boards.UsersQuery>>>,
+  Check<Same<sdk.ListenDocumentMessage, Static<typeof ws.ListenDocumentMessage>>>,
+  Check<Same<sdk.ListenQueryMessage, Static<typeof ws.ListenQueryMessage>>>,
+  Check<Same<sdk.ListenerChangeWire, Static<typeof ws.ListenerChange>>>,
+  Check<Same<sdk.SnapshotEvent, Static<typeof ws.SnapshotEvent>>>,
+  Check<Same<sdk.ChangesEvent, Static<typeof ws.ChangesEvent>>>,
 ];

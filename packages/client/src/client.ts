@@ -37,7 +37,7 @@ export interface Client {
   batch(): WriteBatch;
   ref(path?: string): RealtimeRef;
   leaderboard(slug: string): LeaderboardRef;
-  /** The shared WebSocket (created on the first `onValue` or realtime write). */
+  /** The shared WebSocket (created on the first `onValue`, `onSnapshot` or realtime write). */
   readonly socket: RealtimeSocket;
   /** Closes the socket and stops reconnecting, so a Node process can exit. */
   close(): void;
@@ -70,9 +70,9 @@ export function createClient(options: ClientOptions): Client {
   };
   return {
     auth,
-    doc: (path) => new DocumentRef(http, path),
+    doc: (path) => new DocumentRef(http, path, getSocket),
     collection: (name, opts) => new CollectionRef(http, name, opts),
-    query: (collection, opts) => new Query(http, collection, opts),
+    query: (collection, opts = {}) => new Query(http, collection, opts, getSocket),
     batch: () => new WriteBatch(http),
     ref: (path = '') => new RealtimeRef(http, getSocket, path),
     leaderboard: (slug) => new LeaderboardRef(http, slug),

@@ -1,5 +1,7 @@
+import type { SnapshotErrorListener, SnapshotListener } from './document-listeners.js';
 import { CdsError } from './errors.js';
 import { encodePath, type Http, type Tagged } from './http.js';
+import type { RealtimeSocket } from './socket.js';
 import { writeBody } from './transforms.js';
 import type { Document, DocumentWithCollections, DocumentWithCreated, JsonObject } from './types.js';
 
@@ -45,7 +47,18 @@ export class DocumentRef {
   constructor(
     private readonly http: Http,
     readonly path: string,
+    private readonly socket: () => RealtimeSocket,
   ) {}
+
+  /**
+   * Listens to the document over the client's socket (§10): `cb({documents, changes, version})`
+   * with `documents` `[]` or `[document]`, first with the document `added`, then once per version
+   * that changes it, across reconnects. `onError` gets a CdsError when the listener is refused or
+   * cancelled (rules). Returns the unsubscribe function.
+   */
+  onSnapshot(cb: SnapshotListener, onError?: SnapshotErrorListener): () => void {
+    return this.socket().listen({ doc: this.path }, undefined, cb, onError);
+  }
 
   private get url(): string {
     return `/documents/docs/${encodePath(this.path)}`;
@@ -132,7 +145,8 @@ export class Query {
   constructor(
     private readonly http: Http,
     readonly collection: string,
-    private readonly options: CollectionOptions = {},
+    private readonly options: CollectionOptions,
+    private readonly socket: () => RealtimeSocket,
   ) {}
 
   /** Adds `field__lookup:value`; nested fields use `.` (or `__`). */
@@ -154,6 +168,22 @@ export class Query {
   offset(n: number): this {
     this.skip = n;
     return this;
+  }
+
+  /**
+   * Listens to the query's result over the client's socket (§10; no `offset`): `cb({documents,
+   * changes, version})` with the result in query order, first all `added`, then once per version
+   * that changes it (with `limit`, a document pushed out of the window is `removed`), across
+   * reconnects. `onError` gets a CdsError when the listener is refused. Returns the unsubscribe function.
+   */
+  onSnapshot(cb: SnapshotListener, onError?: SnapshotErrorListener): () => void {
+    if (this.skip !== undefined) throw new CdsError(400, 'A listener takes no offset', 'invalid-argument');
+    const target: Record<string, unknown> = { collection: this.collection };
+    if (this.options.parent !== undefined) target.parent_path = this.options.parent;
+    if (this.clauses.length > 0) target.where = [...this.clauses];
+    if (this.order !== undefined) target.order_by = this.order;
+    if (this.max !== undefined) target.limit = this.max;
+    return this.socket().listen(target, this.order, cb, onError);
   }
 
   async get(): Promise<Document[]> {

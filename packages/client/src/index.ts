@@ -3,6 +3,12 @@ export type { Auth } from './auth.js';
 export type { BatchWriteOptions, WriteBatch } from './batch.js';
 export { type Client, type ClientOptions, createClient } from './client.js';
 export type {
+  DocumentChange,
+  DocumentSnapshot,
+  SnapshotErrorListener,
+  SnapshotListener,
+} from './document-listeners.js';
+export type {
   CollectionOptions,
   CollectionRef,
   DocumentRef,

@@ -1,10 +1,17 @@
+import {
+  DocumentListeners,
+  isListenerId,
+  type ListenerMessage,
+  type SnapshotErrorListener,
+  type SnapshotListener,
+} from './document-listeners.js';
 import { CdsError, socketError } from './errors.js';
 import type { Session } from './session.js';
 import { ValueCopies, type ValueListener } from './value-copies.js';
 import type { SocketEvent, WebSocketConstructor, WebSocketLike } from './websocket.js';
 import { type WriteMessage, WriteQueue, type WriteState } from './write-queue.js';
 
-interface ServerMessage {
+interface ServerMessage extends ListenerMessage {
   event?: string;
   id?: unknown;
   path?: string;
@@ -39,6 +46,7 @@ const BACKOFF_MAX_MS = 10_000;
  */
 export class RealtimeSocket {
   private readonly copies = new ValueCopies();
+  private readonly listeners = new DocumentListeners();
   private socket: WebSocketLike | null = null;
   private connecting = false;
   private closed = false;
@@ -73,6 +81,18 @@ export class RealtimeSocket {
     return stop;
   }
 
+  /** A §10 document listener: `target` is the `listen` message's document or query part. */
+  listen(
+    target: Record<string, unknown>,
+    orderBy: string | undefined,
+    callback: SnapshotListener,
+    onError?: SnapshotErrorListener,
+  ): () => void {
+    const stop = this.listeners.add(target, orderBy, callback, onError, (message) => this.send(message));
+    this.connect();
+    return stop;
+  }
+
   close(): void {
     this.closed = true;
     this.reset(new CdsError(0, 'Client closed', 'network'));
@@ -84,6 +104,7 @@ export class RealtimeSocket {
     if (this.refreshTimer) clearTimeout(this.refreshTimer);
     this.timer = this.refreshTimer = null;
     this.copies.clear();
+    this.listeners.clear();
     this.writes.failAll(error);
     const socket = this.socket;
     this.socket = null;
@@ -111,6 +132,7 @@ export class RealtimeSocket {
     // A connecting socket gets the new token when it opens (see open()).
     if (this.socket?.readyState !== 1 || token === this.token) return;
     if (token === null || !sameUser) {
+      this.listeners.forgetSince();
       this.socket?.close(4000, 'session changed');
       return;
     }
@@ -165,6 +187,7 @@ export class RealtimeSocket {
       this.attempt = 0;
       this.connections += 1;
       for (const message of this.copies.subscribeMessages()) socket.send(JSON.stringify(message));
+      for (const message of this.listeners.listenMessages()) socket.send(JSON.stringify(message));
       const current = this.options.session.currentToken();
       if (current && current !== this.token) this.tokenChanged(current, true);
       this.writes.sendAll((text) => this.sendText(text));
@@ -193,7 +216,8 @@ export class RealtimeSocket {
   }
 
   private retry(): void {
-    if (this.closed || this.timer || (this.copies.size === 0 && this.writes.size === 0)) return;
+    if (this.closed || this.timer || (this.copies.size === 0 && this.listeners.size === 0 && this.writes.size === 0))
+      return;
     const ceiling = Math.min(BACKOFF_MAX_MS, BACKOFF_BASE_MS * 2 ** this.attempt);
     this.attempt += 1;
     const delay = ceiling / 2 + (Math.random() * ceiling) / 2;
@@ -211,7 +235,8 @@ export class RealtimeSocket {
       return;
     }
     const version = message.version ?? 0;
-    if (message.event === 'update' && typeof message.path === 'string')
+    if (isListenerId(message.id) && message.event !== 'ack') this.listeners.receive(message, this.options.onError);
+    else if (message.event === 'update' && typeof message.path === 'string')
       this.copies.update(message.path, message.value, version);
     else if (message.event === 'init' && typeof message.path === 'string')
       this.copies.init(message.path, message.value, version);

@@ -188,3 +188,45 @@ export interface BatchResult {
   version: number;
   results: ({ id: string; path: string; version: number; created?: boolean } | { deleted: string })[];
 }
+
+/** A §10 `listen` for one document (`id`: the SDK names listeners `l1`, `l2`…). */
+export interface ListenDocumentMessage {
+  action: 'listen';
+  id: string | number;
+  doc: string;
+  since?: number;
+}
+
+/** A §10 `listen` for a query: what `GET /documents/query/{collection}` returns with these parameters. */
+export interface ListenQueryMessage {
+  action: 'listen';
+  id: string | number;
+  collection: string;
+  parent_path?: string;
+  where?: string[];
+  order_by?: string;
+  limit?: number;
+  since?: number;
+}
+
+/** One change of a `changes` message (for `removed`, `document` is `{id, path}`). */
+export interface ListenerChangeWire {
+  type: 'added' | 'modified' | 'removed';
+  document: Document | { id: string; path: string };
+}
+
+/** `snapshot`: a listener's result at `version`, in query order. */
+export interface SnapshotEvent {
+  event: 'snapshot';
+  id: string | number;
+  version: number;
+  documents: Document[];
+}
+
+/** `changes`: what one commit changed in a listener's result (removed, added, modified). */
+export interface ChangesEvent {
+  event: 'changes';
+  id: string | number;
+  version: number;
+  changes: ListenerChangeWire[];
+}

@@ -1,4 +1,4 @@
-import type { Admin, ServerKeyRole } from '../ports.js';
+import type { Admin, ServerKeyRole } from './admin-store.js';
 
 /** A signed-in admin as the caller of an admin route. */
 export interface AdminAccountCaller extends Admin {

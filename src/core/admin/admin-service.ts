@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { AccountStore, Project } from '../auth/account-store.js';
 import { PASSWORD_MIN_LENGTH } from '../auth/auth-service.js';
 import {
   DEFAULT_SCRYPT_PARAMS,
@@ -8,9 +9,9 @@ import {
   verifyPassword,
 } from '../auth/passwords.js';
 import { AppError, notFound, type ValidationIssue, validationFailed } from '../errors.js';
-import type { AccountStore, Admin, AdminStore, Project, ServerKeyGrant } from '../ports.js';
 import type { AdminCaller } from './admin-caller.js';
 import { type AdminPermission, type AdminRole, isAdminRole, ROLE_PERMISSIONS, roleHolds } from './admin-permissions.js';
+import type { Admin, AdminStore, ServerKeyGrant } from './admin-store.js';
 import { AdminTokens } from './admin-tokens.js';
 import { looksLikeServerKey } from './server-keys.js';
 

@@ -1,11 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import type { AccountService, ClientCredentials, ProjectCredentials } from '../auth/account-service.js';
+import type { AccountStore, Project, User } from '../auth/account-store.js';
 import type { AuthService } from '../auth/auth-service.js';
 import { sha256Hex } from '../auth/tokens.js';
 import { badRequest, conflict, notFound } from '../errors.js';
 import type { MeView } from '../leaderboards/leaderboard-views.js';
 import { isoTime } from '../leaderboards/period-schedule.js';
-import type { AccountStore, AdminStore, Project, User } from '../ports.js';
+import type { AdminStore } from './admin-store.js';
 
 /** A project as the admin API shows it. */
 export interface ProjectView {

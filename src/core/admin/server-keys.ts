@@ -8,8 +8,8 @@ import { LRUCache } from 'lru-cache';
 import { sha256Hex } from '../auth/tokens.js';
 import { AppError, notFound } from '../errors.js';
 import { isoTime } from '../leaderboards/period-schedule.js';
-import type { ServerKey, ServerKeyGrant, ServerKeyRole, ServerKeyStore } from '../ports.js';
 import type { AdminCaller } from './admin-caller.js';
+import type { ServerKey, ServerKeyGrant, ServerKeyRole, ServerKeyStore } from './admin-store.js';
 
 /** Every server key starts with this, which tells it from an admin token. */
 export const SERVER_KEY_PREFIX = 'sk_';

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { badRequest, notFound } from '../errors.js';
-import type { AccountStore, Organisation } from '../ports.js';
+import type { AccountStore, Organisation } from './account-store.js';
 import type { AuthService } from './auth-service.js';
 import { checkCredentials } from './auth-service.js';
 import { hashPassword } from './passwords.js';

@@ -1,7 +1,7 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import { AppError, type ValidationIssue, validationFailed } from '../errors.js';
-import type { AccountStore, User } from '../ports.js';
+import type { AccountStore, User } from './account-store.js';
 import { DEFAULT_SCRYPT_PARAMS, dummyHash, hashPassword, type ScryptParams, verifyPassword } from './passwords.js';
 import { PLAYER_ROLE } from './player-role.js';
 import { AccessTokens, newRefreshToken, sha256Hex } from './tokens.js';

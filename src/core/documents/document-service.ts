@@ -1,4 +1,5 @@
 import { v7 as timeOrderedUuid } from 'uuid';
+import { type Clock, systemClock } from '../clock.js';
 import { notFound } from '../errors.js';
 import type { JsonObject } from '../json.js';
 import {
@@ -9,14 +10,14 @@ import {
   parseDocumentPath,
   parseParentPath,
 } from '../paths.js';
+import { matchesNothing, parseOrderBy, parseWhere, type WhereClause } from '../where.js';
 import type {
   DocumentJson,
   DocumentRecord,
   DocumentStore,
   DocumentWithCollections,
   QueryDocumentsOptions,
-} from '../ports.js';
-import { matchesNothing, parseOrderBy, parseWhere, type WhereClause } from '../where.js';
+} from './document-store.js';
 import {
   type BatchResult,
   type BatchWrite,
@@ -81,8 +82,9 @@ export class DocumentService {
     private readonly store: DocumentStore,
     private readonly limits: PathLimits,
     private readonly planning: QueryPlanning = {},
+    clock: Clock = systemClock,
   ) {
-    this.writes = new DocumentWrites(store, limits);
+    this.writes = new DocumentWrites(store, limits, clock);
   }
 
   /** Inserts or replaces the document at `rawPath`. */

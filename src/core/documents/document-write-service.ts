@@ -2,12 +2,14 @@
  * The write side of the document store (§2, §11): each request becomes `DocumentMutation`s that
  * the store applies as one commit, and the answer carries that commit's version (the ETag).
  */
+
 import { randomUUID } from 'node:crypto';
 import { v7 as timeOrderedUuid } from 'uuid';
+import type { Clock } from '../clock.js';
 import { badRequest, validationFailed } from '../errors.js';
 import { type JsonObject, unstorableIssue } from '../json.js';
 import { childDocumentPath, type DocumentPath, normalizePath, type PathLimits, parseDocumentPath } from '../paths.js';
-import type { AppliedMutation, DocumentMutation, DocumentRecord, DocumentStore } from '../ports.js';
+import type { AppliedMutation, DocumentMutation, DocumentRecord, DocumentStore } from './document-store.js';
 import {
   batchMutation,
   deleteMutation,
@@ -85,6 +87,7 @@ export class DocumentWrites {
   constructor(
     private readonly store: DocumentStore,
     private readonly limits: PathLimits,
+    private readonly clock: Clock,
   ) {}
 
   async put(projectId: number, rawPath: string, data: JsonObject, request: WriteRequest): Promise<PutResult> {
@@ -192,7 +195,7 @@ export class DocumentWrites {
     storable(data, [...location, 'data']);
     const transforms = this.transforms(request, data, location);
     // The rules see the data as the write leaves it; `server_time` is estimated by the clock now.
-    const after = transforms ? applyTransforms(data, transforms, Date.now()) : data;
+    const after = transforms ? applyTransforms(data, transforms, this.clock.now()) : data;
     const guard = request.rules?.plan(op, path, {
       id: op === 'create' ? newId : path.name,
       path: path.path,

@@ -6,7 +6,7 @@
 import { AppError, conflict, notFound } from '../errors.js';
 import type { JsonObject } from '../json.js';
 import type { DocumentPath } from '../paths.js';
-import type { DocumentChange, DocumentMutation, DocumentRecord, StoredDocument } from '../ports.js';
+import type { DocumentChange, DocumentMutation, DocumentRecord, StoredDocument } from './document-store.js';
 import { applyTransforms, type FieldTransform } from './field-transforms.js';
 
 /** Versions an `If-Match` / `If-None-Match` lists, or `*` (any existing document). */

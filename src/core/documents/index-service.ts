@@ -5,10 +5,11 @@
  * entry is reloaded after 5 s in case a notice never came.
  */
 import { LRUCache } from 'lru-cache';
+import type { Bus } from '../bus.js';
 import type { Clock } from '../clock.js';
 import { AppError, conflict, notFound } from '../errors.js';
 import { parseCollectionName } from '../paths.js';
-import type { Bus, IndexStore } from '../ports.js';
+import type { IndexStore } from './index-store.js';
 import { type DocumentIndex, type IndexView, indexView, MAX_INDEXES_PER_PROJECT, parseIndexFields } from './indexes.js';
 
 /** The bus channel of index changes: `{"projectId": 7}` per create, build end and drop. */

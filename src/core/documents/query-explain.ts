@@ -1,5 +1,5 @@
 /** What `…/indexes/explain` and `cds query explain` tell of a query (§15), without running it. */
-import type { QueryDocumentsOptions } from '../ports.js';
+import type { QueryDocumentsOptions } from './document-store.js';
 import { type IndexView, indexView } from './indexes.js';
 import { clauseText } from './query-stats.js';
 

@@ -11,7 +11,6 @@ import type { Clock } from '../clock.js';
 import { AppError, notFound } from '../errors.js';
 import type { JsonObject, JsonValue } from '../json.js';
 import { type PathLimits, parseCollectionName, parseDocumentPath, parseParentPath } from '../paths.js';
-import type { DocumentJson, DocumentRecord, DocumentStore, DocumentWithCollections } from '../ports.js';
 import type { CompiledRuleset, DocumentMethod, RuleAuth, RuleCheck } from '../rules/compiled-ruleset.js';
 import { type ListPlan, planList } from '../rules/list-plan.js';
 import type { RuleAuthLookup } from '../rules/rule-auth.js';
@@ -24,6 +23,7 @@ import {
   parseDocumentJson,
   type QueryRequest,
 } from './document-service.js';
+import type { DocumentJson, DocumentRecord, DocumentStore, DocumentWithCollections } from './document-store.js';
 import type { BatchResult, BatchWrite, WriteRequest, WriteRules } from './document-write-service.js';
 import { DOCUMENT_NOT_FOUND } from './document-writes.js';
 

@@ -5,7 +5,7 @@
 import { AppError } from '../errors.js';
 import type { JsonObject } from '../json.js';
 import { parseDocumentPath } from '../paths.js';
-import type { AppliedMutation, DocumentRecord, DocumentStore } from '../ports.js';
+import type { AppliedMutation, DocumentRecord, DocumentStore } from './document-store.js';
 import { deleteMutation, patchMutation } from './document-writes.js';
 
 /** The written document of an applied mutation. */

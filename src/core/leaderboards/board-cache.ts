@@ -1,8 +1,9 @@
 import { LRUCache } from 'lru-cache';
+import type { Bus } from '../bus.js';
 import type { Clock } from '../clock.js';
 import { parseJsonObject } from '../json.js';
-import type { Bus, LeaderboardStore } from '../ports.js';
 import { isExpired, type Leaderboard } from './leaderboard-model.js';
+import type { LeaderboardStore } from './leaderboard-store.js';
 
 /** The bus channel of board changes. */
 export const BOARD_CHANNEL = 'boards';

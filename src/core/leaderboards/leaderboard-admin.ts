@@ -1,10 +1,11 @@
 /** The admin API's side of leaderboards (§6): listing, editing and "reset now". */
 import { conflict, notFound } from '../errors.js';
-import type { ArchivedPeriod, LeaderboardAdminStore, LeaderboardStore } from '../ports.js';
 import type { BoardCache } from './board-cache.js';
 import { checkDefinition } from './leaderboard-definition.js';
 import type { Leaderboard, LeaderboardDefinition } from './leaderboard-model.js';
 import type { LeaderboardResets } from './leaderboard-resets.js';
+import type { ArchivedPeriod, LeaderboardAdminStore, LeaderboardStore } from './leaderboard-store.js';
+import { redefineRewrite } from './listing-rewrite.js';
 
 /** What an admin may change of a board; slug, type, sort and reset stay (they define its ranks and periods). */
 export type LeaderboardEdit = Partial<
@@ -66,7 +67,8 @@ export class LeaderboardAdmin {
       statMax: edit.statMax === undefined ? board.statMax : edit.statMax,
     };
     checkDefinition(definition);
-    if (!(await this.deps.admin.redefine(board.id, definition))) throw notFound(BOARD_NOT_FOUND);
+    if (!(await this.deps.admin.redefine(board.id, definition, redefineRewrite(definition))))
+      throw notFound(BOARD_NOT_FOUND);
     await this.deps.boards.changed(projectId, [slug]);
     return this.get(projectId, slug);
   }

@@ -1,9 +1,9 @@
 import type { Clock } from '../clock.js';
-import type { LeaderboardAdminStore, LeaderboardStore } from '../ports.js';
 import type { BoardCache } from './board-cache.js';
 import { isExpired, type Leaderboard, type Period } from './leaderboard-model.js';
+import type { LeaderboardAdminStore, LeaderboardStore } from './leaderboard-store.js';
+import { resetRewrite } from './listing-rewrite.js';
 import { nextPeriod, periodContaining } from './period-schedule.js';
-import { planLeagueMoves } from './promotion.js';
 import type { RankCache } from './rank-cache.js';
 
 /** What the reset runner needs. */
@@ -51,7 +51,7 @@ export class LeaderboardResets {
       periodStart: board.period.start,
       next,
       archivedAt: now,
-      plan: (counts) => planLeagueMoves(board.leagues, counts),
+      plan: resetRewrite,
     });
     if (done) await this.ended(board, next);
     return done;
@@ -71,7 +71,7 @@ export class LeaderboardResets {
       periodStart: board.period.start,
       next,
       archivedAt: now,
-      plan: (counts) => planLeagueMoves(board.leagues, counts),
+      plan: resetRewrite,
     });
     if (done) await this.ended(board, next);
     return done;

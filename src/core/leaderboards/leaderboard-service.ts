@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
+import type { AccountStore } from '../auth/account-store.js';
+import type { Bus } from '../bus.js';
 import type { Clock } from '../clock.js';
 import { AppError, badRequest, notFound, validationFailed } from '../errors.js';
-import type { AccountStore, Bus, LeaderboardAdminStore, LeaderboardStore } from '../ports.js';
 import { BoardCache } from './board-cache.js';
 import { KeyedMutex } from './keyed-mutex.js';
 import { LeaderboardAdmin } from './leaderboard-admin.js';
@@ -15,6 +16,7 @@ import {
   type Standing,
 } from './leaderboard-model.js';
 import { LeaderboardResets } from './leaderboard-resets.js';
+import type { LeaderboardAdminStore, LeaderboardStore } from './leaderboard-store.js';
 import {
   type BundleView,
   type EntriesView,
@@ -394,8 +396,10 @@ export class LeaderboardService {
   /** Runs the due reset of a board, or waits for the instance that holds its lease (503 after `resetWaitMs`). */
   private async awaitReset(board: Leaderboard): Promise<void> {
     if (await this.deps.resets.resetBoard(board)) return;
-    const deadline = Date.now() + (this.deps.resetWaitMs ?? 10_000);
-    while (Date.now() < deadline) {
+    // A wait in real time (a monotonic timer), not a reading of the service's clock: a test's
+    // stopped clock must not make it wait for ever.
+    const deadline = performance.now() + (this.deps.resetWaitMs ?? 10_000);
+    while (performance.now() < deadline) {
       const current = await this.deps.store.get(board.projectId, board.slug);
       if (!current || current.period.start !== board.period.start) return;
       if (await this.deps.resets.resetBoard(current)) return;

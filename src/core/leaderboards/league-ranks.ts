@@ -1,5 +1,5 @@
-import type { LeaderboardStore } from '../ports.js';
 import type { Leaderboard, LeaderboardEntry, SortOrder } from './leaderboard-model.js';
+import type { LeaderboardStore } from './leaderboard-store.js';
 import type { RankBucket, RankCache, RankPeers, RankPlacement } from './rank-cache.js';
 import { FIRST_UNRANKED, keyOfEntry, type RankKey, unrankedKey } from './rank-order.js';
 

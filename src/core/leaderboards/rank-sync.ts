@@ -1,7 +1,8 @@
+import type { Bus } from '../bus.js';
 import { isJsonObject, parseJsonObject } from '../json.js';
-import type { Bus, LeaderboardStore } from '../ports.js';
 import type { KeyedMutex } from './keyed-mutex.js';
 import { SORT_ORDERS, type SortOrder } from './leaderboard-model.js';
+import type { LeaderboardStore } from './leaderboard-store.js';
 import { placementOf } from './league-ranks.js';
 import type { RankBucket, RankCache, RankedBoard, RankPeers, RankPlacement } from './rank-cache.js';
 import type { RankKey } from './rank-order.js';

@@ -1,6 +1,7 @@
 /** What travels on the bus after each commit of a project's documents (§10): plain JSON, so any bus carries it. */
+
+import type { DocumentChangeEntry, DocumentCommitEvent } from '../documents/document-store.js';
 import { isJsonObject, parseJsonObject } from '../json.js';
-import type { DocumentChangeEntry, DocumentCommitEvent } from '../ports.js';
 
 /** The bus channel of a project's document commits (apart from the tree's `tree.<id>`). */
 export function documentChannel(projectId: number): string {

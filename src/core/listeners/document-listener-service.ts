@@ -5,8 +5,13 @@
  */
 import type { Clock } from '../clock.js';
 import { parseDocumentJson } from '../documents/document-service.js';
+import type {
+  DocumentHistory,
+  DocumentRecord,
+  DocumentStore,
+  QueryDocumentsOptions,
+} from '../documents/document-store.js';
 import type { JsonValue } from '../json.js';
-import type { DocumentHistory, DocumentRecord, DocumentStore, QueryDocumentsOptions } from '../ports.js';
 import type { CompiledRuleset, RuleAuth } from '../rules/compiled-ruleset.js';
 import { planList } from '../rules/list-plan.js';
 import type { RuleAuthLookup } from '../rules/rule-auth.js';

@@ -3,10 +3,11 @@
  * parameters (a 400's `detail` is the error; what REST refuses with 422 is `Invalid <parameter>`),
  * and the server's `snapshot`, `changes`, `resume` and `cancel` messages as JSON text.
  */
+
+import type { DocumentRecord } from '../documents/document-store.js';
 import { AppError } from '../errors.js';
 import type { JsonObject, JsonValue } from '../json.js';
 import { type PathLimits, parseCollectionName, parseDocumentPath, parseParentPath } from '../paths.js';
-import type { DocumentRecord } from '../ports.js';
 import { type OrderBy, parseOrderBy, parseWhere, type WhereClause } from '../where.js';
 
 /** A listener's id: a string or an integer, compared as JSON values (`7` and `"7"` differ). */

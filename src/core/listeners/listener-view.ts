@@ -5,8 +5,9 @@
  * result is a window: a document that enters it pushes the last one out; one that leaves an
  * incomplete window (more matches lie beyond it) asks for a re-read of the window.
  */
+
+import type { DocumentChangeEntry, DocumentRecord } from '../documents/document-store.js';
 import type { JsonObject } from '../json.js';
-import type { DocumentChangeEntry, DocumentRecord } from '../ports.js';
 import { compileMatcher, type DataPredicate, documentOrder } from './document-matcher.js';
 import type { ListenerChange, ListenTarget } from './listen-request.js';
 

@@ -3,9 +3,9 @@
  * update a subscription receives. Events are plain JSON so any bus can carry them.
  */
 import { isJsonObject, parseJsonObject } from '../json.js';
-import type { TreeChange, TreeCommit } from '../ports.js';
 import type { WriteRelation } from './subscription-index.js';
 import { isAtOrBelow, relativeSegments } from './tree-path.js';
+import type { TreeChange, TreeCommit } from './tree-store.js';
 import { valueAt } from './tree-value.js';
 
 /** A committed write of one project, as published once on the bus. */

@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { PRECONDITION_FAILED } from '../documents/document-writes.js';
 import { AppError } from '../errors.js';
 import { canonicalJson, isJsonObject, type JsonObject, type JsonValue } from '../json.js';
-import type { TreeSet, TreeWriteHook } from '../ports.js';
+import type { TreeSet, TreeWriteHook } from './tree-store.js';
 import { defineKey } from './tree-value.js';
 
 /** The ETag of a tree value: a hash of its canonical JSON (keys sorted), the same on every instance. */

@@ -6,9 +6,11 @@
  * everything that arrived meanwhile. After the commit, each project's commits are published as
  * one bus message, then each write is answered.
  */
+
+import type { Bus } from '../bus.js';
 import type { JsonValue } from '../json.js';
-import type { Bus, ChangeLogRetention, TreeCommit, TreeStore, TreeWrite, TreeWriteOutcome } from '../ports.js';
 import { commitChannel, encodeCommits } from './commit-event.js';
+import type { ChangeLogRetention, TreeCommit, TreeStore, TreeWrite, TreeWriteOutcome } from './tree-store.js';
 
 interface Pending {
   write: TreeWrite;

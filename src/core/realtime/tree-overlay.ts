@@ -6,8 +6,8 @@
  * two statements commute.
  */
 import type { JsonValue } from '../json.js';
-import type { TreeLeaf, TreeSet } from '../ports.js';
 import { ancestorsOf, isAtOrBelow, ROOT_PATH } from './tree-path.js';
+import type { TreeLeaf, TreeSet } from './tree-store.js';
 import { assembleValue } from './tree-value.js';
 
 /** What a batch removes from the stored leaves of a project. */

@@ -1,11 +1,12 @@
+import type { Bus } from '../bus.js';
 import { AppError } from '../errors.js';
 import type { JsonObject, JsonValue } from '../json.js';
 import { defaultPathLimits, type PathLimits } from '../paths.js';
-import type { Bus, ChangeLogRetention, TreeCommit, TreeHistory, TreeSnapshot, TreeStore } from '../ports.js';
 import { type TreeMatch, TreePreconditionFailed, treeEtag, treeWriteHook } from './tree-atomic.js';
 import { TreeCommits } from './tree-commits.js';
 import { parseTreePath } from './tree-path.js';
 import { type CallerRules, deniedByRules, type PlannedWrite, type TreeRules, type ValueAt } from './tree-rules.js';
+import type { ChangeLogRetention, TreeCommit, TreeHistory, TreeSnapshot, TreeStore } from './tree-store.js';
 import { shallowValue } from './tree-value.js';
 import { planPatch, planSet } from './tree-write.js';
 

@@ -6,9 +6,9 @@
 import { badRequest, validationFailed } from '../errors.js';
 import { isJsonObject, type JsonObject, type JsonValue, unstorableIssue } from '../json.js';
 import { defaultPathLimits, type PathLimits } from '../paths.js';
-import type { TreeLeaf } from '../ports.js';
 import { serverValueOf } from './tree-atomic.js';
 import { checkPathLimits, invalidKeyReason, joinPath, relativeSegments } from './tree-path.js';
+import type { TreeLeaf } from './tree-store.js';
 
 /** A value ready to be written at a path: its stored form and its leaves. */
 export interface PreparedValue {

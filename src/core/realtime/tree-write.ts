@@ -2,8 +2,8 @@
 import { badRequest } from '../errors.js';
 import type { JsonObject, JsonValue } from '../json.js';
 import { defaultPathLimits, type PathLimits } from '../paths.js';
-import type { TreeSet } from '../ports.js';
 import { ancestorsOf, checkPathLimits, joinPath, parseTreePath, ROOT_PATH } from './tree-path.js';
+import type { TreeSet } from './tree-store.js';
 import { checkStorableValue, prepareValue } from './tree-value.js';
 
 /** The set that replaces the subtree at `path` (already normalized) by `value`. */

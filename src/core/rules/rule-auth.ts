@@ -1,6 +1,6 @@
 import { LRUCache } from 'lru-cache';
+import type { AccountStore } from '../auth/account-store.js';
 import { AppError } from '../errors.js';
-import type { AccountStore } from '../ports.js';
 import type { RuleAuth } from './compiled-ruleset.js';
 
 /**

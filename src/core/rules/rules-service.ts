@@ -3,9 +3,9 @@
  * that check rules, current on every instance.
  */
 import { LRUCache } from 'lru-cache';
+import type { Bus } from '../bus.js';
 import type { Clock } from '../clock.js';
 import { parseJsonObject } from '../json.js';
-import type { Bus } from '../ports.js';
 import { CompiledRuleset, OPEN_RULES } from './compiled-ruleset.js';
 import type { RulesSource } from './rules-source.js';
 import { KEPT_REVISIONS, type RulesRevision, type RulesStore } from './rules-store.js';

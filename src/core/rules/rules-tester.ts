@@ -3,12 +3,15 @@
  * decided as the checks of the document and realtime routes would decide it, as the named user,
  * under given rules or the project's current ones, with the stored data or a stand-in for it.
  */
+
+import type { AccountStore, User } from '../auth/account-store.js';
 import type { Clock } from '../clock.js';
+import type { DocumentStore } from '../documents/document-store.js';
 import { AppError, validationFailed } from '../errors.js';
 import { isJsonObject, type JsonObject, type JsonValue, unstorableReason } from '../json.js';
 import { type PathLimits, parseDocumentPath } from '../paths.js';
-import type { AccountStore, DocumentStore, TreeStore, User } from '../ports.js';
 import { parseTreePath } from '../realtime/tree-path.js';
+import type { TreeStore } from '../realtime/tree-store.js';
 import {
   CompiledRuleset,
   type DocumentMethod,

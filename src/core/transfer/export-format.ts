@@ -17,11 +17,11 @@ import { AppError } from '../errors.js';
 import { isJsonObject, type JsonValue, MAX_JSON_DEPTH, unstorableReason } from '../json.js';
 import { definitionProblem } from '../leaderboards/leaderboard-definition.js';
 import { ANTI_CHEAT_DEFAULTS, type LeaderboardDefinition } from '../leaderboards/leaderboard-model.js';
+import { Nullable } from '../nullable-schema.js';
 import { type PathLimits, parseCollectionName, parseDocumentPath } from '../paths.js';
 import { OPEN_RULESET, parseRuleset, type Ruleset } from '../rules/ruleset.js';
 
 const Iso = Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{3}Z$' });
-const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
 
 export const ExportLeagueSchema = Type.Object({
   slug: Type.String(),

@@ -1,3 +1,4 @@
+import type { AccountStore } from '../auth/account-store.js';
 import type { Clock } from '../clock.js';
 import type { IndexService } from '../documents/index-service.js';
 import { indexSignature, MAX_INDEXES_PER_PROJECT } from '../documents/indexes.js';
@@ -5,8 +6,8 @@ import { AppError, notFound } from '../errors.js';
 import { isJsonObject, type JsonObject } from '../json.js';
 import type { LeaderboardService } from '../leaderboards/leaderboard-service.js';
 import type { PathLimits } from '../paths.js';
-import type { AccountStore, TransferStore, TreeSet } from '../ports.js';
 import type { TreeService } from '../realtime/tree-service.js';
+import type { TreeSet } from '../realtime/tree-store.js';
 import { planPatch } from '../realtime/tree-write.js';
 import type { RulesService } from '../rules/rules-service.js';
 import {
@@ -17,6 +18,8 @@ import {
   type ProjectExport,
   parseProjectExport,
 } from './export-format.js';
+import { importLookup, planImport } from './import-plan.js';
+import type { TransferStore } from './transfer-store.js';
 
 /** What an import loaded. */
 export interface ImportSummary {
@@ -63,15 +66,16 @@ export class TransferService {
     const rules = importedRules(file);
     const indexes = importedIndexes(file);
     await this.checkIndexLimit(projectId, indexes);
-    const commit = await this.deps.store.importProject(
-      projectId,
-      file,
+    const now = this.deps.clock.now();
+    const commit = await this.deps.store.importProject(projectId, {
+      lookup: importLookup(file),
+      plan: (found) => planImport(file, found, now),
       tree,
       rules,
       indexes,
-      this.deps.tree.retention,
-      this.deps.clock.now(),
-    );
+      retention: this.deps.tree.retention,
+      now,
+    });
     await this.deps.leaderboards.boardsChanged(
       projectId,
       file.leaderboards.map((board) => board.slug),

@@ -1,13 +1,7 @@
 import type { AdminService } from '../../core/admin/admin-service.js';
 import { adminAccess, adminOf, decorateAdminRequests } from '../admin-auth-hook.js';
-import {
-  AdminLoginBody,
-  AdminMeSchema,
-  AdminTokenSchema,
-  adminErrorResponses,
-  adminSecurity,
-} from '../schemas/admin.js';
-import { ErrorSchema } from '../schemas/common.js';
+import { AdminLoginBody, AdminMeSchema, AdminTokenSchema, adminSecurity } from '../schemas/admin.js';
+import { ErrorSchema, errorResponses } from '../schemas/common.js';
 import type { HttpApp } from '../server.js';
 
 /** Admin login and the signed-in admin (§6). */
@@ -46,7 +40,7 @@ export function adminAuthRoutes(app: HttpApp, deps: { admins: AdminService }): v
         tags: ['admin'],
         description: 'The signed-in admin: organisation, role and the permissions the role holds.',
         security: adminSecurity,
-        response: { 200: AdminMeSchema, ...adminErrorResponses },
+        response: { 200: AdminMeSchema, ...errorResponses },
       },
     },
     async (request) => admins.me(adminOf(request)),

@@ -4,7 +4,6 @@ import type { DocumentService } from '../../core/documents/document-service.js';
 import type { JsonObject } from '../../core/json.js';
 import { type AdminGuard, adminAccess, decorateAdminRequests } from '../admin-auth-hook.js';
 import {
-  adminErrorResponses,
   adminSecurity,
   CollectionsPageSchema,
   DocumentsPageSchema,
@@ -13,6 +12,7 @@ import {
   StorePageQuery,
   StoreParams,
 } from '../schemas/admin.js';
+import { errorResponses } from '../schemas/common.js';
 import {
   DeletedSchema,
   DocumentSchema,
@@ -49,7 +49,7 @@ export function adminDocumentRoutes(app: HttpApp, deps: { guard: AdminGuard; doc
         security: adminSecurity,
         params: StoreParams,
         querystring: StorePageQuery,
-        response: { 200: CollectionsPageSchema, ...adminErrorResponses },
+        response: { 200: CollectionsPageSchema, ...errorResponses },
       },
     },
     async (request) => {
@@ -72,7 +72,7 @@ export function adminDocumentRoutes(app: HttpApp, deps: { guard: AdminGuard; doc
         security: adminSecurity,
         params: StoreCollectionParams,
         querystring: StorePageQuery,
-        response: { 200: DocumentsPageSchema, ...adminErrorResponses },
+        response: { 200: DocumentsPageSchema, ...errorResponses },
       },
     },
     async (request) => {
@@ -100,7 +100,7 @@ export function adminDocumentRoutes(app: HttpApp, deps: { guard: AdminGuard; doc
           security: adminSecurity,
           hide,
           params: StoreDocParams,
-          response: { 200: DocumentWithCollectionsSchema, ...adminErrorResponses },
+          response: { 200: DocumentWithCollectionsSchema, ...errorResponses },
         },
       },
       (request) => documents.get(request.projectId, request.params['*'] ?? ''),
@@ -117,7 +117,7 @@ export function adminDocumentRoutes(app: HttpApp, deps: { guard: AdminGuard; doc
           hide,
           params: StoreDocParams,
           body: PutDocumentBody,
-          response: { 200: DocumentWithCreatedSchema, ...adminErrorResponses },
+          response: { 200: DocumentWithCreatedSchema, ...errorResponses },
         },
       },
       (request) => documents.put(request.projectId, request.params['*'] ?? '', (request.body.data ?? {}) as JsonObject),
@@ -134,7 +134,7 @@ export function adminDocumentRoutes(app: HttpApp, deps: { guard: AdminGuard; doc
           hide,
           params: StoreDocParams,
           body: PatchDocumentBody,
-          response: { 200: DocumentSchema, ...adminErrorResponses },
+          response: { 200: DocumentSchema, ...errorResponses },
         },
       },
       (request) => documents.patch(request.projectId, request.params['*'] ?? '', request.body.data as JsonObject),
@@ -150,7 +150,7 @@ export function adminDocumentRoutes(app: HttpApp, deps: { guard: AdminGuard; doc
           security: adminSecurity,
           hide,
           params: StoreDocParams,
-          response: { 200: DeletedSchema, ...adminErrorResponses },
+          response: { 200: DeletedSchema, ...errorResponses },
         },
       },
       (request) => documents.delete(request.projectId, request.params['*'] ?? ''),

@@ -5,7 +5,8 @@ import type { IndexService } from '../../core/documents/index-service.js';
 import { explanation } from '../../core/documents/query-explain.js';
 import { notFound } from '../../core/errors.js';
 import { type AdminGuard, adminAccess, decorateAdminRequests } from '../admin-auth-hook.js';
-import { adminConflictResponses, adminErrorResponses, adminSecurity, ProjectParams } from '../schemas/admin.js';
+import { adminConflictResponses, adminSecurity, ProjectParams } from '../schemas/admin.js';
+import { errorResponses } from '../schemas/common.js';
 import {
   CreateIndexBody,
   DeletedIndexSchema,
@@ -67,7 +68,7 @@ export function adminIndexRoutes(app: HttpApp, deps: AdminIndexDeps): void {
         description: `The project’s indexes, by id, with their state (any admin role). ${SCOPE}`,
         security: adminSecurity,
         params: ProjectParams,
-        response: { 200: IndexesSchema, ...adminErrorResponses },
+        response: { 200: IndexesSchema, ...errorResponses },
       },
     },
     (request) => indexes.list(request.projectId),
@@ -86,7 +87,7 @@ export function adminIndexRoutes(app: HttpApp, deps: AdminIndexDeps): void {
         security: adminSecurity,
         params: ProjectParams,
         querystring: ExplainQuery,
-        response: { 200: ExplainSchema, ...adminErrorResponses },
+        response: { 200: ExplainSchema, ...errorResponses },
       },
     },
     async (request) => {
@@ -111,7 +112,7 @@ export function adminIndexRoutes(app: HttpApp, deps: AdminIndexDeps): void {
         description: `Drops an index (owners and editors); unknown → 404 \`Index not found\`. ${SCOPE}`,
         security: adminSecurity,
         params: IndexParams,
-        response: { 200: DeletedIndexSchema, ...adminErrorResponses },
+        response: { 200: DeletedIndexSchema, ...errorResponses },
       },
     },
     (request) => {

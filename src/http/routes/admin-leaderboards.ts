@@ -7,7 +7,6 @@ import { type AdminGuard, adminAccess, decorateAdminRequests } from '../admin-au
 import {
   AdminSubmitBody,
   adminConflictResponses,
-  adminErrorResponses,
   adminSecurity,
   BoardParams,
   BoardSchema,
@@ -18,7 +17,7 @@ import {
   ResetSchema,
   UpdateBoardBody,
 } from '../schemas/admin.js';
-import { ErrorSchema } from '../schemas/common.js';
+import { ErrorSchema, errorResponses } from '../schemas/common.js';
 import { HistoryQuery, HistorySchema, MeSchema, UsersListSchema, UsersQuery } from '../schemas/leaderboards.js';
 import type { HttpApp } from '../server.js';
 
@@ -54,7 +53,7 @@ export function adminLeaderboardRoutes(app: HttpApp, deps: AdminLeaderboardDeps)
         description: `Every leaderboard of the project with its leagues, rewards and current period, by slug. ${READS}`,
         security: adminSecurity,
         params: ProjectParams,
-        response: { 200: BoardsSchema, ...adminErrorResponses },
+        response: { 200: BoardsSchema, ...errorResponses },
       },
     },
     async (request) => ({ leaderboards: (await leaderboards.admin.list(request.projectId)).map(boardView) }),
@@ -89,7 +88,7 @@ export function adminLeaderboardRoutes(app: HttpApp, deps: AdminLeaderboardDeps)
         description: `One leaderboard's definition and current period; 404 \`Leaderboard not found\`. ${READS}`,
         security: adminSecurity,
         params: BoardParams,
-        response: { 200: BoardSchema, ...adminErrorResponses },
+        response: { 200: BoardSchema, ...errorResponses },
       },
     },
     async (request) => boardView(await leaderboards.admin.get(request.projectId, request.params.slug)),
@@ -105,7 +104,7 @@ export function adminLeaderboardRoutes(app: HttpApp, deps: AdminLeaderboardDeps)
         security: adminSecurity,
         params: BoardParams,
         querystring: UsersQuery,
-        response: { 200: UsersListSchema, ...adminErrorResponses },
+        response: { 200: UsersListSchema, ...errorResponses },
       },
     },
     (request) => leaderboards.users(request.projectId, NO_USER, request.params.slug, request.query),
@@ -121,7 +120,7 @@ export function adminLeaderboardRoutes(app: HttpApp, deps: AdminLeaderboardDeps)
         security: adminSecurity,
         params: BoardParams,
         querystring: HistoryQuery,
-        response: { 200: HistorySchema, ...adminErrorResponses },
+        response: { 200: HistorySchema, ...errorResponses },
       },
     },
     (request) => leaderboards.history(request.projectId, NO_USER, request.params.slug, request.query),
@@ -141,7 +140,7 @@ export function adminLeaderboardRoutes(app: HttpApp, deps: AdminLeaderboardDeps)
         security: adminSecurity,
         params: BoardParams,
         body: UpdateBoardBody,
-        response: { 200: BoardSchema, ...adminErrorResponses },
+        response: { 200: BoardSchema, ...errorResponses },
       },
     },
     async (request) => {
@@ -164,7 +163,7 @@ export function adminLeaderboardRoutes(app: HttpApp, deps: AdminLeaderboardDeps)
         security: adminSecurity,
         params: BoardParams,
         body: AdminSubmitBody,
-        response: { 200: MeSchema, ...adminErrorResponses, 503: ErrorSchema },
+        response: { 200: MeSchema, ...errorResponses, 503: ErrorSchema },
       },
     },
     (request) =>

@@ -4,9 +4,9 @@ import type { JsonObject, JsonValue } from '../../core/json.js';
 import { parseTreeTags, treeEtag } from '../../core/realtime/tree-atomic.js';
 import type { TreeService, TreeWriteOptions } from '../../core/realtime/tree-service.js';
 import { type AdminGuard, adminAccess, decorateAdminRequests } from '../admin-auth-hook.js';
-import { adminErrorResponses, adminSecurity, ProjectCollectionParams, ProjectTreeParams } from '../schemas/admin.js';
-import { ErrorSchema } from '../schemas/common.js';
-import { DocumentListSchema, QueryQuery } from '../schemas/documents.js';
+import { adminSecurity, ProjectCollectionParams, ProjectTreeParams } from '../schemas/admin.js';
+import { ErrorSchema, errorResponses } from '../schemas/common.js';
+import { DocumentListSchema, FilterQuery } from '../schemas/documents.js';
 import {
   PatchTreeBody,
   PutTreeBody,
@@ -31,7 +31,7 @@ const SCOPE =
   'Admin reads and writes are not subject to the access rules (§9). A project of another organisation answers 404 `Project not found`.';
 const VIEW = `Needs \`document.view\` (every admin role, and server keys that hold it). ${SCOPE}`;
 const MANAGE = `Needs \`document.manage\` (owner, editor, and server keys that hold it). ${SCOPE}`;
-const treeWriteErrors = { ...adminErrorResponses, 412: ErrorSchema };
+const treeWriteErrors = { ...errorResponses, 412: ErrorSchema };
 
 const writeOptions = (headers: { 'if-match'?: string | undefined }): TreeWriteOptions => {
   const ifMatch = headers['if-match'];
@@ -57,8 +57,8 @@ export function adminProjectDataRoutes(app: HttpApp, deps: AdminProjectDataDeps)
         description: `Runs a §2 query (\`where\`, \`parent_path\`, \`order_by\`, \`limit\`, \`offset\`) as GET /documents/query/{collection}. ${VIEW}`,
         security: adminSecurity,
         params: ProjectCollectionParams,
-        querystring: QueryQuery,
-        response: { 200: DocumentListSchema, ...adminErrorResponses },
+        querystring: FilterQuery,
+        response: { 200: DocumentListSchema, ...errorResponses },
       },
     },
     async (request, reply) => {
@@ -89,7 +89,7 @@ export function adminProjectDataRoutes(app: HttpApp, deps: AdminProjectDataDeps)
           security: adminSecurity,
           params: ProjectTreeParams,
           querystring: TreeQuery,
-          response: { 200: TreeValueSchema, ...adminErrorResponses },
+          response: { 200: TreeValueSchema, ...errorResponses },
         },
       },
       async (request, reply) => {

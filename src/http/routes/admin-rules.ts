@@ -2,7 +2,8 @@ import { ADMIN_PERMISSIONS } from '../../core/admin/admin-permissions.js';
 import type { RulesService } from '../../core/rules/rules-service.js';
 import type { RulesTester } from '../../core/rules/rules-tester.js';
 import { type AdminGuard, adminAccess, decorateAdminRequests } from '../admin-auth-hook.js';
-import { adminErrorResponses, adminSecurity, ProjectParams } from '../schemas/admin.js';
+import { adminSecurity, ProjectParams } from '../schemas/admin.js';
+import { errorResponses } from '../schemas/common.js';
 import {
   PutRulesBody,
   RulesRevisionsSchema,
@@ -39,7 +40,7 @@ export function adminRulesRoutes(app: HttpApp, deps: AdminRulesDeps): void {
         description: `The project’s ruleset, its revision and when it was set (any admin role). ${SCOPE}`,
         security: adminSecurity,
         params: ProjectParams,
-        response: { 200: RulesStateSchema, ...adminErrorResponses },
+        response: { 200: RulesStateSchema, ...errorResponses },
       },
     },
     (request) => rules.get(request.projectId),
@@ -58,7 +59,7 @@ export function adminRulesRoutes(app: HttpApp, deps: AdminRulesDeps): void {
         security: adminSecurity,
         params: ProjectParams,
         body: PutRulesBody,
-        response: { 200: RulesStateSchema, ...adminErrorResponses },
+        response: { 200: RulesStateSchema, ...errorResponses },
       },
     },
     (request) => rules.put(request.projectId, request.body.rules),
@@ -75,7 +76,7 @@ export function adminRulesRoutes(app: HttpApp, deps: AdminRulesDeps): void {
           `(any admin role). ${SCOPE}`,
         security: adminSecurity,
         params: ProjectParams,
-        response: { 200: RulesRevisionsSchema, ...adminErrorResponses },
+        response: { 200: RulesRevisionsSchema, ...errorResponses },
       },
     },
     async (request) => ({ revisions: await rules.revisions(request.projectId) }),
@@ -94,7 +95,7 @@ export function adminRulesRoutes(app: HttpApp, deps: AdminRulesDeps): void {
         security: adminSecurity,
         params: ProjectParams,
         body: TestRulesBody,
-        response: { 200: RuleTestResultsSchema, ...adminErrorResponses },
+        response: { 200: RuleTestResultsSchema, ...errorResponses },
       },
     },
     async (request) => ({

@@ -3,7 +3,6 @@ import type { ServerKeyService } from '../../core/admin/server-keys.js';
 import { notFound } from '../../core/errors.js';
 import { type AdminGuard, adminAccess, callerOf, decorateAdminRequests } from '../admin-auth-hook.js';
 import {
-  adminErrorResponses,
   adminSecurity,
   CreateServerKeyBody,
   DeletedServerKeySchema,
@@ -12,6 +11,7 @@ import {
   ServerKeyParams,
   ServerKeysSchema,
 } from '../schemas/admin.js';
+import { errorResponses } from '../schemas/common.js';
 import type { HttpApp } from '../server.js';
 
 /** What the server key routes use. */
@@ -49,7 +49,7 @@ export function adminServerKeyRoutes(app: HttpApp, deps: AdminServerKeyDeps): vo
         description: `The project’s server keys, without the keys; revoked keys are not listed. Any admin role. ${SCOPE}`,
         security: adminSecurity,
         params: ProjectParams,
-        response: { 200: ServerKeysSchema, ...adminErrorResponses },
+        response: { 200: ServerKeysSchema, ...errorResponses },
       },
     },
     (request) => keys.list(request.projectId),
@@ -68,7 +68,7 @@ export function adminServerKeyRoutes(app: HttpApp, deps: AdminServerKeyDeps): vo
         security: adminSecurity,
         params: ProjectParams,
         body: CreateServerKeyBody,
-        response: { 201: IssuedServerKeySchema, ...adminErrorResponses },
+        response: { 201: IssuedServerKeySchema, ...errorResponses },
       },
     },
     async (request, reply) => reply.status(201).send(await keys.create(request.projectId, request.body)),
@@ -85,7 +85,7 @@ export function adminServerKeyRoutes(app: HttpApp, deps: AdminServerKeyDeps): vo
           `\`Server key not found\` for an unknown or already revoked key. ${MANAGERS} ${SCOPE}`,
         security: adminSecurity,
         params: ServerKeyParams,
-        response: { 200: DeletedServerKeySchema, ...adminErrorResponses },
+        response: { 200: DeletedServerKeySchema, ...errorResponses },
       },
     },
     (request) => {

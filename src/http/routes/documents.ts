@@ -1,12 +1,12 @@
 import type { FastifyReply } from 'fastify';
+import type { DocumentJson } from '../../core/documents/document-store.js';
 import type { BatchWrite } from '../../core/documents/document-write-service.js';
 import { type Precondition, parseVersionTags } from '../../core/documents/document-writes.js';
 import type { ClientWriteRequest, RuledDocumentService } from '../../core/documents/ruled-document-service.js';
 import type { JsonObject } from '../../core/json.js';
 import { parseDocumentPath } from '../../core/paths.js';
-import type { DocumentJson } from '../../core/ports.js';
 import { type ClientAuthenticator, requirePermission } from '../auth-hook.js';
-import { clientErrorResponses, ErrorSchema, WildcardParams } from '../schemas/common.js';
+import { ErrorSchema, errorResponses, WildcardParams } from '../schemas/common.js';
 import {
   BatchBody,
   BatchResultSchema,
@@ -17,11 +17,11 @@ import {
   DocumentSchema,
   DocumentWithCollectionsSchema,
   DocumentWithCreatedSchema,
+  FilterQuery,
   ListQuery,
   PatchClientDocumentBody,
   PreconditionHeaders,
   PutClientDocumentBody,
-  QueryQuery,
 } from '../schemas/documents.js';
 import type { HttpApp } from '../server.js';
 
@@ -38,7 +38,7 @@ const ETAG_NOTE =
   'The answer carries `ETag: "<version>"`, the version of the commit (§10). `If-Match` (ETags, or `*` for any existing document): 412 `Precondition failed` when none matches or the document is missing. Checks run in the order path (400), body (422), rules (403), precondition (412), existence (404).';
 
 /** Error answers of the document writes: those of every client route and 412 (§11). */
-const documentWriteErrors = { ...clientErrorResponses, 412: ErrorSchema };
+const documentWriteErrors = { ...errorResponses, 412: ErrorSchema };
 
 /** The ETag of a document version: the version in quotes. */
 const etagOf = (version: number) => `"${version}"`;
@@ -100,7 +100,7 @@ export function documentRoutes(
         schema: {
           description: 'The document with its child collections. The `ETag` header is `"<version>"` (§10, §11).',
           params: WildcardParams,
-          response: { 200: DocumentWithCollectionsSchema, ...clientErrorResponses },
+          response: { 200: DocumentWithCollectionsSchema, ...errorResponses },
         },
       },
       async (request, reply) => {
@@ -182,7 +182,7 @@ export function documentRoutes(
         schema: {
           params: CollectionParams,
           body: CreateDocumentBody,
-          response: { 201: DocumentWithCreatedSchema, ...clientErrorResponses },
+          response: { 201: DocumentWithCreatedSchema, ...errorResponses },
         },
       },
       async (request, reply) => {
@@ -203,7 +203,7 @@ export function documentRoutes(
         schema: {
           params: CollectionParams,
           querystring: ListQuery,
-          response: { 200: DocumentListSchema, ...clientErrorResponses },
+          response: { 200: DocumentListSchema, ...errorResponses },
         },
       },
       async (request, reply) => {
@@ -222,8 +222,8 @@ export function documentRoutes(
       {
         schema: {
           params: CollectionParams,
-          querystring: QueryQuery,
-          response: { 200: DocumentListSchema, ...clientErrorResponses },
+          querystring: FilterQuery,
+          response: { 200: DocumentListSchema, ...errorResponses },
         },
       },
       async (request, reply) => {

@@ -1,5 +1,6 @@
 import Type from 'typebox';
-import type { Bus, Storage } from '../../core/ports.js';
+import type { Bus } from '../../core/bus.js';
+import type { Storage } from '../../core/ports.js';
 import type { HttpApp } from '../server.js';
 
 const HealthSchema = Type.Object({ status: Type.String() });

@@ -1,6 +1,6 @@
 import type { LeaderboardService } from '../../core/leaderboards/leaderboard-service.js';
 import { type ClientAuthenticator, requirePermission } from '../auth-hook.js';
-import { clientErrorResponses, ErrorSchema } from '../schemas/common.js';
+import { ErrorSchema, errorResponses } from '../schemas/common.js';
 import {
   BundleQuery,
   BundleSchema,
@@ -34,7 +34,7 @@ export function leaderboardRoutes(
             description: leaderboardRouteDescriptions.bundle,
             params: LeaderboardParams,
             querystring: BundleQuery,
-            response: { 200: BundleSchema, ...clientErrorResponses },
+            response: { 200: BundleSchema, ...errorResponses },
           },
         },
         (request) => leaderboards.bundle(request.projectId, request.userId, request.params.slug, request.query),
@@ -46,7 +46,7 @@ export function leaderboardRoutes(
             description: leaderboardRouteDescriptions.users,
             params: LeaderboardParams,
             querystring: UsersQuery,
-            response: { 200: UsersListSchema, ...clientErrorResponses },
+            response: { 200: UsersListSchema, ...errorResponses },
           },
         },
         (request) => leaderboards.users(request.projectId, request.userId, request.params.slug, request.query),
@@ -58,7 +58,7 @@ export function leaderboardRoutes(
             description: leaderboardRouteDescriptions.history,
             params: LeaderboardParams,
             querystring: HistoryQuery,
-            response: { 200: HistorySchema, ...clientErrorResponses },
+            response: { 200: HistorySchema, ...errorResponses },
           },
         },
         (request) => leaderboards.history(request.projectId, request.userId, request.params.slug, request.query),
@@ -76,7 +76,7 @@ export function leaderboardRoutes(
             description: leaderboardRouteDescriptions.stats,
             params: LeaderboardParams,
             body: SubmitBody,
-            response: { 200: MeSchema, ...clientErrorResponses, 503: ErrorSchema },
+            response: { 200: MeSchema, ...errorResponses, 503: ErrorSchema },
           },
         },
         (request) =>

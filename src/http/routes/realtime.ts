@@ -2,7 +2,7 @@ import type { JsonObject, JsonValue } from '../../core/json.js';
 import { parseTreeTags, treeEtag } from '../../core/realtime/tree-atomic.js';
 import type { TreeService, TreeWriteOptions } from '../../core/realtime/tree-service.js';
 import { type ClientAuthenticator, requirePermission } from '../auth-hook.js';
-import { clientErrorResponses, ErrorSchema } from '../schemas/common.js';
+import { ErrorSchema, errorResponses } from '../schemas/common.js';
 import {
   PatchTreeBody,
   PutTreeBody,
@@ -15,7 +15,7 @@ import {
 } from '../schemas/realtime.js';
 import type { HttpApp } from '../server.js';
 
-const treeWriteErrors = { ...clientErrorResponses, 412: ErrorSchema };
+const treeWriteErrors = { ...errorResponses, 412: ErrorSchema };
 
 const writeOptions = (headers: { 'if-match'?: string | undefined }): TreeWriteOptions => {
   const ifMatch = headers['if-match'];
@@ -37,7 +37,7 @@ export function realtimeRoutes(app: HttpApp, deps: { auth: ClientAuthenticator; 
             description: treeRouteDescriptions.get,
             params,
             querystring: TreeQuery,
-            response: { 200: TreeValueSchema, ...clientErrorResponses },
+            response: { 200: TreeValueSchema, ...errorResponses },
           },
         },
         async (request, reply) => {

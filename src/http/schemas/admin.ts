@@ -1,27 +1,15 @@
 /** TypeBox schemas of the admin API and the admin document store (§6). */
-import Type, { type TSchema } from 'typebox';
+import Type from 'typebox';
 import { MAX_ID } from '../../core/admin/admin-service.js';
-import { ErrorSchema } from './common.js';
+import { Nullable } from '../../core/nullable-schema.js';
+import { ErrorSchema, errorResponses } from './common.js';
 import { DocumentSchema } from './documents.js';
 import { antiCheatFields } from './leaderboards.js';
 
-const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 const Id = (description: string) => Type.String({ description: `${description} (a positive integer)` });
 
-/** Error responses of every admin route; 404 `Project not found` also for another organisation's project. */
-export const adminErrorResponses = {
-  400: ErrorSchema,
-  401: ErrorSchema,
-  403: ErrorSchema,
-  404: ErrorSchema,
-  413: ErrorSchema,
-  415: ErrorSchema,
-  422: ErrorSchema,
-  429: ErrorSchema,
-};
-
-/** Error responses of routes that also answer 409. */
-export const adminConflictResponses = { ...adminErrorResponses, 409: ErrorSchema };
+/** Error responses of admin routes that also answer 409. */
+export const adminConflictResponses = { ...errorResponses, 409: ErrorSchema };
 
 /** The OpenAPI security of admin routes: `Authorization: Bearer <admin token>`. */
 export const adminSecurity = [{ bearer: [] }];

@@ -1,9 +1,10 @@
 import Type from 'typebox';
 import { PASSWORD_MIN_LENGTH, USERNAME_PATTERN } from '../../core/auth/auth-service.js';
+import { Nullable } from '../../core/nullable-schema.js';
 import { ErrorSchema } from './common.js';
 
 const Nickname = Type.String({ minLength: 1, maxLength: 64 });
-const AvatarUrl = Type.Union([Type.String({ maxLength: 2048 }), Type.Null()]);
+const AvatarUrl = Nullable(Type.String({ maxLength: 2048 }));
 
 /** `POST /auth/signup` body (§1): the username and password rules give 422 when broken. */
 export const SignupBody = Type.Object({

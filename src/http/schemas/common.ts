@@ -23,8 +23,11 @@ export const WildcardParams = Type.Object({ '*': Type.String() });
 /** A document path after `/docs`; missing on `/docs` itself, which answers the §2 400 of the empty path. */
 export const DocumentPathParams = Type.Object({ '*': Type.Optional(Type.String()) });
 
-/** Error responses every authenticated client route may give (429 when rate limits are configured). */
-export const clientErrorResponses = {
+/**
+ * Error responses every authenticated route may give, client and admin alike (429 when rate
+ * limits are configured; on admin routes 404 `Project not found` also for another organisation's project).
+ */
+export const errorResponses = {
   400: ErrorSchema,
   401: ErrorSchema,
   403: ErrorSchema,

@@ -106,7 +106,8 @@ export const ListQuery = Type.Object({
   start_after: Type.Optional(Type.String()),
 });
 
-export const QueryQuery = Type.Object({
+/** The query string of a filtered, ordered query of a collection (`where`, `order_by`, ...). */
+export const FilterQuery = Type.Object({
   where: Type.Optional(Type.Array(Type.String())),
   parent_path: Type.Optional(Type.String()),
   order_by: Type.Optional(Type.String({ minLength: 1 })),

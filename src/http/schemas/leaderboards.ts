@@ -1,7 +1,6 @@
 /** TypeBox schemas of the leaderboard routes (§5): validation, response serialization and OpenAPI. */
-import Type, { type TSchema } from 'typebox';
-
-const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+import Type from 'typebox';
+import { Nullable } from '../../core/nullable-schema.js';
 
 /** A board's anti-cheat settings (§9) as every board representation shows them. */
 export const antiCheatFields = {

@@ -11,9 +11,6 @@
  * 4. writes the outcome (one statement) and commits.
  */
 import type pg from 'pg';
-import { validationFailed } from '../../core/errors.js';
-import type { JsonObject } from '../../core/json.js';
-import type { DocumentPath } from '../../core/paths.js';
 import type {
   AppliedMutation,
   DocumentChangeEntry,
@@ -21,7 +18,10 @@ import type {
   DocumentCommit,
   DocumentMutation,
   StoredDocument,
-} from '../../core/ports.js';
+} from '../../core/documents/document-store.js';
+import { validationFailed } from '../../core/errors.js';
+import type { JsonObject } from '../../core/json.js';
+import type { DocumentPath } from '../../core/paths.js';
 
 export const postgresCommitSql = {
   readStored: `SELECT d.project_id, d.path, d.id, d.data, d.version FROM documents d

@@ -3,8 +3,8 @@
  * trims it inside each commit.
  */
 import type pg from 'pg';
+import type { DocumentCommitRecord, DocumentHistory } from '../../core/documents/document-store.js';
 import type { JsonObject } from '../../core/json.js';
-import type { DocumentCommitRecord, DocumentHistory } from '../../core/ports.js';
 
 const CURRENT_VERSION = 'SELECT version FROM document_versions WHERE project_id = $1';
 

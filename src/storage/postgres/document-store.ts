@@ -1,10 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
-import { insertMutation, putMutation } from '../../core/documents/document-writes.js';
-import { exactlySought } from '../../core/documents/indexes.js';
-import { deleteThrough, mergeThrough, writtenOf } from '../../core/documents/store-writes.js';
-import type { JsonObject } from '../../core/json.js';
-import type { DocumentPath } from '../../core/paths.js';
 import type {
   AppliedMutation,
   DocumentChangeLog,
@@ -20,7 +15,12 @@ import type {
   QueryDocumentsOptions,
   QueryResult,
   QuerySnapshot,
-} from '../../core/ports.js';
+} from '../../core/documents/document-store.js';
+import { insertMutation, putMutation } from '../../core/documents/document-writes.js';
+import { exactlySought } from '../../core/documents/indexes.js';
+import { deleteThrough, mergeThrough, writtenOf } from '../../core/documents/store-writes.js';
+import type { JsonObject } from '../../core/json.js';
+import type { DocumentPath } from '../../core/paths.js';
 import { defaultRetention } from '../../core/realtime/tree-service.js';
 import { DocumentCommits } from './document-commits.js';
 import { currentDocumentVersion, documentChangesSince } from './document-log.js';

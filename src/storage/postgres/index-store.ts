@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import type { IndexStore } from '../../core/documents/index-store.js';
 import {
   type DocumentIndex,
   fieldView,
@@ -7,7 +8,6 @@ import {
   type IndexState,
   indexSignature,
 } from '../../core/documents/indexes.js';
-import type { IndexStore } from '../../core/ports.js';
 import { createIndexSql, postgresIndexName } from './index-sql.js';
 import type { Queryable } from './leaderboard-store.js';
 

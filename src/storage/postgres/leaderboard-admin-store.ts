@@ -1,22 +1,9 @@
 import type pg from 'pg';
-import { type LeaderboardDefinition, lowestLeague } from '../../core/leaderboards/leaderboard-model.js';
-import type { LeaderboardAdminStore } from '../../core/ports.js';
+import type { LeaderboardDefinition } from '../../core/leaderboards/leaderboard-model.js';
+import type { LeaderboardAdminStore } from '../../core/leaderboards/leaderboard-store.js';
+import type { ListingRewrite } from '../../core/leaderboards/listing-rewrite.js';
 import { inTransaction, writeDefinitionParts } from './leaderboard-store.js';
-
-/**
- * A CONTINUOUS entry's league under the board's current leagues: the highest (above the lowest)
- * whose `min_stat` the stat reaches, else the lowest — `leagueForStat` of `submission.ts` in SQL.
- */
-const REHOME_BY_STAT = `UPDATE leaderboard_entries e SET league = coalesce((
-  SELECT l.slug FROM leaderboard_leagues l
-  WHERE l.leaderboard_id = e.leaderboard_id AND l.ord > 0 AND l.min_stat IS NOT NULL
-    AND CASE WHEN $3::boolean THEN e.stat_value >= l.min_stat ELSE e.stat_value <= l.min_stat END
-  ORDER BY l.ord DESC LIMIT 1), $2)
-WHERE e.leaderboard_id = $1`;
-
-const orphansToLowest = (table: string) =>
-  `UPDATE ${table} SET league = $2 WHERE leaderboard_id = $1
-   AND league NOT IN (SELECT slug FROM leaderboard_leagues WHERE leaderboard_id = $1)`;
+import { runListingRewrite } from './listing-rewrite.js';
 
 /** The admin API's board edits on PostgreSQL, each one transaction or one statement. */
 export class PostgresLeaderboardAdminStore implements LeaderboardAdminStore {
@@ -30,7 +17,7 @@ export class PostgresLeaderboardAdminStore implements LeaderboardAdminStore {
     return rows.map((row) => row.slug);
   }
 
-  redefine(boardId: number, def: LeaderboardDefinition): Promise<boolean> {
+  redefine(boardId: number, def: LeaderboardDefinition, rehome: ListingRewrite): Promise<boolean> {
     return inTransaction(this.pool, async (client) => {
       // FOR UPDATE waits for submissions in flight (they hold KEY SHARE) and holds off new ones.
       const locked = await client.query('SELECT 1 FROM leaderboards WHERE id = $1 FOR UPDATE', [boardId]);
@@ -41,13 +28,7 @@ export class PostgresLeaderboardAdminStore implements LeaderboardAdminStore {
         [def.name, def.description, def.operator, def.clientSubmit, def.statMin, def.statMax, boardId],
       );
       await writeDefinitionParts(client, boardId, def);
-      const lowest = lowestLeague(def).slug;
-      if (def.type === 'CONTINUOUS') {
-        await client.query(REHOME_BY_STAT, [boardId, lowest, def.sort === 'desc']);
-      } else {
-        await client.query(orphansToLowest('leaderboard_entries'), [boardId, lowest]);
-        await client.query(orphansToLowest('leaderboard_assignments'), [boardId, lowest]);
-      }
+      await runListingRewrite(client, boardId, rehome, null);
       return true;
     });
   }

@@ -9,7 +9,6 @@ import type {
   Reward,
   Standing,
 } from '../../core/leaderboards/leaderboard-model.js';
-import type { RankKey } from '../../core/leaderboards/rank-order.js';
 import type {
   ArchivedPeriod,
   ArchivedStanding,
@@ -17,10 +16,11 @@ import type {
   EntryWriteResult,
   LeaderboardStore,
   PeriodReset,
-} from '../../core/ports.js';
+} from '../../core/leaderboards/leaderboard-store.js';
+import type { RankKey } from '../../core/leaderboards/rank-order.js';
+import { type Queryable, runListingRewrite, scanListing } from './listing-rewrite.js';
 
-/** The part of `pg` these functions use: a pool's or a checked-out client's `query`. */
-export type Queryable = Pick<pg.PoolClient, 'query'>;
+export type { Queryable };
 
 /** BIGINT columns arrive as strings; these are epoch milliseconds, well inside a double's exact range. */
 type Millis = string;
@@ -261,34 +261,8 @@ export class PostgresLeaderboardStore implements LeaderboardStore {
     });
   }
 
-  async scanLeague(boardId: number, league: string, after: RankKey | null, limit: number): Promise<RankKey[]> {
-    const keys: RankKey[] = [];
-    if (after === null || Number.isFinite(after.score)) {
-      const { rows } = after
-        ? await this.pool.query<{ user_id: number; score: number; updated_at: Millis }>(
-            `SELECT user_id, score, updated_at FROM leaderboard_entries
-             WHERE leaderboard_id = $1 AND league = $2 AND (score, updated_at, user_id) > ($3, $4, $5)
-             ORDER BY score, updated_at, user_id LIMIT $6`,
-            [boardId, league, after.score, after.updatedAt, after.userId, limit],
-          )
-        : await this.pool.query<{ user_id: number; score: number; updated_at: Millis }>(
-            `SELECT user_id, score, updated_at FROM leaderboard_entries
-             WHERE leaderboard_id = $1 AND league = $2 ORDER BY score, updated_at, user_id LIMIT $3`,
-            [boardId, league, limit],
-          );
-      for (const row of rows) keys.push({ score: row.score, updatedAt: Number(row.updated_at), userId: row.user_id });
-      if (keys.length === limit) return keys;
-    }
-    const afterUser = after && !Number.isFinite(after.score) ? after.userId : 0;
-    const { rows } = await this.pool.query<{ user_id: number }>(
-      `SELECT a.user_id FROM leaderboard_assignments a
-       WHERE a.leaderboard_id = $1 AND a.league = $2 AND a.user_id > $3
-         AND NOT EXISTS (SELECT 1 FROM leaderboard_entries e WHERE e.leaderboard_id = a.leaderboard_id AND e.user_id = a.user_id)
-       ORDER BY a.user_id LIMIT $4`,
-      [boardId, league, afterUser, limit - keys.length],
-    );
-    for (const row of rows) keys.push({ score: Number.POSITIVE_INFINITY, updatedAt: 0, userId: row.user_id });
-    return keys;
+  scanLeague(boardId: number, league: string, after: RankKey | null, limit: number): Promise<RankKey[]> {
+    return scanListing(this.pool, boardId, league, after, limit);
   }
 
   async acquireResetLease(
@@ -322,22 +296,11 @@ export class PostgresLeaderboardStore implements LeaderboardStore {
       ) {
         return false;
       }
-      const board = toBoard(row);
-      await client.query(
-        `INSERT INTO leaderboard_history (leaderboard_id, period_start, league, rank, user_id, stat_value, updated_at, reward)
-         SELECT r.leaderboard_id, $2, r.league, r.rk, r.user_id, r.stat_value, r.updated_at,
-           (SELECT w.reward FROM leaderboard_rewards w
-            WHERE w.leaderboard_id = r.leaderboard_id AND w.league = r.league AND r.rk BETWEEN w.rank_from AND w.rank_to
-            ORDER BY w.position LIMIT 1)
-         FROM (SELECT e.*, row_number() OVER (PARTITION BY e.league ORDER BY e.score, e.updated_at, e.user_id) AS rk
-               FROM leaderboard_entries e WHERE e.leaderboard_id = $1) r`,
-        [boardId, row.period_start],
-      );
+      await runListingRewrite(client, boardId, reset.plan(toBoard(row)), Number(row.period_start));
       await client.query(
         'INSERT INTO leaderboard_periods (leaderboard_id, period_start, period_end, archived_at) VALUES ($1, $2, $3, $4)',
         [boardId, row.period_start, row.period_end, reset.archivedAt],
       );
-      if (board.type === 'AT_RESET') await moveAssignments(client, board, reset);
       await client.query('DELETE FROM leaderboard_entries WHERE leaderboard_id = $1', [boardId]);
       await client.query(
         'UPDATE leaderboards SET period_start = $1, period_end = $2, reset_owner = NULL, reset_lease_until = NULL WHERE id = $3',
@@ -389,53 +352,6 @@ export class PostgresLeaderboardStore implements LeaderboardStore {
     const { rows } = await this.pool.query<BoardRow>({ text: sql, values: params, ...(name ? { name } : {}) });
     return rows[0] ? toBoard(rows[0]) : null;
   }
-}
-
-/** Promotion and demotion by final position, computed into a temporary table and applied. */
-async function moveAssignments(client: Queryable, board: Leaderboard, reset: PeriodReset): Promise<void> {
-  const { rows } = await client.query<{ league: string; assigned: string; ranked: string }>(
-    `SELECT a.league, count(*) AS assigned, count(e.user_id) AS ranked
-     FROM leaderboard_assignments a
-     LEFT JOIN leaderboard_entries e ON e.leaderboard_id = a.leaderboard_id AND e.user_id = a.user_id
-     WHERE a.leaderboard_id = $1 GROUP BY a.league`,
-    [board.id],
-  );
-  const moves = reset.plan(
-    rows.map((r) => ({ league: r.league, assigned: Number(r.assigned), ranked: Number(r.ranked) })),
-  );
-  await client.query(
-    `CREATE TEMP TABLE reset_destinations ON COMMIT DROP AS
-     WITH plan AS (
-       SELECT * FROM unnest($2::text[], $3::int[], $4::text[], $5::int[], $6::text[], $7::bool[])
-         AS p(league, promote_through, up, demote_from, down, drop_unranked)),
-     listing AS (
-       SELECT a.user_id, a.league, e.user_id IS NOT NULL AS ranked,
-         row_number() OVER (PARTITION BY a.league ORDER BY e.score IS NULL, e.score, e.updated_at, a.user_id) AS pos
-       FROM leaderboard_assignments a
-       LEFT JOIN leaderboard_entries e ON e.leaderboard_id = a.leaderboard_id AND e.user_id = a.user_id
-       WHERE a.leaderboard_id = $1)
-     SELECT l.user_id,
-       CASE WHEN l.pos <= p.promote_through AND p.up IS NOT NULL THEN p.up
-            WHEN l.pos >= p.demote_from AND p.down IS NOT NULL THEN p.down
-            WHEN NOT l.ranked AND p.drop_unranked THEN NULL
-            ELSE l.league END AS league
-     FROM listing l LEFT JOIN plan p ON p.league = l.league`,
-    [
-      board.id,
-      moves.map((m) => m.league),
-      moves.map((m) => m.promoteThrough),
-      moves.map((m) => m.up),
-      moves.map((m) => m.demoteFrom),
-      moves.map((m) => m.down),
-      moves.map((m) => m.dropUnranked),
-    ],
-  );
-  await client.query('DELETE FROM leaderboard_assignments WHERE leaderboard_id = $1', [board.id]);
-  await client.query(
-    'INSERT INTO leaderboard_assignments (leaderboard_id, user_id, league) SELECT $1, user_id, league FROM reset_destinations WHERE league IS NOT NULL',
-    [board.id],
-  );
-  await client.query('DROP TABLE reset_destinations');
 }
 
 function toBoard(row: BoardRow): Leaderboard {

@@ -1,17 +1,13 @@
 import pg from 'pg';
-import type {
-  AccountStore,
-  AdminStore,
-  DocumentStore,
-  IndexStore,
-  LeaderboardAdminStore,
-  LeaderboardStore,
-  ServerKeyStore,
-  Storage,
-  TransferStore,
-  TreeStore,
-} from '../../core/ports.js';
+import type { AdminStore, ServerKeyStore } from '../../core/admin/admin-store.js';
+import type { AccountStore } from '../../core/auth/account-store.js';
+import type { DocumentStore } from '../../core/documents/document-store.js';
+import type { IndexStore } from '../../core/documents/index-store.js';
+import type { LeaderboardAdminStore, LeaderboardStore } from '../../core/leaderboards/leaderboard-store.js';
+import type { Storage } from '../../core/ports.js';
+import type { TreeStore } from '../../core/realtime/tree-store.js';
 import type { RulesStore } from '../../core/rules/rules-store.js';
+import type { TransferStore } from '../../core/transfer/transfer-store.js';
 import { PostgresAccountStore } from './account-store.js';
 import { PostgresAdminStore } from './admin-store.js';
 import { guardConnectionErrors } from './connection-errors.js';
@@ -38,7 +34,6 @@ const MIGRATION_LOCK_ID = 7_317_001;
 
 /** The scale-out engine: a `pg` pool; every store method is one statement or one transaction. */
 export class PostgresStorage implements Storage {
-  readonly engine = 'postgres' as const;
   readonly documents: DocumentStore;
   readonly accounts: AccountStore;
   readonly tree: TreeStore;

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import type { ServerKey, ServerKeyGrant, ServerKeyRole, ServerKeyStore } from '../../core/ports.js';
+import type { ServerKey, ServerKeyGrant, ServerKeyRole, ServerKeyStore } from '../../core/admin/admin-store.js';
 
 interface ServerKeyRow {
   id: number;

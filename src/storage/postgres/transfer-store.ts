@@ -2,21 +2,13 @@ import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import type { DocumentIndex } from '../../core/documents/indexes.js';
 import type { JsonObject, JsonValue } from '../../core/json.js';
-import { periodContaining } from '../../core/leaderboards/period-schedule.js';
-import { scoreOf } from '../../core/leaderboards/rank-order.js';
-import { parseDocumentPath } from '../../core/paths.js';
-import type { ChangeLogRetention, ImportCommit, TransferStore, TreeSet } from '../../core/ports.js';
+import type { ResetSchedule } from '../../core/leaderboards/leaderboard-model.js';
 import { ROOT_PATH } from '../../core/realtime/tree-path.js';
 import { assembleValue } from '../../core/realtime/tree-value.js';
-import type { Ruleset } from '../../core/rules/ruleset.js';
-import {
-  badItem,
-  definitionOf,
-  type ExportLeaderboard,
-  exportedIndex,
-  type ImportedIndex,
-  type ProjectExport,
-} from '../../core/transfer/export-format.js';
+import type { ExportLeaderboard, ProjectExport } from '../../core/transfer/export-format.js';
+import { exportedIndex } from '../../core/transfer/export-format.js';
+import type { ImportBoardRows, ImportFound, ImportLookup, ImportRows } from '../../core/transfer/import-plan.js';
+import type { ImportCommit, ImportRequest, TransferStore } from '../../core/transfer/transfer-store.js';
 import { insertIndexDeclaration, listIndexDeclarations } from './index-store.js';
 import { insertBoard, inTransaction, type Queryable, writeDefinitionParts } from './leaderboard-store.js';
 import { currentRulesRevision, saveRulesRevision } from './rules-store.js';
@@ -96,54 +88,23 @@ export class PostgresTransferStore implements TransferStore {
     }
   }
 
-  importProject(
-    projectId: number,
-    file: ProjectExport,
-    tree: TreeSet[],
-    rules: Ruleset | null,
-    indexes: ImportedIndex[],
-    retention: ChangeLogRetention,
-    now: number,
-  ): Promise<ImportCommit> {
+  importProject(projectId: number, request: ImportRequest): Promise<ImportCommit> {
     return inTransaction(this.pool, async (client) => {
-      await importUsers(client, projectId, file);
-      // One commit of the project's documents (§10); its version row is locked before any document, as every writer does.
-      const bumped =
-        file.documents.length === 0
-          ? null
-          : await client.query<{ version: string }>(
-              `INSERT INTO document_versions (project_id, version) VALUES ($1, 1)
-               ON CONFLICT (project_id) DO UPDATE SET version = document_versions.version + 1 RETURNING version`,
-              [projectId],
-            );
-      for (const [seq, doc] of file.documents.entries()) {
-        const { path, parent, collection } = parseDocumentPath(doc.path);
-        // The change log (§10) has the commit too, so listeners on every instance catch up with it.
-        await client.query(
-          `WITH written AS (
-             INSERT INTO documents (project_id, path, parent, collection, id, data, version)
-             VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7)
-             ON CONFLICT (project_id, path) DO UPDATE SET data = EXCLUDED.data, version = EXCLUDED.version, updated_at = now()
-             RETURNING id, (SELECT o.data FROM documents o WHERE o.project_id = $1 AND o.path = $2) AS previous
-           )
-           INSERT INTO document_changes (project_id, version, seq, path, id, data, previous)
-           SELECT $1, $7, $8, $2, id, $6::jsonb, previous FROM written`,
-          [projectId, path, parent, collection, randomUUID(), JSON.stringify(doc.data), bumped?.rows[0]?.version, seq],
-        );
-      }
-      const ids = await client.query<{ id: number }>('SELECT id FROM users WHERE project_id = $1', [projectId]);
-      const known = new Set(ids.rows.map((r) => r.id));
-      for (const [i, board] of file.leaderboards.entries()) {
-        await importBoard(client, projectId, board, `leaderboards[${i}]`, known, now);
-      }
-      const treeCommit = tree.length > 0 ? await writeTreeSets(client, projectId, tree, retention) : null;
-      const revision = rules ? await saveRulesRevision(client, projectId, rules, now) : null;
+      const rows = request.plan(await find(client, projectId, request.lookup));
+      await writeUsers(client, projectId, rows);
+      await writeDocuments(client, projectId, rows);
+      for (const board of rows.boards) await writeBoard(client, projectId, board);
+      const { tree, retention, rules, now } = request;
       const declared: DocumentIndex[] = [];
-      for (const { collection, fields } of indexes) {
+      for (const { collection, fields } of request.indexes) {
         const index = await insertIndexDeclaration(client, projectId, collection, fields);
         if (index) declared.push(index);
       }
-      return { tree: treeCommit, rules: revision, indexes: declared };
+      return {
+        tree: tree.length > 0 ? await writeTreeSets(client, projectId, tree, retention) : null,
+        rules: rules ? await saveRulesRevision(client, projectId, rules, now) : null,
+        indexes: declared,
+      };
     });
   }
 }
@@ -175,68 +136,94 @@ async function exportBoard(client: Queryable, board: BoardRow): Promise<ExportLe
   };
 }
 
-async function importUsers(client: Queryable, projectId: number, file: ProjectExport): Promise<void> {
-  let maxId = 0;
-  for (const [i, user] of file.users.entries()) {
-    maxId = Math.max(maxId, user.id);
-    const existing = await client.query<{ username: string }>(
-      'SELECT username FROM users WHERE project_id = $1 AND id = $2',
-      [projectId, user.id],
-    );
-    const holder = await client.query<{ id: number }>(
-      'SELECT id FROM users WHERE project_id = $1 AND lower(username) = lower($2)',
-      [projectId, user.username],
-    );
-    const current = existing.rows[0];
-    if (current && current.username.toLowerCase() !== user.username.toLowerCase()) {
-      throw badItem(`users[${i}].id`, `user ${user.id} exists with another username ('${current.username}')`);
-    }
-    const taken = holder.rows[0];
-    if (taken && taken.id !== user.id)
-      throw badItem(`users[${i}].username`, `'${user.username}' is taken by user ${taken.id}`);
+/** What the import's lookup names, the boards locked for the replacement. */
+async function find(client: Queryable, projectId: number, lookup: ImportLookup): Promise<ImportFound> {
+  const users = await client.query<{ id: number; username: string }>(
+    'SELECT id, username FROM users WHERE project_id = $1 AND (id = ANY($2::int[]) OR lower(username) = ANY($3::text[]))',
+    [projectId, lookup.userIds, lookup.usernames],
+  );
+  const boards = await client.query<{
+    id: number;
+    slug: string;
+    reset: ResetSchedule;
+    period_start: string;
+    period_end: string | null;
+  }>(
+    `SELECT id, slug, reset, period_start, period_end FROM leaderboards
+     WHERE project_id = $1 AND slug = ANY($2::text[]) ORDER BY id FOR UPDATE`,
+    [projectId, lookup.boardSlugs],
+  );
+  return {
+    users: users.rows,
+    boards: boards.rows.map(({ period_start, period_end, ...board }) => ({
+      ...board,
+      period: { start: Number(period_start), end: period_end === null ? null : Number(period_end) },
+    })),
+  };
+}
+
+async function writeUsers(client: Queryable, projectId: number, rows: ImportRows): Promise<void> {
+  for (const user of rows.users) {
     const roles = JSON.stringify(user.roles);
-    if (current) {
+    if (user.exists) {
       await client.query(
         'UPDATE users SET username = $1, nickname = $2, avatar_url = $3, roles = $4::jsonb WHERE project_id = $5 AND id = $6',
-        [user.username, user.nickname, user.avatar_url, roles, projectId, user.id],
+        [user.username, user.nickname, user.avatarUrl, roles, projectId, user.id],
       );
     } else {
       await client.query(
-        `INSERT INTO users (project_id, id, username, password_hash, nickname, avatar_url, roles, device_id)
-         VALUES ($1, $2, $3, NULL, $4, $5, $6::jsonb, NULL)`,
-        [projectId, user.id, user.username, user.nickname, user.avatar_url, roles],
+        `INSERT INTO users (project_id, id, username, password_hash, nickname, avatar_url, roles, device_id, created_at)
+         VALUES ($1, $2, $3, NULL, $4, $5, $6::jsonb, NULL, to_timestamp($7::float8 / 1000))`,
+        [projectId, user.id, user.username, user.nickname, user.avatarUrl, roles, rows.now],
       );
     }
   }
-  // New sign-ups must not take an imported id.
   await client.query('UPDATE projects SET next_user_id = GREATEST(next_user_id, $1) WHERE id = $2', [
-    maxId + 1,
+    rows.nextUserId,
     projectId,
   ]);
 }
 
-async function importBoard(
-  client: Queryable,
-  projectId: number,
-  board: ExportLeaderboard,
-  at: string,
-  known: Set<number>,
-  now: number,
-): Promise<void> {
-  const def = definitionOf(board);
-  const found = await client.query<{ id: number; reset: string; period_start: string; period_end: string | null }>(
-    'SELECT id, reset, period_start, period_end FROM leaderboards WHERE project_id = $1 AND slug = $2 FOR UPDATE',
-    [projectId, board.slug],
+/** One commit of the project's documents (§10); its version row is locked before any document, as every writer does. */
+async function writeDocuments(client: Queryable, projectId: number, rows: ImportRows): Promise<void> {
+  if (rows.documents.length === 0) return;
+  const bumped = await client.query<{ version: string }>(
+    `INSERT INTO document_versions (project_id, version) VALUES ($1, 1)
+     ON CONFLICT (project_id) DO UPDATE SET version = document_versions.version + 1 RETURNING version`,
+    [projectId],
   );
-  const existing = found.rows[0];
-  // A replaced board keeps its period unless its schedule changed; its revision moves so cached ranks are dropped.
-  const period =
-    existing && existing.reset === board.reset
-      ? { start: Number(existing.period_start), end: existing.period_end === null ? null : Number(existing.period_end) }
-      : periodContaining(board.reset, now);
+  // The change log (§10) has the commit too, so listeners on every instance catch up with it.
+  for (const [seq, doc] of rows.documents.entries()) {
+    await client.query(
+      `WITH written AS (
+         INSERT INTO documents (project_id, path, parent, collection, id, data, version, created_at, updated_at)
+         VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7, to_timestamp($8::float8 / 1000), to_timestamp($8::float8 / 1000))
+         ON CONFLICT (project_id, path) DO UPDATE SET data = EXCLUDED.data, version = EXCLUDED.version,
+           updated_at = EXCLUDED.updated_at
+         RETURNING id, (SELECT o.data FROM documents o WHERE o.project_id = $1 AND o.path = $2) AS previous
+       )
+       INSERT INTO document_changes (project_id, version, seq, path, id, data, previous)
+       SELECT $1, $7, $9, $2, id, $6::jsonb, previous FROM written`,
+      [
+        projectId,
+        doc.path,
+        doc.parent,
+        doc.collection,
+        randomUUID(),
+        JSON.stringify(doc.data),
+        bumped.rows[0]?.version,
+        rows.now,
+        seq,
+      ],
+    );
+  }
+}
+
+async function writeBoard(client: Queryable, projectId: number, board: ImportBoardRows): Promise<void> {
+  const { definition: def, period } = board;
   let boardId: number;
-  if (existing) {
-    boardId = existing.id;
+  if (board.existingId !== null) {
+    boardId = board.existingId;
     await client.query(
       `UPDATE leaderboards SET name = $1, description = $2, type = $3, sort = $4, operator = $5, reset = $6, revision = revision + 1,
          period_start = $7, period_end = $8, reset_owner = NULL, reset_lease_until = NULL,
@@ -262,12 +249,6 @@ async function importBoard(
   } else {
     boardId = (await insertBoard(client, projectId, def, period)) as number;
   }
-  board.entries.forEach((e, i) => {
-    if (!known.has(e.user_id)) throw badItem(`${at}.entries[${i}].user_id`, `user ${e.user_id} does not exist`);
-  });
-  board.assignments.forEach((a, i) => {
-    if (!known.has(a.user_id)) throw badItem(`${at}.assignments[${i}].user_id`, `user ${a.user_id} does not exist`);
-  });
   for (let from = 0; from < board.entries.length; from += CHUNK) {
     const chunk = board.entries.slice(from, from + CHUNK);
     await client.query(
@@ -275,11 +256,11 @@ async function importBoard(
        SELECT $1, * FROM unnest($2::int[], $3::text[], $4::float8[], $5::float8[], $6::bigint[])`,
       [
         boardId,
-        chunk.map((e) => e.user_id),
+        chunk.map((e) => e.userId),
         chunk.map((e) => e.league),
-        chunk.map((e) => e.stat_value),
-        chunk.map((e) => scoreOf(board.sort, e.stat_value)),
-        chunk.map((e) => Date.parse(e.updated_at)),
+        chunk.map((e) => e.statValue),
+        chunk.map((e) => e.score),
+        chunk.map((e) => e.updatedAt),
       ],
     );
   }
@@ -287,7 +268,7 @@ async function importBoard(
     const chunk = board.assignments.slice(from, from + CHUNK);
     await client.query(
       'INSERT INTO leaderboard_assignments (leaderboard_id, user_id, league) SELECT $1, * FROM unnest($2::int[], $3::text[])',
-      [boardId, chunk.map((a) => a.user_id), chunk.map((a) => a.league)],
+      [boardId, chunk.map((a) => a.userId), chunk.map((a) => a.league)],
     );
   }
 }

@@ -11,9 +11,15 @@
  */
 import type pg from 'pg';
 import type { JsonValue } from '../../core/json.js';
-import type { ChangeLogRetention, TreeLeaf, TreeSet, TreeWrite, TreeWriteOutcome } from '../../core/ports.js';
 import { TreeOverlay } from '../../core/realtime/tree-overlay.js';
 import { descendantRange, ROOT_PATH } from '../../core/realtime/tree-path.js';
+import type {
+  ChangeLogRetention,
+  TreeLeaf,
+  TreeSet,
+  TreeWrite,
+  TreeWriteOutcome,
+} from '../../core/realtime/tree-store.js';
 
 /** The part of `pg` this code uses: a pool's query and a checked-out client's query. */
 export type Queryable = Pick<pg.PoolClient, 'query'>;

@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import type { JsonValue } from '../../core/json.js';
+import { descendantRange, ROOT_PATH } from '../../core/realtime/tree-path.js';
 import type {
   ChangeLogRetention,
   TreeCommit,
@@ -10,8 +11,7 @@ import type {
   TreeWrite,
   TreeWriteHook,
   TreeWriteOutcome,
-} from '../../core/ports.js';
-import { descendantRange, ROOT_PATH } from '../../core/realtime/tree-path.js';
+} from '../../core/realtime/tree-store.js';
 import { assembleValue } from '../../core/realtime/tree-value.js';
 import { commitTreeWrites, type Queryable } from './tree-commit.js';
 

@@ -1,5 +1,4 @@
 import type Database from 'better-sqlite3';
-import { conflict, notFound } from '../../core/errors.js';
 import type {
   AccountStore,
   NewUser,
@@ -10,7 +9,8 @@ import type {
   UserAccess,
   UserProfile,
   UserWithPassword,
-} from '../../core/ports.js';
+} from '../../core/auth/account-store.js';
+import { conflict, notFound } from '../../core/errors.js';
 
 interface UserRow {
   project_id: number;

@@ -1,15 +1,8 @@
 import type Database from 'better-sqlite3';
 import type { AdminRole } from '../../core/admin/admin-permissions.js';
+import type { Admin, AdminStore, AdminWithPassword, ClientInfo } from '../../core/admin/admin-store.js';
+import type { Organisation, Project, User } from '../../core/auth/account-store.js';
 import { conflict } from '../../core/errors.js';
-import type {
-  Admin,
-  AdminStore,
-  AdminWithPassword,
-  ClientInfo,
-  Organisation,
-  Project,
-  User,
-} from '../../core/ports.js';
 
 interface AdminRow {
   id: number;

@@ -4,11 +4,11 @@
  */
 import type Database from 'better-sqlite3';
 import type {
-  ChangeLogRetention,
   DocumentChangeEntry,
   DocumentCommitRecord,
   DocumentHistory,
-} from '../../core/ports.js';
+} from '../../core/documents/document-store.js';
+import type { ChangeLogRetention } from '../../core/realtime/tree-store.js';
 
 const SQL = {
   bumpVersion: `INSERT INTO document_versions (project_id, version, log_floor) VALUES (?, 1, 0)

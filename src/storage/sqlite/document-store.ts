@@ -1,10 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';
-import { insertMutation, putMutation } from '../../core/documents/document-writes.js';
-import { exactlySought } from '../../core/documents/indexes.js';
-import { deleteThrough, mergeThrough, writtenOf } from '../../core/documents/store-writes.js';
-import type { JsonObject } from '../../core/json.js';
-import type { DocumentPath } from '../../core/paths.js';
 import type {
   AppliedMutation,
   DocumentChangeEntry,
@@ -22,7 +17,12 @@ import type {
   QueryDocumentsOptions,
   QueryResult,
   QuerySnapshot,
-} from '../../core/ports.js';
+} from '../../core/documents/document-store.js';
+import { insertMutation, putMutation } from '../../core/documents/document-writes.js';
+import { exactlySought } from '../../core/documents/indexes.js';
+import { deleteThrough, mergeThrough, writtenOf } from '../../core/documents/store-writes.js';
+import type { JsonObject } from '../../core/json.js';
+import type { DocumentPath } from '../../core/paths.js';
 import { defaultRetention } from '../../core/realtime/tree-service.js';
 import { type CommitLogEntry, SqliteDocumentLog } from './document-log.js';
 import type { GroupCommit } from './group-commit.js';

@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import type { IndexStore } from '../../core/documents/index-store.js';
 import {
   type DocumentIndex,
   fieldView,
@@ -7,7 +8,6 @@ import {
   type IndexState,
   indexSignature,
 } from '../../core/documents/indexes.js';
-import type { IndexStore } from '../../core/ports.js';
 import { createIndexSql, sqliteIndexName } from './index-sql.js';
 
 interface IndexRow {

@@ -1,22 +1,9 @@
 import type Database from 'better-sqlite3';
-import { type LeaderboardDefinition, lowestLeague } from '../../core/leaderboards/leaderboard-model.js';
-import type { LeaderboardAdminStore } from '../../core/ports.js';
+import type { LeaderboardDefinition } from '../../core/leaderboards/leaderboard-model.js';
+import type { LeaderboardAdminStore } from '../../core/leaderboards/leaderboard-store.js';
+import type { ListingRewrite } from '../../core/leaderboards/listing-rewrite.js';
 import { writeDefinitionParts } from './leaderboard-store.js';
-
-/**
- * A CONTINUOUS entry's league under the board's current leagues: the highest (above the lowest)
- * whose `min_stat` the stat reaches, else the lowest — `leagueForStat` of `submission.ts` in SQL.
- */
-const REHOME_BY_STAT = `UPDATE leaderboard_entries SET league = coalesce((
-  SELECT l.slug FROM leaderboard_leagues l
-  WHERE l.leaderboard_id = leaderboard_entries.leaderboard_id AND l.ord > 0 AND l.min_stat IS NOT NULL
-    AND CASE WHEN @desc THEN leaderboard_entries.stat_value >= l.min_stat ELSE leaderboard_entries.stat_value <= l.min_stat END
-  ORDER BY l.ord DESC LIMIT 1), @lowest)
-WHERE leaderboard_id = @board`;
-
-const orphansToLowest = (table: string) =>
-  `UPDATE ${table} SET league = @lowest WHERE leaderboard_id = @board
-   AND league NOT IN (SELECT slug FROM leaderboard_leagues WHERE leaderboard_id = @board)`;
+import { runListingRewrite } from './listing-rewrite.js';
 
 /** The admin API's board edits on SQLite, each one immediate transaction or one statement. */
 export class SqliteLeaderboardAdminStore implements LeaderboardAdminStore {
@@ -29,8 +16,7 @@ export class SqliteLeaderboardAdminStore implements LeaderboardAdminStore {
     return rows.map((row) => row.slug);
   }
 
-  async redefine(boardId: number, def: LeaderboardDefinition): Promise<boolean> {
-    const params = { board: boardId, lowest: lowestLeague(def).slug, desc: def.sort === 'desc' ? 1 : 0 };
+  async redefine(boardId: number, def: LeaderboardDefinition, rehome: ListingRewrite): Promise<boolean> {
     return this.db
       .transaction((): boolean => {
         const updated = this.db
@@ -41,13 +27,7 @@ export class SqliteLeaderboardAdminStore implements LeaderboardAdminStore {
           .run(def.name, def.description, def.operator, def.clientSubmit ? 1 : 0, def.statMin, def.statMax, boardId);
         if (updated.changes === 0) return false;
         writeDefinitionParts(this.db, boardId, def);
-        if (def.type === 'CONTINUOUS') {
-          this.db.prepare(REHOME_BY_STAT).run(params);
-        } else {
-          const { board, lowest } = params;
-          this.db.prepare(orphansToLowest('leaderboard_entries')).run({ board, lowest });
-          this.db.prepare(orphansToLowest('leaderboard_assignments')).run({ board, lowest });
-        }
+        runListingRewrite(this.db, boardId, rehome, null);
         return true;
       })
       .immediate();

@@ -10,8 +10,6 @@ import type {
   Reward,
   Standing,
 } from '../../core/leaderboards/leaderboard-model.js';
-import type { LeagueCount } from '../../core/leaderboards/promotion.js';
-import type { RankKey } from '../../core/leaderboards/rank-order.js';
 import type {
   ArchivedPeriod,
   ArchivedStanding,
@@ -19,7 +17,9 @@ import type {
   EntryWriteResult,
   LeaderboardStore,
   PeriodReset,
-} from '../../core/ports.js';
+} from '../../core/leaderboards/leaderboard-store.js';
+import type { RankKey } from '../../core/leaderboards/rank-order.js';
+import { runListingRewrite, scanListing } from './listing-rewrite.js';
 
 interface BoardRow {
   id: number;
@@ -265,39 +265,7 @@ export class SqliteLeaderboardStore implements LeaderboardStore {
   }
 
   async scanLeague(boardId: number, league: string, after: RankKey | null, limit: number): Promise<RankKey[]> {
-    const keys: RankKey[] = [];
-    if (after === null || Number.isFinite(after.score)) {
-      const rows = after
-        ? this.db
-            .prepare<
-              [number, string, number, number, number, number],
-              { user_id: number; score: number; updated_at: number }
-            >(
-              `SELECT user_id, score, updated_at FROM leaderboard_entries
-               WHERE leaderboard_id = ? AND league = ? AND (score, updated_at, user_id) > (?, ?, ?)
-               ORDER BY score, updated_at, user_id LIMIT ?`,
-            )
-            .all(boardId, league, after.score, after.updatedAt, after.userId, limit)
-        : this.db
-            .prepare<[number, string, number], { user_id: number; score: number; updated_at: number }>(
-              `SELECT user_id, score, updated_at FROM leaderboard_entries
-               WHERE leaderboard_id = ? AND league = ? ORDER BY score, updated_at, user_id LIMIT ?`,
-            )
-            .all(boardId, league, limit);
-      for (const row of rows) keys.push({ score: row.score, updatedAt: row.updated_at, userId: row.user_id });
-      if (keys.length === limit) return keys;
-    }
-    const afterUser = after && !Number.isFinite(after.score) ? after.userId : 0;
-    const unranked = this.db
-      .prepare<[number, string, number, number], { user_id: number }>(
-        `SELECT a.user_id FROM leaderboard_assignments a
-         WHERE a.leaderboard_id = ? AND a.league = ? AND a.user_id > ?
-           AND NOT EXISTS (SELECT 1 FROM leaderboard_entries e WHERE e.leaderboard_id = a.leaderboard_id AND e.user_id = a.user_id)
-         ORDER BY a.user_id LIMIT ?`,
-      )
-      .all(boardId, league, afterUser, limit - keys.length);
-    for (const row of unranked) keys.push({ score: Number.POSITIVE_INFINITY, updatedAt: 0, userId: row.user_id });
-    return keys;
+    return scanListing(this.db, boardId, league, after, limit);
   }
 
   async acquireResetLease(
@@ -332,24 +300,12 @@ export class SqliteLeaderboardStore implements LeaderboardStore {
           row.period_end === null
         )
           return false;
-        const board = this.load(row);
-        this.db
-          .prepare(
-            `INSERT INTO leaderboard_history (leaderboard_id, period_start, league, rank, user_id, stat_value, updated_at, reward)
-           SELECT r.leaderboard_id, ?, r.league, r.rk, r.user_id, r.stat_value, r.updated_at,
-             (SELECT w.reward FROM leaderboard_rewards w
-              WHERE w.leaderboard_id = r.leaderboard_id AND w.league = r.league AND r.rk BETWEEN w.rank_from AND w.rank_to
-              ORDER BY w.position LIMIT 1)
-           FROM (SELECT e.*, row_number() OVER (PARTITION BY e.league ORDER BY e.score, e.updated_at, e.user_id) AS rk
-                 FROM leaderboard_entries e WHERE e.leaderboard_id = ?) r`,
-          )
-          .run(row.period_start, boardId);
+        runListingRewrite(this.db, boardId, reset.plan(this.load(row)), row.period_start);
         this.db
           .prepare(
             'INSERT INTO leaderboard_periods (leaderboard_id, period_start, period_end, archived_at) VALUES (?, ?, ?, ?)',
           )
           .run(boardId, row.period_start, row.period_end, reset.archivedAt);
-        if (board.type === 'AT_RESET') this.moveAssignments(board, reset);
         this.db.prepare('DELETE FROM leaderboard_entries WHERE leaderboard_id = ?').run(boardId);
         this.db
           .prepare(
@@ -401,55 +357,6 @@ export class SqliteLeaderboardStore implements LeaderboardStore {
       )
       .get(boardId, periodStart, userId);
     return row ? toHistory(row) : null;
-  }
-
-  /** Promotion and demotion by final position, computed into a temporary table and applied. */
-  private moveAssignments(board: Leaderboard, reset: PeriodReset): void {
-    const counts = this.db
-      .prepare<[number], LeagueCount>(
-        `SELECT a.league AS league, count(*) AS assigned, count(e.user_id) AS ranked
-         FROM leaderboard_assignments a
-         LEFT JOIN leaderboard_entries e ON e.leaderboard_id = a.leaderboard_id AND e.user_id = a.user_id
-         WHERE a.leaderboard_id = ? GROUP BY a.league`,
-      )
-      .all(board.id);
-    const moves = reset.plan(counts);
-    if (moves.length === 0) return;
-    const values = moves.map(() => '(?, ?, ?, ?, ?, ?)').join(', ');
-    const params = moves.flatMap((m) => [
-      m.league,
-      m.promoteThrough,
-      m.up,
-      m.demoteFrom,
-      m.down,
-      m.dropUnranked ? 1 : 0,
-    ]);
-    this.db.exec('DROP TABLE IF EXISTS temp.reset_destinations');
-    this.db
-      .prepare(
-        `CREATE TEMP TABLE reset_destinations AS
-         WITH plan(league, promote_through, up, demote_from, down, drop_unranked) AS (VALUES ${values}),
-         listing AS (
-           SELECT a.user_id, a.league, e.user_id IS NOT NULL AS ranked,
-             row_number() OVER (PARTITION BY a.league ORDER BY e.score IS NULL, e.score, e.updated_at, a.user_id) AS pos
-           FROM leaderboard_assignments a
-           LEFT JOIN leaderboard_entries e ON e.leaderboard_id = a.leaderboard_id AND e.user_id = a.user_id
-           WHERE a.leaderboard_id = ?)
-         SELECT l.user_id AS user_id,
-           CASE WHEN l.pos <= p.promote_through AND p.up IS NOT NULL THEN p.up
-                WHEN l.pos >= p.demote_from AND p.down IS NOT NULL THEN p.down
-                WHEN NOT l.ranked AND p.drop_unranked THEN NULL
-                ELSE l.league END AS league
-         FROM listing l LEFT JOIN plan p ON p.league = l.league`,
-      )
-      .run(...params, board.id);
-    this.db.prepare('DELETE FROM leaderboard_assignments WHERE leaderboard_id = ?').run(board.id);
-    this.db
-      .prepare(
-        'INSERT INTO leaderboard_assignments (leaderboard_id, user_id, league) SELECT ?, user_id, league FROM temp.reset_destinations WHERE league IS NOT NULL',
-      )
-      .run(board.id);
-    this.db.exec('DROP TABLE temp.reset_destinations');
   }
 
   private load(row: BoardRow): Leaderboard {

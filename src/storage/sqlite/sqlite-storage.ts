@@ -1,17 +1,13 @@
 import Database from 'better-sqlite3';
-import type {
-  AccountStore,
-  AdminStore,
-  DocumentStore,
-  IndexStore,
-  LeaderboardAdminStore,
-  LeaderboardStore,
-  ServerKeyStore,
-  Storage,
-  TransferStore,
-  TreeStore,
-} from '../../core/ports.js';
+import type { AdminStore, ServerKeyStore } from '../../core/admin/admin-store.js';
+import type { AccountStore } from '../../core/auth/account-store.js';
+import type { DocumentStore } from '../../core/documents/document-store.js';
+import type { IndexStore } from '../../core/documents/index-store.js';
+import type { LeaderboardAdminStore, LeaderboardStore } from '../../core/leaderboards/leaderboard-store.js';
+import type { Storage } from '../../core/ports.js';
+import type { TreeStore } from '../../core/realtime/tree-store.js';
 import type { RulesStore } from '../../core/rules/rules-store.js';
+import type { TransferStore } from '../../core/transfer/transfer-store.js';
 import { SqliteAccountStore } from './account-store.js';
 import { SqliteAdminStore } from './admin-store.js';
 import { SqliteDocumentStore } from './document-store.js';
@@ -27,7 +23,6 @@ import { SqliteTreeStore } from './tree-store.js';
 
 /** The embedded engine: one SQLite file in WAL mode, opened synchronously. */
 export class SqliteStorage implements Storage {
-  readonly engine = 'sqlite' as const;
   readonly documents: DocumentStore;
   readonly accounts: AccountStore;
   readonly tree: TreeStore;

@@ -1,21 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import type { JsonObject, JsonValue } from '../../core/json.js';
-import { periodContaining } from '../../core/leaderboards/period-schedule.js';
-import { scoreOf } from '../../core/leaderboards/rank-order.js';
-import { parseDocumentPath } from '../../core/paths.js';
-import type { ChangeLogRetention, ImportCommit, TransferStore, TreeSet } from '../../core/ports.js';
+import type { ResetSchedule } from '../../core/leaderboards/leaderboard-model.js';
 import { ROOT_PATH } from '../../core/realtime/tree-path.js';
 import { assembleValue } from '../../core/realtime/tree-value.js';
-import type { Ruleset } from '../../core/rules/ruleset.js';
-import {
-  badItem,
-  definitionOf,
-  type ExportLeaderboard,
-  exportedIndex,
-  type ImportedIndex,
-  type ProjectExport,
-} from '../../core/transfer/export-format.js';
+import type { ExportLeaderboard, ProjectExport } from '../../core/transfer/export-format.js';
+import { exportedIndex } from '../../core/transfer/export-format.js';
+import type { ImportBoardRows, ImportFound, ImportLookup, ImportRows } from '../../core/transfer/import-plan.js';
+import type { ImportCommit, ImportRequest, TransferStore } from '../../core/transfer/transfer-store.js';
 import { insertIndexDeclaration, listIndexDeclarations } from './index-store.js';
 import { insertBoard, writeDefinitionParts } from './leaderboard-store.js';
 import { currentRulesRevision, saveRulesRevision } from './rules-store.js';
@@ -88,32 +80,18 @@ export class SqliteTransferStore implements TransferStore {
     })();
   }
 
-  async importProject(
-    projectId: number,
-    file: ProjectExport,
-    tree: TreeSet[],
-    rules: Ruleset | null,
-    indexes: ImportedIndex[],
-    retention: ChangeLogRetention,
-    now: number,
-  ): Promise<ImportCommit> {
+  async importProject(projectId: number, request: ImportRequest): Promise<ImportCommit> {
     return this.db
       .transaction(() => {
-        this.importUsers(projectId, file);
-        this.importDocuments(projectId, file, now);
-        const known = new Set(
-          this.db
-            .prepare<[number], { id: number }>('SELECT id FROM users WHERE project_id = ?')
-            .all(projectId)
-            .map((r) => r.id),
-        );
-        file.leaderboards.forEach((board, i) => {
-          this.importBoard(projectId, board, `leaderboards[${i}]`, known, now);
-        });
+        const rows = request.plan(this.find(projectId, request.lookup));
+        this.writeUsers(projectId, rows);
+        this.writeDocuments(projectId, rows);
+        for (const board of rows.boards) this.writeBoard(projectId, board, rows.now);
         return {
-          tree: tree.length > 0 ? this.tree.commitInTransaction(projectId, tree, retention) : null,
-          rules: rules ? saveRulesRevision(this.db, projectId, rules, now) : null,
-          indexes: indexes.flatMap(
+          tree:
+            request.tree.length > 0 ? this.tree.commitInTransaction(projectId, request.tree, request.retention) : null,
+          rules: request.rules ? saveRulesRevision(this.db, projectId, request.rules, request.now) : null,
+          indexes: request.indexes.flatMap(
             ({ collection, fields }) => insertIndexDeclaration(this.db, projectId, collection, fields) ?? [],
           ),
         };
@@ -158,13 +136,31 @@ export class SqliteTransferStore implements TransferStore {
     return { ...fields, client_submit: client_submit === 1, leagues, rewards, entries, assignments };
   }
 
-  private importUsers(projectId: number, file: ProjectExport): void {
-    const byId = this.db.prepare<[number, number], { username: string }>(
-      'SELECT username FROM users WHERE project_id = ? AND id = ?',
-    );
-    const byName = this.db.prepare<[number, string], { id: number }>(
-      'SELECT id FROM users WHERE project_id = ? AND username = ?',
-    );
+  private find(projectId: number, lookup: ImportLookup): ImportFound {
+    const users = this.db
+      .prepare<{ project: number; ids: string; names: string }, { id: number; username: string }>(
+        // The username column is COLLATE NOCASE: the second half matches case-insensitively on its index.
+        `SELECT id, username FROM users WHERE project_id = @project AND id IN (SELECT value FROM json_each(@ids))
+         UNION SELECT id, username FROM users WHERE project_id = @project AND username IN (SELECT value FROM json_each(@names))`,
+      )
+      .all({ project: projectId, ids: JSON.stringify(lookup.userIds), names: JSON.stringify(lookup.usernames) });
+    const boards = this.db
+      .prepare<
+        [number, string],
+        { id: number; slug: string; reset: ResetSchedule; period_start: number; period_end: number | null }
+      >(
+        `SELECT id, slug, reset, period_start, period_end FROM leaderboards
+         WHERE project_id = ? AND slug IN (SELECT value FROM json_each(?))`,
+      )
+      .all(projectId, JSON.stringify(lookup.boardSlugs))
+      .map(({ period_start, period_end, ...board }) => ({
+        ...board,
+        period: { start: period_start, end: period_end },
+      }));
+    return { users, boards };
+  }
+
+  private writeUsers(projectId: number, rows: ImportRows): void {
     const update = this.db.prepare(
       'UPDATE users SET username = ?, nickname = ?, avatar_url = ?, roles = ? WHERE project_id = ? AND id = ?',
     );
@@ -172,27 +168,19 @@ export class SqliteTransferStore implements TransferStore {
       `INSERT INTO users (project_id, id, username, password_hash, nickname, avatar_url, roles, device_id, created_at)
        VALUES (?, ?, ?, NULL, ?, ?, ?, NULL, ?)`,
     );
-    let maxId = 0;
-    file.users.forEach((user, i) => {
-      maxId = Math.max(maxId, user.id);
-      const existing = byId.get(projectId, user.id);
-      const holder = byName.get(projectId, user.username);
-      if (existing && existing.username.toLowerCase() !== user.username.toLowerCase()) {
-        throw badItem(`users[${i}].id`, `user ${user.id} exists with another username ('${existing.username}')`);
-      }
-      if (holder && holder.id !== user.id)
-        throw badItem(`users[${i}].username`, `'${user.username}' is taken by user ${holder.id}`);
+    for (const user of rows.users) {
       const roles = JSON.stringify(user.roles);
-      if (existing) update.run(user.username, user.nickname, user.avatar_url, roles, projectId, user.id);
-      else insert.run(projectId, user.id, user.username, user.nickname, user.avatar_url, roles, Date.now());
-    });
-    // New sign-ups must not take an imported id.
-    this.db.prepare('UPDATE projects SET next_user_id = max(next_user_id, ?) WHERE id = ?').run(maxId + 1, projectId);
+      if (user.exists) update.run(user.username, user.nickname, user.avatarUrl, roles, projectId, user.id);
+      else insert.run(projectId, user.id, user.username, user.nickname, user.avatarUrl, roles, rows.now);
+    }
+    this.db
+      .prepare('UPDATE projects SET next_user_id = max(next_user_id, ?) WHERE id = ?')
+      .run(rows.nextUserId, projectId);
   }
 
   /** The documents as one commit of the project's documents: one new version for all of them (§10). */
-  private importDocuments(projectId: number, file: ProjectExport, now: number): void {
-    if (file.documents.length === 0) return;
+  private writeDocuments(projectId: number, rows: ImportRows): void {
+    if (rows.documents.length === 0) return;
     const { version } = this.db
       .prepare<[number], { version: number }>(
         `INSERT INTO document_versions (project_id, version) VALUES (?, 1)
@@ -213,32 +201,20 @@ export class SqliteTransferStore implements TransferStore {
     const before = this.db
       .prepare<[number, string], string>('SELECT json(data) FROM documents WHERE project_id = ? AND path = ?')
       .pluck();
-    for (const [seq, doc] of file.documents.entries()) {
-      const { path, parent, collection } = parseDocumentPath(doc.path);
+    for (const [seq, doc] of rows.documents.entries()) {
+      const { path, parent, collection } = doc;
       const data = JSON.stringify(doc.data);
       const previous = before.get(projectId, path) ?? null;
-      const { id } = upsert.get(projectId, path, parent, collection, randomUUID(), data, now, now, version) as {
-        id: string;
-      };
-      log.run(projectId, version, seq, path, id, data, previous, now);
+      const written = upsert.get(projectId, path, parent, collection, randomUUID(), data, rows.now, rows.now, version);
+      log.run(projectId, version, seq, path, (written as { id: string }).id, data, previous, rows.now);
     }
   }
 
-  private importBoard(projectId: number, board: ExportLeaderboard, at: string, known: Set<number>, now: number): void {
-    const def = definitionOf(board);
-    const existing = this.db
-      .prepare<[number, string], { id: number; reset: string; period_start: number; period_end: number | null }>(
-        'SELECT id, reset, period_start, period_end FROM leaderboards WHERE project_id = ? AND slug = ?',
-      )
-      .get(projectId, board.slug);
-    // A replaced board keeps its period unless its schedule changed; its revision moves so cached ranks are dropped.
-    const period =
-      existing && existing.reset === board.reset
-        ? { start: existing.period_start, end: existing.period_end }
-        : periodContaining(board.reset, now);
+  private writeBoard(projectId: number, board: ImportBoardRows, now: number): void {
+    const { definition: def, period } = board;
     let boardId: number;
-    if (existing) {
-      boardId = existing.id;
+    if (board.existingId !== null) {
+      boardId = board.existingId;
       this.db
         .prepare(
           `UPDATE leaderboards SET name = ?, description = ?, type = ?, sort = ?, operator = ?, reset = ?, revision = revision + 1,
@@ -268,23 +244,10 @@ export class SqliteTransferStore implements TransferStore {
     const entry = this.db.prepare(
       'INSERT INTO leaderboard_entries (leaderboard_id, user_id, league, stat_value, score, updated_at) VALUES (?, ?, ?, ?, ?, ?)',
     );
-    board.entries.forEach((e, i) => {
-      if (!known.has(e.user_id)) throw badItem(`${at}.entries[${i}].user_id`, `user ${e.user_id} does not exist`);
-      entry.run(
-        boardId,
-        e.user_id,
-        e.league,
-        e.stat_value,
-        scoreOf(board.sort, e.stat_value),
-        Date.parse(e.updated_at),
-      );
-    });
+    for (const e of board.entries) entry.run(boardId, e.userId, e.league, e.statValue, e.score, e.updatedAt);
     const assignment = this.db.prepare(
       'INSERT INTO leaderboard_assignments (leaderboard_id, user_id, league) VALUES (?, ?, ?)',
     );
-    board.assignments.forEach((a, i) => {
-      if (!known.has(a.user_id)) throw badItem(`${at}.assignments[${i}].user_id`, `user ${a.user_id} does not exist`);
-      assignment.run(boardId, a.user_id, a.league);
-    });
+    for (const a of board.assignments) assignment.run(boardId, a.userId, a.league);
   }
 }

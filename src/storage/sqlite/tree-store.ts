@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import type { JsonValue } from '../../core/json.js';
+import { ancestorsOf, descendantRange, ROOT_PATH } from '../../core/realtime/tree-path.js';
 import type {
   ChangeLogRetention,
   TreeCommit,
@@ -11,8 +12,7 @@ import type {
   TreeWrite,
   TreeWriteHook,
   TreeWriteOutcome,
-} from '../../core/ports.js';
-import { ancestorsOf, descendantRange, ROOT_PATH } from '../../core/realtime/tree-path.js';
+} from '../../core/realtime/tree-store.js';
 import { assembleValue } from '../../core/realtime/tree-value.js';
 
 interface LeafRow {
@@ -59,7 +59,7 @@ type Statements = { [K in keyof typeof SQL]: Database.Statement };
 
 /** The realtime tree on SQLite: one row per leaf, a version row per project, a change log. */
 export class SqliteTreeStore implements TreeStore {
-  private readonly s: Statements;
+  private readonly statements: Statements;
   private readonly writeTransaction: (
     projectId: number,
     sets: TreeSet[],
@@ -74,7 +74,9 @@ export class SqliteTreeStore implements TreeStore {
   ) => TreeWriteOutcome[];
 
   constructor(private readonly db: Database.Database) {
-    this.s = Object.fromEntries(Object.entries(SQL).map(([name, sql]) => [name, db.prepare(sql)])) as Statements;
+    this.statements = Object.fromEntries(
+      Object.entries(SQL).map(([name, sql]) => [name, db.prepare(sql)]),
+    ) as Statements;
     const write = db.transaction(this.applyWrite.bind(this));
     // IMMEDIATE takes the write lock up front, so two processes never both read the old version.
     this.writeTransaction = (...args) => write.immediate(...args);
@@ -134,7 +136,7 @@ export class SqliteTreeStore implements TreeStore {
 
   async children(projectId: number, path: string): Promise<{ leaf: JsonValue; keys: string[] }> {
     return this.db.transaction(() => {
-      const leaf = this.s.leafAt.get(projectId, path) as LeafRow | undefined;
+      const leaf = this.statements.leafAt.get(projectId, path) as LeafRow | undefined;
       if (leaf) return { leaf: JSON.parse(leaf.value) as JsonValue, keys: [] };
       return { leaf: null, keys: this.childKeys(projectId, path) };
     })();
@@ -148,7 +150,7 @@ export class SqliteTreeStore implements TreeStore {
     return this.db.transaction(() => {
       const { version, log_floor } = this.readVersion(projectId);
       if (since < log_floor || since > version) return null;
-      const rows = this.s.changesAfter.all(projectId, since) as ChangeRow[];
+      const rows = this.statements.changesAfter.all(projectId, since) as ChangeRow[];
       return { version, commits: groupCommits(rows) };
     })();
   }
@@ -166,7 +168,7 @@ export class SqliteTreeStore implements TreeStore {
     readBack: string | null,
     hook?: TreeWriteHook,
   ): TreeCommit & { value: JsonValue } {
-    const { version, log_floor } = this.s.bumpVersion.get(projectId) as VersionRow;
+    const { version, log_floor } = this.statements.bumpVersion.get(projectId) as VersionRow;
     const now = Date.now();
     // The version row is taken: nothing changes the values the hook reads until this commits.
     const sets = hook
@@ -175,11 +177,11 @@ export class SqliteTreeStore implements TreeStore {
     sets.forEach((set, seq) => {
       if (set.leaves.length > 0) {
         // Ancestors holding a leaf become objects: one point lookup per ancestor.
-        for (const ancestor of ancestorsOf(set.path)) this.s.deleteAt.run(projectId, ancestor);
+        for (const ancestor of ancestorsOf(set.path)) this.statements.deleteAt.run(projectId, ancestor);
       }
       this.deleteSubtree(projectId, set.path);
-      for (const leaf of set.leaves) this.s.insertLeaf.run(projectId, leaf.path, JSON.stringify(leaf.value));
-      this.s.insertChange.run(projectId, version, seq, set.path, JSON.stringify(set.value), now);
+      for (const leaf of set.leaves) this.statements.insertLeaf.run(projectId, leaf.path, JSON.stringify(leaf.value));
+      this.statements.insertChange.run(projectId, version, seq, set.path, JSON.stringify(set.value), now);
     });
     this.trimLog(projectId, version, log_floor, retention, now);
     const changes = sets.map((set) => ({ path: set.path, value: set.value }));
@@ -189,32 +191,32 @@ export class SqliteTreeStore implements TreeStore {
   /** Keeps the commits after max(version - maxWrites, last expired one); the floor records what is covered. */
   private trimLog(projectId: number, version: number, floor: number, retention: ChangeLogRetention, now: number): void {
     // Scans from the oldest entry and stops at the first fresh one: cost follows what is trimmed.
-    const fresh = this.s.firstFreshChange.get(projectId, floor, now - retention.maxAgeMs) as
+    const fresh = this.statements.firstFreshChange.get(projectId, floor, now - retention.maxAgeMs) as
       | { version: number }
       | undefined;
     const ageFloor = fresh ? fresh.version - 1 : version - 1;
     const newFloor = Math.max(floor, version - retention.maxWrites, ageFloor);
     if (newFloor <= floor) return;
-    this.s.trimChanges.run(projectId, floor, newFloor);
-    this.s.setFloor.run(newFloor, projectId);
+    this.statements.trimChanges.run(projectId, floor, newFloor);
+    this.statements.setFloor.run(newFloor, projectId);
   }
 
   private deleteSubtree(projectId: number, path: string): void {
     if (path === ROOT_PATH) {
-      this.s.deleteAll.run(projectId);
+      this.statements.deleteAll.run(projectId);
       return;
     }
     const { from, to } = descendantRange(path);
-    this.s.deleteAt.run(projectId, path);
-    this.s.deleteRange.run(projectId, from, to);
+    this.statements.deleteAt.run(projectId, path);
+    this.statements.deleteRange.run(projectId, from, to);
   }
 
   private readValue(projectId: number, path: string): JsonValue {
-    if (path === ROOT_PATH) return assembleValue(path, toLeaves(this.s.allLeaves.all(projectId) as LeafRow[]));
-    const at = this.s.leafAt.get(projectId, path) as LeafRow | undefined;
+    if (path === ROOT_PATH) return assembleValue(path, toLeaves(this.statements.allLeaves.all(projectId) as LeafRow[]));
+    const at = this.statements.leafAt.get(projectId, path) as LeafRow | undefined;
     if (at) return JSON.parse(at.value) as JsonValue;
     const { from, to } = descendantRange(path);
-    return assembleValue(path, toLeaves(this.s.leavesInRange.all(projectId, from, to) as LeafRow[]));
+    return assembleValue(path, toLeaves(this.statements.leavesInRange.all(projectId, from, to) as LeafRow[]));
   }
 
   /** Distinct child names by a skip scan: one index seek per child, never a walk of the descendants. */
@@ -227,8 +229,8 @@ export class SqliteTreeStore implements TreeStore {
     for (;;) {
       const row = (
         upper === null
-          ? this.s.firstPathAfterOpen.get(projectId, bound)
-          : this.s.firstPathAfter.get(projectId, bound, upper)
+          ? this.statements.firstPathAfterOpen.get(projectId, bound)
+          : this.statements.firstPathAfter.get(projectId, bound, upper)
       ) as { path: string } | undefined;
       if (!row) return keys;
       const rest = row.path.slice(prefix.length);
@@ -240,7 +242,7 @@ export class SqliteTreeStore implements TreeStore {
   }
 
   private readVersion(projectId: number): VersionRow {
-    return (this.s.readVersion.get(projectId) as VersionRow | undefined) ?? { version: 0, log_floor: 0 };
+    return (this.statements.readVersion.get(projectId) as VersionRow | undefined) ?? { version: 0, log_floor: 0 };
   }
 }
 

@@ -5,10 +5,10 @@ import {
   type Leaderboard,
   type League,
 } from '../../../src/core/leaderboards/leaderboard-model.js';
+import { rewardFor } from '../../../src/core/leaderboards/listing-rewrite.js';
 import { nextPeriod, periodContaining } from '../../../src/core/leaderboards/period-schedule.js';
 import { destinationOf, planLeagueMoves } from '../../../src/core/leaderboards/promotion.js';
 import { scoreOf, statOf } from '../../../src/core/leaderboards/rank-order.js';
-import { rewardFor } from '../../../src/core/leaderboards/rewards.js';
 import { applySubmission, checkSubmission, leagueForStat } from '../../../src/core/leaderboards/submission.js';
 
 const at = (iso: string) => Date.parse(iso);

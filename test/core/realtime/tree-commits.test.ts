@@ -5,9 +5,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { InProcessBus } from '../../../src/bus/in-process-bus.js';
-import type { TreeStore, TreeWrite, TreeWriteOutcome } from '../../../src/core/ports.js';
 import { commitChannel, decodeCommits } from '../../../src/core/realtime/commit-event.js';
 import { TreeCommits } from '../../../src/core/realtime/tree-commits.js';
+import type { TreeStore, TreeWrite, TreeWriteOutcome } from '../../../src/core/realtime/tree-store.js';
 import { planSet } from '../../../src/core/realtime/tree-write.js';
 
 const KEEP = { maxWrites: 100, maxAgeMs: 60_000 };

@@ -1,0 +1,113 @@
+/** The accounts port: organisations, projects, clients, users, roles and refresh tokens. */
+/** An organisation, owner of projects. */
+export interface Organisation {
+  id: number;
+  name: string;
+}
+
+/** A project: the unit of isolation of all client data. */
+export interface Project {
+  id: number;
+  orgId: number;
+  name: string;
+}
+
+/** A player of a project, without secrets. */
+export interface User {
+  id: number;
+  projectId: number;
+  username: string;
+  nickname: string;
+  avatarUrl: string | null;
+  roles: string[];
+  /** A disabled user cannot sign in, refresh or use a token (§9, §13). */
+  disabled: boolean;
+  /**
+   * Moves on at every disable. Access tokens carry the epoch they were issued under and are
+   * refused once it is not the user's current one, so re-enabling revives no older token.
+   */
+  tokenEpoch: number;
+}
+
+/** What the check of every client request needs to know about its user (cached a few seconds). */
+export interface UserAccess {
+  /** Union of the permissions of the user's roles. */
+  permissions: string[];
+  disabled: boolean;
+  tokenEpoch: number;
+}
+
+/** The public part of a user that leaderboards show. */
+export interface UserProfile {
+  nickname: string;
+  avatarUrl: string | null;
+}
+
+/** A user together with the stored password hash (null when none was set). */
+export interface UserWithPassword extends User {
+  passwordHash: string | null;
+}
+
+/** What a new user is created with. */
+export interface NewUser {
+  username: string;
+  passwordHash: string | null;
+  nickname: string;
+  avatarUrl?: string | null;
+  roles: string[];
+  /** Binds a guest account to a device. */
+  deviceId?: string;
+}
+
+/** A role: a named set of permissions within a project. */
+export interface Role {
+  name: string;
+  permissions: string[];
+}
+
+/** Organisations, projects, clients, users, roles and refresh tokens. */
+export interface AccountStore {
+  /** The organisation of that name, created when missing; `created` tells which happened. */
+  ensureOrganisation(name: string): Promise<Organisation & { created: boolean }>;
+  /** Creates a project with the default `player` role. */
+  createProject(orgId: number, name: string, defaultRole: Role): Promise<Project>;
+  getProject(projectId: number): Promise<Project | null>;
+  /** Registers a client of a project; only the secret's hash is stored. */
+  createClient(projectId: number, clientId: string, secretHash: string): Promise<void>;
+  /** The project and secret hash of a client id, or null. */
+  findClient(clientId: string): Promise<{ projectId: number; secretHash: string } | null>;
+  /** Creates a user; throws `conflict` when the username is taken. */
+  createUser(projectId: number, user: NewUser): Promise<User>;
+  /** The user bound to the device, created by `user` when missing (atomically). */
+  ensureGuest(projectId: number, user: NewUser & { deviceId: string }): Promise<User>;
+  findUserByUsername(projectId: number, username: string): Promise<UserWithPassword | null>;
+  findUserById(projectId: number, userId: number): Promise<User | null>;
+  /** The public profiles of those users that exist (leaderboard listings). */
+  profilesOf(projectId: number, userIds: readonly number[]): Promise<Map<number, UserProfile>>;
+  /** Updates the profile fields given; null when the user does not exist. */
+  updateProfile(
+    projectId: number,
+    userId: number,
+    profile: { nickname?: string; avatarUrl?: string | null },
+  ): Promise<User | null>;
+  setUserRoles(projectId: number, userId: number, roles: string[]): Promise<void>;
+  /** Creates or replaces a role. */
+  upsertRole(projectId: number, role: Role): Promise<void>;
+  /** The roles of a project, by name. */
+  listRoles(projectId: number): Promise<Role[]>;
+  /** Union of the permissions of the user's roles; null when the user does not exist. */
+  permissionsOf(projectId: number, userId: number): Promise<string[] | null>;
+  /** Permissions, disabled flag and token epoch of a user in one read; null when the user does not exist. */
+  accessOf(projectId: number, userId: number): Promise<UserAccess | null>;
+  /**
+   * Enables or disables a user. Disabling also moves the token epoch on and drops the user's
+   * refresh tokens, in one transaction. Null when the user does not exist.
+   */
+  setUserDisabled(projectId: number, userId: number, disabled: boolean): Promise<User | null>;
+  /** Stores a new refresh token's hash (and drops the user's expired ones). */
+  saveRefreshToken(tokenHash: string, projectId: number, userId: number, expiresAt: Date): Promise<void>;
+  /** Removes a refresh token of the project and returns its user id when it had not expired; null otherwise. */
+  consumeRefreshToken(projectId: number, tokenHash: string, now: Date): Promise<number | null>;
+  /** True when no organisation exists yet (first start). */
+  isEmpty(): Promise<boolean>;
+}
