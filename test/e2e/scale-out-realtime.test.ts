@@ -141,8 +141,18 @@ class StormSubscriber {
     this.copy = setValueAt(this.copy, segmentsOf(message.path), message.value ?? null);
     this.lastVersion = version;
     this.updates += 1;
-    this.digest.update(text);
+    // Key order is not part of a value: a commit filled from PostgreSQL's change log (JSONB) orders keys its own way.
+    this.digest.update(canonicalJson(message));
   }
+}
+
+/** JSON text with every object's keys sorted. */
+function canonicalJson(value: unknown): string {
+  return JSON.stringify(value, (_key, item: unknown) =>
+    item && typeof item === 'object' && !Array.isArray(item)
+      ? Object.fromEntries(Object.entries(item).sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0)))
+      : item,
+  );
 }
 
 function percentile(sorted: number[], p: number): number {
