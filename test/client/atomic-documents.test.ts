@@ -1,41 +1,19 @@
 /** §12 atomic document writes through the SDK (§11): versions, preconditions, transforms, batches. */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   arrayRemove,
   arrayUnion,
-  type Client,
-  createClient,
   deleteField,
   increment,
   maximum,
   minimum,
   serverTime,
 } from '../../packages/client/src/index.js';
-import { type Service, startService } from './service.js';
+import { caught, serviceForSuite } from './service.js';
 
-let service: Service;
-const clients: Client[] = [];
+const suite = serviceForSuite();
 
-beforeAll(async () => {
-  service = await startService();
-});
-afterAll(async () => {
-  for (const client of clients) client.close();
-  await service?.stop();
-});
-
-async function signedIn(device: string): Promise<Client> {
-  const client = createClient({ url: service.url, clientId: service.clientId, clientSecret: service.clientSecret });
-  clients.push(client);
-  await client.auth.guest(device);
-  return client;
-}
-
-const caught = (promise: Promise<unknown>) =>
-  promise.then(
-    () => null,
-    (error: unknown) => error,
-  );
+const signedIn = (device: string) => suite.guest(device);
 
 describe('versions and preconditions', () => {
   it('reads versions from ETags and refuses stale writes with precondition-failed', async () => {

@@ -1,47 +1,19 @@
 /** §12 document listeners: `doc().onSnapshot` and `query().onSnapshot` over the shared socket, reconnects and a server restart. */
 
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import {
   CdsError,
   type Client,
-  createClient,
   type Document,
   type DocumentSnapshot,
   type Query,
 } from '../../packages/client/src/index.js';
-import { type Service, startService } from './service.js';
+import { serviceForSuite, until } from './service.js';
 
-let service: Service;
-const clients: Client[] = [];
+const suite = serviceForSuite();
 
-beforeAll(async () => {
-  service = await startService();
-});
-afterAll(async () => {
-  for (const client of clients) client.close();
-  await service?.stop();
-});
-
-async function signedIn(device: string, withWs = false): Promise<Client> {
-  const client = createClient({
-    url: service.url,
-    clientId: service.clientId,
-    clientSecret: service.clientSecret,
-    ...(withWs ? { WebSocket } : {}),
-  });
-  clients.push(client);
-  await client.auth.guest(device);
-  return client;
-}
-
-async function until(check: () => boolean, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
+const signedIn = (device: string, withWs = false) => suite.guest(device, withWs ? { WebSocket } : {});
 
 const byPath = (documents: Document[]) => new Map(documents.map((d) => [d.path, JSON.stringify(d.data)]));
 
@@ -167,8 +139,8 @@ describe('doc().onSnapshot and query().onSnapshot', () => {
       }
     })();
     await until(() => written >= N / 2, 120_000);
-    await service.kill();
-    await service.restart();
+    await suite.service.kill();
+    await suite.service.restart();
     await writes;
 
     const expected = await Promise.all(queries.map((query) => query(writer).get()));
@@ -202,9 +174,9 @@ describe('doc().onSnapshot and query().onSnapshot', () => {
     expect(errors[0]).toMatchObject({ code: 'invalid-argument', detail: 'Invalid limit' });
     expect(() => client.query('items').offset(1).onSnapshot(calls.listener)).toThrow(CdsError);
 
-    const admin = await service.adminToken();
+    const admin = await suite.service.adminToken();
     const putRules = async (documents: unknown[]) => {
-      const put = await fetch(`${service.url}/admin/projects/${service.projectId}/rules`, {
+      const put = await fetch(`${suite.service.url}/admin/projects/${suite.service.projectId}/rules`, {
         method: 'PUT',
         headers: { 'content-type': 'application/json', authorization: `Bearer ${admin}` },
         body: JSON.stringify({ rules: { documents, realtime: [] } }),
@@ -229,10 +201,10 @@ describe('doc().onSnapshot and query().onSnapshot', () => {
 
   it('follows a rules change that hides documents from a query listener, at the same version', async () => {
     const client = await signedIn('ls-rules-query');
-    const admin = await service.adminToken();
+    const admin = await suite.service.adminToken();
     const putRules = async (read: string) => {
       const rules = { documents: [{ match: 'shown/{id}', allow: { read, write: 'true' } }], realtime: [] };
-      const put = await fetch(`${service.url}/admin/projects/${service.projectId}/rules`, {
+      const put = await fetch(`${suite.service.url}/admin/projects/${suite.service.projectId}/rules`, {
         method: 'PUT',
         headers: { 'content-type': 'application/json', authorization: `Bearer ${admin}` },
         body: JSON.stringify({ rules }),

@@ -1,51 +1,11 @@
 /** §12 realtime writes over the one socket: transactions on `if_match`, `.sv` values, writes queued while offline. */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  CdsError,
-  type Client,
-  type ClientOptions,
-  createClient,
-  serverIncrement,
-  serverTimestamp,
-} from '../../packages/client/src/index.js';
-import { type Service, startService } from './service.js';
+import { describe, expect, it } from 'vitest';
+import { CdsError, type ClientOptions, serverIncrement, serverTimestamp } from '../../packages/client/src/index.js';
+import { caught, serviceForSuite, until } from './service.js';
 
-let service: Service;
-const clients: Client[] = [];
+const suite = serviceForSuite();
 
-beforeAll(async () => {
-  service = await startService();
-});
-afterAll(async () => {
-  for (const client of clients) client.close();
-  await service?.stop();
-});
-
-async function signedIn(device: string, options: Partial<ClientOptions> = {}): Promise<Client> {
-  const client = createClient({
-    url: service.url,
-    clientId: service.clientId,
-    clientSecret: service.clientSecret,
-    ...options,
-  });
-  clients.push(client);
-  await client.auth.guest(device);
-  return client;
-}
-
-async function until(check: () => boolean, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
-
-const caught = (promise: Promise<unknown>) =>
-  promise.then(
-    () => null,
-    (error: unknown) => error,
-  );
+const signedIn = (device: string, options: Partial<ClientOptions> = {}) => suite.guest(device, options);
 
 describe('ref().transaction', () => {
   it('retries on a changed value until it wins: concurrent increments end exact', async () => {
@@ -109,7 +69,7 @@ describe('writes while disconnected', () => {
     await client.ref('offline/log').set(['start']);
     await until(() => seen.length === 2);
 
-    await service.kill();
+    await suite.service.kill();
     const writes = [
       ...[1, 2, 3, 4, 5].map((k) => client.ref('offline/n').set(k)),
       client.ref('offline').update({ note: 'down', last: 5 }),
@@ -118,7 +78,7 @@ describe('writes while disconnected', () => {
     ];
     const late = caught(impatient.ref('offline-2/x').set(1));
     expect(await late).toMatchObject({ code: 'network', status: 0 });
-    await service.restart();
+    await suite.service.restart();
     await Promise.all(writes);
     expect(await client.ref('offline').get()).toEqual({ log: ['start'], note: 'down', last: 5, m: 1 });
     await until(() => (seen.at(-1) as { m?: number } | null)?.m === 1);

@@ -1,32 +1,13 @@
 /** §12 realtime: `ref().onValue` over one shared WebSocket, local copies, reconnects and a server restart. */
 
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
-import { CdsError, type Client, createClient, type ValueMeta } from '../../packages/client/src/index.js';
-import { type Service, startService } from './service.js';
+import { CdsError, type ValueMeta } from '../../packages/client/src/index.js';
+import { serviceForSuite, until } from './service.js';
 
-let service: Service;
-const clients: Client[] = [];
+const suite = serviceForSuite();
 
-beforeAll(async () => {
-  service = await startService();
-});
-afterAll(async () => {
-  for (const client of clients) client.close();
-  await service?.stop();
-});
-
-async function signedIn(device: string, withWs = false): Promise<Client> {
-  const client = createClient({
-    url: service.url,
-    clientId: service.clientId,
-    clientSecret: service.clientSecret,
-    ...(withWs ? { WebSocket } : {}),
-  });
-  clients.push(client);
-  await client.auth.guest(device);
-  return client;
-}
+const signedIn = (device: string, withWs = false) => suite.guest(device, withWs ? { WebSocket } : {});
 
 /** Records every call of an `onValue` listener. */
 function recorder() {
@@ -35,14 +16,6 @@ function recorder() {
     calls.push({ value, version: meta.version });
   };
   return { calls, listener, last: () => calls.at(-1)?.value };
-}
-
-async function until(check: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
 }
 
 const increasing = (calls: { version: number }[]) =>
@@ -130,8 +103,8 @@ describe('ref().onValue', () => {
       }
     })();
     await until(() => written >= N / 2);
-    await service.kill();
-    await service.restart();
+    await suite.service.kill();
+    await suite.service.restart();
     await writes;
 
     const stored = await writer.ref('game').get();

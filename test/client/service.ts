@@ -1,8 +1,10 @@
-/** A real server process for the SDK tests, on a fixed free port so it can be restarted on the same URL. */
+/** A real server process for the SDK tests, on a fixed free port so it can be restarted on the same URL; the files' shared setup. */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
+import { type Client, type ClientOptions, createClient } from '../../packages/client/src/index.js';
 import { printedOwner, type ServerProcess, startServerProcess } from '../support/server-process.js';
 
 const printed = (output: string, name: string) => new RegExp(`${name}:\\s+(\\S+)`).exec(output)?.[1] ?? '';
@@ -73,3 +75,59 @@ export async function startService(env: Record<string, string> = {}): Promise<Se
     },
   };
 }
+
+/** The service of one test file and the clients its tests made. */
+export interface SuiteService {
+  readonly service: Service;
+  /** A client of the service, closed after the file's tests. */
+  client(options?: Partial<ClientOptions>): Client;
+  /** A client signed in as the guest of `device`. */
+  guest(device: string, options?: Partial<ClientOptions>): Promise<Client>;
+}
+
+/** Starts a service before the file's tests and stops it, with every client made through it, after them. */
+export function serviceForSuite(env: Record<string, string> = {}): SuiteService {
+  let started: Service | undefined;
+  const clients: Client[] = [];
+  beforeAll(async () => {
+    started = await startService(env);
+  });
+  afterAll(async () => {
+    for (const client of clients) client.close();
+    await started?.stop();
+  });
+  const suite: SuiteService = {
+    get service() {
+      if (!started) throw new Error('the service has not started');
+      return started;
+    },
+    client(options = {}) {
+      const { url, clientId, clientSecret } = suite.service;
+      const client = createClient({ url, clientId, clientSecret, ...options });
+      clients.push(client);
+      return client;
+    },
+    async guest(device, options = {}) {
+      const client = suite.client(options);
+      await client.auth.guest(device);
+      return client;
+    },
+  };
+  return suite;
+}
+
+/** Waits until `check` holds, polling every `stepMs`. */
+export async function until(check: () => boolean, timeoutMs = 20_000, stepMs = 10): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error('timed out');
+    await new Promise((resolve) => setTimeout(resolve, stepMs));
+  }
+}
+
+/** The error a promise rejects with, or null when it resolves. */
+export const caught = (promise: Promise<unknown>): Promise<unknown> =>
+  promise.then(
+    () => null,
+    (error: unknown) => error,
+  );
