@@ -5,23 +5,18 @@
  * example page (examples/shared-counter) on another origin than the service, so it goes through CORS.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type Browser, chromium } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient } from '../../packages/client/src/index.js';
+import { CHROMIUM, chromiumAvailable, launchChromium } from '../support/chromium.js';
 import { type Service, startService } from './service.js';
 import { type StaticProxy, startStaticProxy } from './static-proxy.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 const required = process.env.CDS_TEST_REQUIRE_SERVICES === '1';
-const available = existsSync(CHROMIUM);
-if (!available) {
-  console.log(
-    `browser SDK test: ${CHROMIUM} is missing (apt-get install chromium)${required ? '; CDS_TEST_REQUIRE_SERVICES=1, so it fails' : ', skipped'}`,
-  );
-}
+const available = chromiumAvailable('browser SDK test');
 
 const PAGE = '/__sdk_test__/index.html';
 /** The page's globals: the bundle's module (set by the page's module script) and what the test records. */
@@ -48,20 +43,7 @@ describe.skipIf(!available && !required)('@cds/client in headless Chromium', () 
       out,
     ]);
     const bundle = readFileSync(out, 'utf8');
-    [service, browser] = await Promise.all([
-      startService(),
-      chromium.launch({
-        executablePath: CHROMIUM,
-        args: [
-          '--headless',
-          '--no-sandbox',
-          '--disable-gpu',
-          '--disable-background-networking',
-          '--disable-component-update',
-          '--no-first-run',
-        ],
-      }),
-    ]);
+    [service, browser] = await Promise.all([startService(), launchChromium()]);
     const html = `<!doctype html><title>sdk</title><script type="module">import * as sdk from '${BUNDLE}'; globalThis.sdk = sdk;</script>`;
     site = await startStaticProxy(
       { [PAGE]: { type: 'text/html', body: html }, [BUNDLE]: { type: 'text/javascript', body: bundle } },

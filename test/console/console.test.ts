@@ -5,26 +5,21 @@
  * CDS_CONSOLE_SCREENSHOTS=1 it also writes the screenshots the README shows (docs/console/).
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_PASSWORD, adminFixture, type TestAdmin } from '../support/admin.js';
 import { startTestApp, type TestApp } from '../support/app.js';
+import { CHROMIUM, chromiumAvailable, launchChromium } from '../support/chromium.js';
 import { engines } from '../support/engines.js';
 import { expectUi } from './ui-expect.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 const ROOT = join(import.meta.dirname, '..', '..');
 const SHOTS = process.env.CDS_CONSOLE_SCREENSHOTS === '1' ? join(ROOT, 'docs', 'console') : null;
 const required = process.env.CDS_TEST_REQUIRE_SERVICES === '1';
-const available = existsSync(CHROMIUM);
-if (!available) {
-  console.log(
-    `console browser test: ${CHROMIUM} is missing (apt-get install chromium)${required ? '; CDS_TEST_REQUIRE_SERVICES=1, so it fails' : ', skipped'}`,
-  );
-}
+const available = chromiumAvailable('console browser test');
 const sqlite = engines.find((e) => e.name === 'sqlite');
 if (!sqlite) throw new Error('no sqlite engine');
 
@@ -40,20 +35,7 @@ describe.skipIf(!available && !required)('web console (§13) in headless Chromiu
   beforeAll(async () => {
     if (!available) throw new Error(`${CHROMIUM} is missing and CDS_TEST_REQUIRE_SERVICES=1`);
     execFileSync(process.execPath, [join(ROOT, 'packages', 'console', 'build.mjs')]);
-    [t, browser] = await Promise.all([
-      startTestApp(sqlite),
-      chromium.launch({
-        executablePath: CHROMIUM,
-        args: [
-          '--headless',
-          '--no-sandbox',
-          '--disable-gpu',
-          '--disable-background-networking',
-          '--disable-component-update',
-          '--no-first-run',
-        ],
-      }),
-    ]);
+    [t, browser] = await Promise.all([startTestApp(sqlite), launchChromium()]);
     f = await adminFixture(t);
     base = await t.app.http.listen({ port: 0, host: '127.0.0.1' });
     players.push(t.userId);
