@@ -26,6 +26,7 @@ import { DocumentCommits } from './document-commits.js';
 import { currentDocumentVersion, documentChangesSince } from './document-log.js';
 import { compileSeeks, indexScope } from './index-sql.js';
 import { StatementBatch } from './statement-batch.js';
+import { inTransaction, READ_SNAPSHOT } from './transactions.js';
 import { compileOrderBy, compileWhere, PgParamList } from './where-sql.js';
 
 /** A row's `{id, path, data}` as JSON text (`DocumentJson`), so no page is parsed and serialized again in Node. */
@@ -262,34 +263,28 @@ export class PostgresDocumentStore implements DocumentStore {
 
   async querySnapshot(projectId: number, options: QueryDocumentsOptions): Promise<QuerySnapshot> {
     const query = postgresQuerySql(projectId, options);
-    return this.repeatableRead(async (client) => ({
-      version: await currentDocumentVersion(client, projectId),
-      documents: (await client.query<JsonRow>(query.sql, query.params)).rows.map(documentJson),
-    }));
+    return inTransaction(
+      this.pool,
+      async (client) => ({
+        version: await currentDocumentVersion(client, projectId),
+        documents: (await client.query<JsonRow>(query.sql, query.params)).rows.map(documentJson),
+      }),
+      READ_SNAPSHOT,
+    );
   }
 
   async documentSnapshot(projectId: number, path: string): Promise<DocumentSnapshot> {
-    return this.repeatableRead(async (client) => {
-      const version = await currentDocumentVersion(client, projectId);
-      const { rows } = await client.query<DocumentRecord>(prepared('get', postgresDocumentSql.get, [projectId, path]));
-      return { version, document: rows[0] ?? null };
-    });
-  }
-
-  /** Runs `read` in one REPEATABLE READ transaction: every statement sees the same commits. */
-  private async repeatableRead<T>(read: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-    const client = await this.pool.connect();
-    try {
-      await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
-      const result = await read(client);
-      await client.query('COMMIT');
-      return result;
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw error;
-    } finally {
-      client.release();
-    }
+    return inTransaction(
+      this.pool,
+      async (client) => {
+        const version = await currentDocumentVersion(client, projectId);
+        const { rows } = await client.query<DocumentRecord>(
+          prepared('get', postgresDocumentSql.get, [projectId, path]),
+        );
+        return { version, document: rows[0] ?? null };
+      },
+      READ_SNAPSHOT,
+    );
   }
 
   async upsert(projectId: number, path: DocumentPath, data: JsonObject) {

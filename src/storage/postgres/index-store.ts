@@ -9,7 +9,7 @@ import {
   indexSignature,
 } from '../../core/documents/indexes.js';
 import { createIndexSql, postgresIndexName } from './index-sql.js';
-import type { Queryable } from './leaderboard-store.js';
+import type { Queryable } from './transactions.js';
 
 interface IndexRow {
   id: number;

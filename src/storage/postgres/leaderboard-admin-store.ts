@@ -2,8 +2,9 @@ import type pg from 'pg';
 import type { LeaderboardDefinition } from '../../core/leaderboards/leaderboard-model.js';
 import type { LeaderboardAdminStore } from '../../core/leaderboards/leaderboard-store.js';
 import type { ListingRewrite } from '../../core/leaderboards/listing-rewrite.js';
-import { inTransaction, writeDefinitionParts } from './leaderboard-store.js';
+import { writeDefinitionParts } from './leaderboard-store.js';
 import { runListingRewrite } from './listing-rewrite.js';
+import { inTransaction } from './transactions.js';
 
 /** The admin API's board edits on PostgreSQL, each one transaction or one statement. */
 export class PostgresLeaderboardAdminStore implements LeaderboardAdminStore {

@@ -18,7 +18,8 @@ import type {
   PeriodReset,
 } from '../../core/leaderboards/leaderboard-store.js';
 import type { RankKey } from '../../core/leaderboards/rank-order.js';
-import { type Queryable, runListingRewrite, scanListing } from './listing-rewrite.js';
+import { runListingRewrite, scanListing } from './listing-rewrite.js';
+import { inTransaction, type Queryable } from './transactions.js';
 
 export type { Queryable };
 
@@ -143,22 +144,6 @@ export async function writeDefinitionParts(db: Queryable, boardId: number, def: 
       def.rewards.map((r) => JSON.stringify(r.reward)),
     ],
   );
-}
-
-/** Runs `work` in one transaction on a client of the pool. */
-export async function inTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN');
-    const result = await work(client);
-    await client.query('COMMIT');
-    return result;
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw error;
-  } finally {
-    client.release();
-  }
 }
 
 /** Leaderboards on PostgreSQL: single statements, or transactions that lock the board row. */

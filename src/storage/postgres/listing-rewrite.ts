@@ -1,9 +1,6 @@
-import type pg from 'pg';
 import type { LeagueChange, ListingRewrite } from '../../core/leaderboards/listing-rewrite.js';
 import type { RankKey } from '../../core/leaderboards/rank-order.js';
-
-/** The part of `pg` these functions use: a pool's or a checked-out client's `query`. */
-export type Queryable = Pick<pg.PoolClient, 'query'>;
+import type { Queryable } from './transactions.js';
 
 /** How many keys one keyset read of a rewrite takes, and how many rows one write statement carries. */
 const REWRITE_BATCH = 10_000;

@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import { KEPT_REVISIONS, type RulesRevision, type RulesStore } from '../../core/rules/rules-store.js';
 import type { Ruleset } from '../../core/rules/ruleset.js';
-import { inTransaction, type Queryable } from './leaderboard-store.js';
+import { inTransaction, type Queryable } from './transactions.js';
 
 interface RevisionRow {
   revision: number;

@@ -10,8 +10,9 @@ import { exportedIndex } from '../../core/transfer/export-format.js';
 import type { ImportBoardRows, ImportFound, ImportLookup, ImportRows } from '../../core/transfer/import-plan.js';
 import type { ImportCommit, ImportRequest, TransferStore } from '../../core/transfer/transfer-store.js';
 import { insertIndexDeclaration, listIndexDeclarations } from './index-store.js';
-import { insertBoard, inTransaction, type Queryable, writeDefinitionParts } from './leaderboard-store.js';
+import { insertBoard, writeDefinitionParts } from './leaderboard-store.js';
 import { currentRulesRevision, saveRulesRevision } from './rules-store.js';
+import { inTransaction, type Queryable, READ_SNAPSHOT } from './transactions.js';
 import { writeTreeSets } from './tree-store.js';
 
 interface BoardRow {
@@ -44,7 +45,7 @@ export class PostgresTransferStore implements TransferStore {
   async exportProject(projectId: number): Promise<ProjectExport> {
     const client = await this.pool.connect();
     try {
-      await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+      await client.query(READ_SNAPSHOT);
       const documents = await client.query<{ path: string; data: JsonObject }>(
         'SELECT path, data FROM documents WHERE project_id = $1 ORDER BY path',
         [projectId],

@@ -20,9 +20,7 @@ import type {
   TreeWrite,
   TreeWriteOutcome,
 } from '../../core/realtime/tree-store.js';
-
-/** The part of `pg` this code uses: a pool's query and a checked-out client's query. */
-export type Queryable = Pick<pg.PoolClient, 'query'>;
+import type { Queryable } from './transactions.js';
 
 /** Locks the version rows of `projects` (integers, ascending), creating missing ones at 0; `BEGIN` first when asked. */
 function lockVersions(projects: readonly number[], begin: boolean): string {

@@ -13,7 +13,8 @@ import type {
   TreeWriteOutcome,
 } from '../../core/realtime/tree-store.js';
 import { assembleValue } from '../../core/realtime/tree-value.js';
-import { commitTreeWrites, type Queryable } from './tree-commit.js';
+import type { Queryable } from './transactions.js';
+import { commitTreeWrites } from './tree-commit.js';
 
 interface LeafRow {
   path: string | null;
