@@ -85,6 +85,53 @@ describe.skipIf(postgresEngine.unavailable)('PostgreSQL tree commit plans', () =
     expect(executedScans(plan, 'tree_changes')).toEqual([]);
   });
 
+  it('commits 50 PUTs in one call of cds_tree_commit without scanning the leaves or the change log', async () => {
+    // auto_explain shows the plans of the function's statements, sent to this client as LOG notices.
+    const notices: string[] = [];
+    const onNotice = (notice: pg.NoticeMessage) => notices.push(notice.message ?? '');
+    client.on('notice', onNotice);
+    await client.query('BEGIN');
+    try {
+      await client.query(`LOAD 'auto_explain'`);
+      await client.query(`SET LOCAL auto_explain.log_min_duration = 0`);
+      await client.query(`SET LOCAL auto_explain.log_analyze = on`);
+      await client.query(`SET LOCAL auto_explain.log_nested_statements = on`);
+      await client.query(`SET LOCAL client_min_messages = log`);
+      const { rows } = await client.query<{ locked_project: number; base: string }>(
+        `SELECT * FROM cds_tree_commit($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)`,
+        [
+          [1, 1, ...ids.map(() => 1)],
+          ['', 'players', ...ids.map((i) => `players/p${i}`)],
+          ids.map(() => 1),
+          ids.map((i) => `players/p${i}/`),
+          ids.map((i) => `players/p${i}0`),
+          [],
+          ids.map(() => 1),
+          ids.map((i) => `players/p${i}/x`),
+          ids.map(() => '1'),
+          ids.map(() => 1),
+          ids.map((i) => 1 + i),
+          ids.map(() => 0),
+          ids.map((i) => `players/p${i}`),
+          ids.map(() => '{"x":1}'),
+          [1],
+          [N],
+          1000,
+          600_000,
+        ],
+      );
+      expect(rows).toEqual([{ locked_project: 1, base: '5000' }]);
+    } finally {
+      await client.query('ROLLBACK');
+      client.off('notice', onNotice);
+    }
+    const plan = notices.join('\n').split('\n');
+    console.log(plan.join('\n'));
+    expect(plan.some((line) => line.includes('tree_leaves'))).toBe(true);
+    expect(executedScans(plan, 'tree_leaves')).toEqual([]);
+    expect(executedScans(plan, 'tree_changes')).toEqual([]);
+  });
+
   it('reads the subtrees of 50 writes by index lookups', async () => {
     const plan = await explain(postgresTreeCommitSql.readSubtrees, [
       ids.map(() => 1),

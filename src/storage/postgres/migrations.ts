@@ -1,3 +1,5 @@
+import { TREE_COMMIT_FUNCTION } from './tree-commit-at-once.js';
+
 /** Versioned schema of the PostgreSQL engine; append, never edit a released step. */
 export const postgresMigrations: { version: number; name: string; sql: string }[] = [
   {
@@ -285,5 +287,12 @@ CREATE TABLE document_changes (
   PRIMARY KEY (project_id, version, seq)
 );
 `,
+  },
+  {
+    version: 11,
+    name: 'tree commit as one statement',
+    // Tree writes that read nothing commit in one round trip, the version row locked for the
+    // writing statement and the commit only (tree-commit-at-once.ts).
+    sql: TREE_COMMIT_FUNCTION,
   },
 ];

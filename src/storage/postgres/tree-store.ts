@@ -15,6 +15,7 @@ import type {
 import { assembleValue } from '../../core/realtime/tree-value.js';
 import type { Queryable } from './transactions.js';
 import { commitTreeWrites } from './tree-commit.js';
+import { commitTreeWritesAtOnce, readsNothing } from './tree-commit-at-once.js';
 
 interface LeafRow {
   path: string | null;
@@ -95,8 +96,12 @@ export class PostgresTreeStore implements TreeStore {
     return { version, changes };
   }
 
-  /** One transaction for the writes (see tree-commit.ts); rolled back whole when a statement fails. */
+  /**
+   * One transaction for the writes, rolled back whole when a statement fails: one autocommitted
+   * statement when no write reads the stored tree (tree-commit-at-once.ts), else tree-commit.ts.
+   */
   async commit(writes: readonly TreeWrite[], retention: ChangeLogRetention): Promise<TreeWriteOutcome[]> {
+    if (readsNothing(writes)) return commitTreeWritesAtOnce(this.pool, writes, retention);
     const client = await this.pool.connect();
     try {
       const outcomes = await commitTreeWrites(client, writes, retention, true);
