@@ -235,8 +235,9 @@ describe.skipIf(sqliteEngine.unavailable)('query plans on sqlite', () => {
         const details = plan(sql, params);
         const name = `cds_index_${options.index?.index.id}`;
         // With no clause to seek on, the walk in index order stops at the limit (rows scanned below).
-        if (options.where.length === 0) expect(details).toEqual([`SCAN documents USING INDEX ${name}`]);
-        else expectSeeks(details, name);
+        // Covering: the documents come from the index entries, no table row is read.
+        if (options.where.length === 0) expect(details).toEqual([`SCAN documents USING COVERING INDEX ${name}`]);
+        else expectSeeks(details, `COVERING INDEX ${name}`);
         expect(details.some((d) => d.includes('TEMP B-TREE'))).toBe(!query.ordered);
         const indexed = await storage.documents.query(PROJECT, options);
         const unindexed = await storage.documents.query(PROJECT, query.options);
@@ -252,7 +253,7 @@ describe.skipIf(sqliteEngine.unavailable)('query plans on sqlite', () => {
       const options = plannedCase(indexes, TWO_FIELDS, 2, false);
       const { sql, params } = sqliteQuerySql(PROJECT, options);
       expect(plan(sql, params)[0]).toMatch(
-        /^SEARCH documents USING INDEX cds_index_\d+ \((<expr>=\? AND ){3}<expr><\?\)/,
+        /^SEARCH documents USING COVERING INDEX cds_index_\d+ \((<expr>=\? AND ){3}<expr><\?\)/,
       );
       const indexed = await storage.documents.query(PROJECT, options);
       expect(indexed.documents).toEqual((await storage.documents.query(PROJECT, TWO_FIELDS)).documents);

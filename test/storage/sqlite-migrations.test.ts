@@ -1,7 +1,7 @@
 /**
  * SQLite schema upgrades on a database written by an earlier version: migration 5 moves the
  * documents into a rowid table with JSONB data and keeps every one of them, with its id, data
- * and timestamps.
+ * and timestamps; migration 12 builds declared indexes again as covering ones.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -109,6 +109,32 @@ describe('SQLite migration 5: documents as a rowid table with JSONB data', () =>
       expect(duplicate).toThrow(/UNIQUE constraint failed/);
     } finally {
       void storage.close();
+    }
+  });
+});
+
+describe('SQLite migration 12: declared indexes covering their queries', () => {
+  it('builds a ready index of the older shape again, covering, and the query reads only the index', async () => {
+    const file = databaseAt(11);
+    const db = new Database(file);
+    db.prepare(
+      `INSERT INTO document_indexes (id, project_id, collection, fields, signature, state, created_at)
+       VALUES (1, 1, 'users', '[{"field":"a","order":"asc"}]', 'users:a', 'ready', 0)`,
+    ).run();
+    // The shape before migration 12: key columns and path only.
+    db.exec(`CREATE INDEX cds_index_1 ON documents (json_extract(data, '$.a'), path) WHERE project_id = 1`);
+    db.close();
+    const storage = SqliteStorage.open(file);
+    try {
+      const [declared] = await storage.indexes.building();
+      expect(declared).toMatchObject({ id: 1, collection: 'users', state: 'building' });
+      expect(await storage.indexes.build(declared as NonNullable<typeof declared>)).toBe('ready');
+      const { sql } = storage.db.prepare("SELECT sql FROM sqlite_schema WHERE name = 'cds_index_1'").get() as {
+        sql: string;
+      };
+      expect(sql).toMatch(/, path, id, data, parent\)/);
+    } finally {
+      await storage.close();
     }
   });
 });

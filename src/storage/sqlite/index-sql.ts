@@ -2,7 +2,9 @@
  * SQLite expression indexes of declared indexes (§15). Each index field is two key columns, the
  * field's §2 type rank and its value (REAL for numbers and booleans, TEXT for strings, NULL for
  * missing and null), then `path`: so an index yields rows in exactly the order `compileOrderBy`
- * asks for. The index is partial to its project and collection. SQLite matches an index
+ * asks for. Then `id`, `data` and `parent`, all a query reads: the index covers its queries, which read
+ * the entries they return side by side instead of one table seek per document (the documents of
+ * a range of values are scattered over the table). The index is partial to its project and collection. SQLite matches an index
  * expression only when the query spells it the same way, with literals rather than parameters,
  * so both are written by `fieldTerms`, and a query using the index names project and collection
  * as literals too.
@@ -27,7 +29,7 @@ export function createIndexSql(index: DocumentIndex): string {
     const direction = descending ? ' DESC' : '';
     return [`${rank}${direction}`, `${key}${direction}`];
   });
-  return `CREATE INDEX IF NOT EXISTS ${sqliteIndexName(index.id)} ON documents (${[...columns, 'path'].join(', ')})
+  return `CREATE INDEX ${sqliteIndexName(index.id)} ON documents (${[...columns, 'path', 'id', 'data', 'parent'].join(', ')})
 WHERE ${indexScope(index.projectId, index.collection)}`;
 }
 

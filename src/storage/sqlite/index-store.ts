@@ -94,6 +94,8 @@ export class SqliteIndexStore implements IndexStore {
         .transaction((): IndexState | null => {
           const state = stateOf.get(index.id)?.state ?? null;
           if (state !== 'building') return state;
+          // An index of an older shape (before the covering columns, migration 12) is built anew.
+          this.db.exec(`DROP INDEX IF EXISTS ${sqliteIndexName(index.id)}`);
           this.db.exec(createIndexSql(index));
           setState.run('ready', index.id);
           return 'ready';

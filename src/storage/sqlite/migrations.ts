@@ -313,4 +313,14 @@ CREATE TABLE document_changes (
 ) WITHOUT ROWID;
 `,
   },
+  {
+    version: 12,
+    name: 'covering declared indexes',
+    // Declared indexes now hold `id` and `data` too (index-sql.ts), so a query reads no table
+    // row. Each is built again in the new shape at start (IndexService.resume), online as a new
+    // declaration is; until its build ends, queries on its collection run without it.
+    sql: `
+UPDATE document_indexes SET state = 'building' WHERE state = 'ready';
+`,
+  },
 ];
