@@ -88,7 +88,7 @@ describe.skipIf(postgresEngine.unavailable)('PostgreSQL tree commit plans', () =
   it('commits 50 PUTs in one call of cds_tree_commit without scanning the leaves or the change log', async () => {
     // auto_explain shows the plans of the function's statements, sent to this client as LOG notices.
     const notices: string[] = [];
-    const onNotice = (notice: pg.NoticeMessage) => notices.push(notice.message ?? '');
+    const onNotice = (notice: { message?: string }) => notices.push(notice.message ?? '');
     client.on('notice', onNotice);
     await client.query('BEGIN');
     try {
