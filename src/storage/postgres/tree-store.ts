@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import type { JsonValue } from '../../core/json.js';
+import type { TreeLeafText } from '../../core/realtime/tree-json.js';
 import { descendantRange, ROOT_PATH } from '../../core/realtime/tree-path.js';
 import type {
   ChangeLogRetention,
@@ -8,6 +9,7 @@ import type {
   TreeSet,
   TreeSnapshot,
   TreeStore,
+  TreeTextSnapshot,
   TreeWrite,
   TreeWriteHook,
   TreeWriteOutcome,
@@ -30,6 +32,15 @@ const SNAPSHOT_AT = `SELECT NULL AS path, NULL::jsonb AS value,
 const SNAPSHOT_ROOT = `SELECT NULL AS path, NULL::jsonb AS value,
     (SELECT version FROM tree_versions WHERE project_id = $1) AS version
   UNION ALL SELECT path, value, NULL FROM tree_leaves WHERE project_id = $1`;
+
+// The same snapshot with each value as its JSON text (jsonb's text form; core re-writes what is not canonical).
+const TEXT_SNAPSHOT_AT = `SELECT NULL AS path, NULL AS json,
+    (SELECT version FROM tree_versions WHERE project_id = $1) AS version
+  UNION ALL SELECT path, value::text, NULL FROM tree_leaves WHERE project_id = $1 AND path = $2
+  UNION ALL SELECT path, value::text, NULL FROM tree_leaves WHERE project_id = $1 AND path >= $3 AND path < $4`;
+const TEXT_SNAPSHOT_ROOT = `SELECT NULL AS path, NULL AS json,
+    (SELECT version FROM tree_versions WHERE project_id = $1) AS version
+  UNION ALL SELECT path, value::text, NULL FROM tree_leaves WHERE project_id = $1`;
 
 const LEAF_AT = 'SELECT value FROM tree_leaves WHERE project_id = $1 AND path = $2';
 
@@ -112,6 +123,22 @@ export class PostgresTreeStore implements TreeStore {
 
   async snapshot(projectId: number, path: string): Promise<TreeSnapshot> {
     return readSnapshot(this.pool, projectId, path);
+  }
+
+  async snapshotText(projectId: number, path: string): Promise<TreeTextSnapshot> {
+    const range = descendantRange(path);
+    const root = path === ROOT_PATH;
+    const { rows } = await this.pool.query<{ path: string | null; json: string | null; version: string | null }>(
+      root ? TEXT_SNAPSHOT_ROOT : TEXT_SNAPSHOT_AT,
+      root ? [projectId] : [projectId, path, range.from, range.to],
+    );
+    let version = 0;
+    const leaves: TreeLeafText[] = [];
+    for (const row of rows) {
+      if (row.path === null) version = row.version === null ? 0 : Number(row.version);
+      else leaves.push({ path: row.path, json: row.json ?? 'null' });
+    }
+    return { version, leaves };
   }
 
   async children(projectId: number, path: string): Promise<{ leaf: JsonValue; keys: string[] }> {
