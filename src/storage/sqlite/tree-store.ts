@@ -48,10 +48,10 @@ const SQL = {
   // A subtree's leaves as one text, `path NUL json NUL path NUL json …` (neither holds a NUL):
   // one string crosses into JavaScript instead of a row object per leaf, which costs more than the read.
   packedAt: `SELECT path || char(0) || value FROM tree_leaves WHERE project_id = ? AND path = ?`,
-  packedInRange: `SELECT group_concat(path || char(0) || value, char(0)) FROM
-    (SELECT path, value FROM tree_leaves WHERE project_id = ? AND path >= ? AND path < ? ORDER BY path)`,
-  packedAll: `SELECT group_concat(path || char(0) || value, char(0)) FROM
-    (SELECT path, value FROM tree_leaves WHERE project_id = ? ORDER BY path)`,
+  // In the primary key's order as it is scanned (core does not depend on it).
+  packedInRange: `SELECT group_concat(path || char(0) || value, char(0)) FROM tree_leaves
+    WHERE project_id = ? AND path >= ? AND path < ?`,
+  packedAll: 'SELECT group_concat(path || char(0) || value, char(0)) FROM tree_leaves WHERE project_id = ?',
   firstPathAfter: `SELECT path FROM tree_leaves WHERE project_id = ? AND path >= ? AND path < ?
     ORDER BY path LIMIT 1`,
   firstPathAfterOpen: 'SELECT path FROM tree_leaves WHERE project_id = ? AND path >= ? ORDER BY path LIMIT 1',
@@ -241,7 +241,7 @@ export class SqliteTreeStore implements TreeStore {
     return assembleValue(path, toLeaves(this.statements.leavesInRange.all(projectId, from, to) as LeafRow[]));
   }
 
-  /** The leaves at or below `path`, in path order (the primary key's), their values as stored. */
+  /** The leaves at or below `path`, their values as stored. */
   private readTexts(projectId: number, path: string): TreeLeafText[] {
     const { packedAt, packedInRange, packedAll } = this.statements;
     let packed: string | null | undefined;
