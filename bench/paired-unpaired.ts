@@ -96,8 +96,10 @@ try {
       headers: () => ({}),
       connections: settings.connections,
     };
+    // Warm-ups run outside `measure`, so the generator's CPU counts measured requests only.
+    const warm = (target: LoadTarget) => runHttpLoad({ ...target, warmupSeconds: 0, durationSeconds: 1 });
     const alone = (target: LoadTarget, cpu: () => number) => () =>
-      runHttpLoad({ ...target, warmupSeconds: 1, durationSeconds: seconds, serverCpuSeconds: cpu });
+      runHttpLoad({ ...target, warmupSeconds: 0, durationSeconds: seconds, serverCpuSeconds: cpu });
     for (let round = 0; round < rounds; round++) {
       log(`round ${round + 1} of ${rounds}`);
       const requests = (r: HttpLoadResult) => r.requests;
@@ -128,7 +130,7 @@ try {
         () =>
           runHttpLoad({
             ...serviceTarget,
-            warmupSeconds: 1,
+            warmupSeconds: 0,
             durationSeconds: seconds,
             serverCpuSeconds: () => service.server.cpuSeconds(),
             baselineTarget: bareTarget,
