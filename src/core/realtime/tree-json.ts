@@ -13,19 +13,36 @@ export interface TreeLeafText {
   json: string;
 }
 
-// Texts that are already canonical whatever wrote them: `canonicalJson` of their parse gives
-// them back unchanged. A string without escapes, a safe integer of up to 15 digits, a boolean.
-const PLAIN_STRING = /^"[^"\\]*"$/;
-const PLAIN_INTEGER = /^-?(?:0|[1-9][0-9]{0,14})$/;
+/** A key JSON.stringify writes unchanged between quotes: no quote, backslash, control character or surrogate. */
+function plainKey(key: string): boolean {
+  for (let i = 0; i < key.length; i++) {
+    const c = key.charCodeAt(i);
+    if (c < 0x20 || c === 0x22 || c === 0x5c || (c >= 0xd800 && c <= 0xdfff)) return false;
+  }
+  return true;
+}
 
-// A key JSON.stringify writes unchanged between quotes: no quote, backslash, control character or surrogate.
-const PLAIN_KEY = /^[\u0020\u0021\u0023-\u005b\u005d-\ud7ff\ue000-\uffff]*$/;
-const quoted = (key: string) => (PLAIN_KEY.test(key) ? `"${key}"` : JSON.stringify(key));
+const quoted = (key: string) => (plainKey(key) ? `"${key}"` : JSON.stringify(key));
 
-/** The canonical JSON of one leaf's stored text (an array, a float or an escaped string is re-written). */
+/** An integer of up to 15 digits (safe, and written the same by every engine) without a leading zero. */
+function plainInteger(json: string): boolean {
+  const start = json.charCodeAt(0) === 0x2d /* - */ ? 1 : 0;
+  const digits = json.length - start;
+  if (digits < 1 || digits > 15 || (digits > 1 && json.charCodeAt(start) === 0x30)) return false;
+  for (let i = start; i < json.length; i++) {
+    const c = json.charCodeAt(i);
+    if (c < 0x30 || c > 0x39) return false;
+  }
+  return true;
+}
+
+/**
+ * The canonical JSON of one stored leaf's text. Already canonical whatever wrote it: a string
+ * without escapes (stored text is valid JSON), an integer of up to 15 digits, a boolean; anything
+ * else (an array, a float, an escaped string, jsonb's spacing) is parsed and re-written.
+ */
 export function canonicalLeafText(json: string): string {
-  const first = json.charCodeAt(0);
-  if (first === 0x22 /* " */ ? PLAIN_STRING.test(json) : PLAIN_INTEGER.test(json)) return json;
+  if (json.charCodeAt(0) === 0x22 /* " */ ? !json.includes('\\') : plainInteger(json)) return json;
   if (json === 'true' || json === 'false') return json;
   return canonicalJson(JSON.parse(json) as JsonValue);
 }
@@ -41,6 +58,23 @@ const sortKey = (relative: string) => relative.replaceAll('/', '\u0000');
 export function subtreeJson(base: string, leaves: readonly TreeLeafText[]): string {
   if (leaves.length === 0) return 'null';
   const cut = base === ROOT_PATH ? 0 : base.length + 1;
+  // The common case in one pass: every leaf a child of the base, in ascending order (for names
+  // without `/` the path order is the key order).
+  let out = '{';
+  let previous = '';
+  for (let i = 0; i < leaves.length; i++) {
+    const leaf = leaves[i] as TreeLeafText;
+    const name = leaf.path.slice(cut);
+    if (leaf.path.length <= cut || name.includes('/') || (i > 0 && name <= previous))
+      return nestedJson(base, cut, leaves);
+    out += `${i > 0 ? ',' : ''}${quoted(name)}:${canonicalLeafText(leaf.json)}`;
+    previous = name;
+  }
+  return `${out}}`;
+}
+
+/** `subtreeJson` for leaves in any order and at any depth. */
+function nestedJson(base: string, cut: number, leaves: readonly TreeLeafText[]): string {
   const keys = leaves.map((leaf) => (leaf.path === base ? '' : sortKey(leaf.path.slice(cut))));
   let order: readonly number[] | null = null;
   if (!ascending(keys)) order = keys.map((_, i) => i).sort((a, b) => compare(keys[a] as string, keys[b] as string));

@@ -81,6 +81,28 @@ describe('subtreeJson', () => {
     }
   });
 
+  it('writes the children of one node in one pass when they come in key order, and sorts them when not', () => {
+    const random = seededRandom(7);
+    for (let round = 0; round < 100; round++) {
+      const names = [
+        ...new Set(
+          Array.from(
+            { length: 1 + randomInt(random, KEYS.length) },
+            () => KEYS[randomInt(random, KEYS.length)] as string,
+          ),
+        ),
+      ];
+      const leaves = names.map((name, i) => ({
+        path: `room/${name}`,
+        json: JSON.stringify(LEAVES[i % LEAVES.length]),
+      }));
+      // Byte order (as the engines' keys) puts '\uffff' before an emoji; UTF-16 order, the reverse.
+      if (round % 2 === 0) leaves.sort((a, b) => Buffer.compare(Buffer.from(a.path), Buffer.from(b.path)));
+      else leaves.sort(() => random() - 0.5);
+      expect(subtreeJson('room', leaves)).toBe(reference('room', leaves));
+    }
+  });
+
   it('answers null without leaves and the leaf itself at a leaf', () => {
     expect(subtreeJson('a', [])).toBe('null');
     expect(subtreeJson('a/b', [{ path: 'a/b', json: '"x"' }])).toBe('"x"');
