@@ -103,6 +103,7 @@ try {
     for (let round = 0; round < rounds; round++) {
       log(`round ${round + 1} of ${rounds}`);
       const requests = (r: HttpLoadResult) => r.requests;
+      await warm(serviceTarget);
       rows.push(
         (
           await measure(
@@ -113,6 +114,7 @@ try {
           )
         ).row,
       );
+      await warm(bareTarget);
       rows.push(
         (
           await measure(
@@ -123,6 +125,8 @@ try {
           )
         ).row,
       );
+      await warm(bareTarget);
+      await warm(serviceTarget);
       // Paired: the generator's CPU covers both targets' requests (bare GET's at its measured rate, half as long).
       const { row, result } = await measure(
         'paired',

@@ -1,6 +1,5 @@
 import type pg from 'pg';
 import type { JsonValue } from '../../core/json.js';
-import type { TreeLeafText } from '../../core/realtime/tree-json.js';
 import { descendantRange, ROOT_PATH } from '../../core/realtime/tree-path.js';
 import type {
   ChangeLogRetention,
