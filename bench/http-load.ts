@@ -12,6 +12,8 @@ export interface LoadRequest {
   method: 'GET' | 'POST' | 'PUT' | 'PATCH';
   path: string;
   body?: string;
+  /** Sent as this user (an index into the target's users) instead of the connection's. */
+  user?: number;
 }
 
 /** Where and what one autocannon run sends. */
@@ -23,6 +25,8 @@ export interface LoadTarget {
   headers: (c: number) => Record<string, string>;
   expectStatus: number;
   connections: number;
+  /** Headers of a request sent as user `u` (`LoadRequest.user`); the connection's when absent. */
+  userHeaders?: (u: number) => Record<string, string>;
 }
 
 /** A measured load: a target, its durations, and the baseline it is paired with. */
@@ -96,7 +100,11 @@ async function cannon(spec: LoadTarget, seconds: number, recordAt: number | null
         {
           setupRequest: (request) => {
             const next = spec.request(counter++);
-            return { ...request, method: next.method, path: next.path, body: next.body };
+            const headers =
+              next.user !== undefined && spec.userHeaders
+                ? { ...request.headers, ...spec.userHeaders(next.user) }
+                : request.headers;
+            return { ...request, method: next.method, path: next.path, body: next.body, headers };
           },
         },
       ],

@@ -1,6 +1,9 @@
 /**
  * The HTTP workloads: what each sends to the service, and the bare baseline each is compared
- * with. Requests spread over the data by a fixed stride, so every run reads the same documents.
+ * with. Requests spread over the data by a fixed stride, so every run reads the same documents,
+ * and no answer can be found by luck: a read picks one of many documents, subtrees, ranges, board
+ * offsets or users, never the same one each time (only the top page of the board and the one hub
+ * document are fixed: each is the case it names).
  */
 import { HUB_PATH, ITEMS, itemPath, roomPath } from './datasets.js';
 import type { LoadRequest } from './http-load.js';
@@ -45,7 +48,6 @@ const spread = (i: number, n: number) => (i * 104_729 + 7) % n;
 export function serviceWorkloads(settings: BenchSettings): HttpWorkload[] {
   const docs = settings.documents;
   const rooms = Math.max(1, Math.floor(settings.treeLeaves / settings.subtreeLeaves));
-  const middle = Math.floor(settings.boardEntries / 2);
   return [
     {
       name: 'document GET',
@@ -79,7 +81,12 @@ export function serviceWorkloads(settings: BenchSettings): HttpWorkload[] {
       name: 'leaderboard me rank',
       baseline: 'bare GET',
       expectStatus: 200,
-      request: () => ({ method: 'GET', path: `/leaderboards/${BOARD}/bundle?include=me` }),
+      // Each request as one of the users (each has an entry), not the connection's own.
+      request: (i) => ({
+        method: 'GET',
+        path: `/leaderboards/${BOARD}/bundle?include=me`,
+        user: spread(i, settings.users),
+      }),
     },
     {
       name: 'leaderboard users page, offset 0 (limit=100)',
@@ -88,10 +95,13 @@ export function serviceWorkloads(settings: BenchSettings): HttpWorkload[] {
       request: () => ({ method: 'GET', path: `/leaderboards/${BOARD}/users?limit=100` }),
     },
     {
-      name: `leaderboard users page, offset ${middle.toLocaleString('en-US')} (limit=100)`,
+      name: `leaderboard users page, random offset in ${settings.boardEntries.toLocaleString('en-US')} (limit=100)`,
       baseline: 'bare GET',
       expectStatus: 200,
-      request: () => ({ method: 'GET', path: `/leaderboards/${BOARD}/users?limit=100&offset=${middle}` }),
+      request: (i) => ({
+        method: 'GET',
+        path: `/leaderboards/${BOARD}/users?limit=100&offset=${spread(i, settings.boardEntries - 100)}`,
+      }),
     },
     {
       name: 'document PUT (upsert)',

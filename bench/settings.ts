@@ -31,7 +31,8 @@ export interface BenchSettings {
   subtreeLeaves: number;
   /** Entries of the leaderboard. */
   boardEntries: number;
-  /** Users with tokens: one per HTTP connection, so writes of one user never queue on each other. */
+  /** Users with tokens: connection `c` is user `c + 1` (so writes of one user never queue on each
+   * other); reads of a user's own rank pick any of them. */
   users: number;
   /** Fan-out: subscribers on the one path, paced writes per second and their count, burst size and count. */
   fanoutSubscribers: number;
@@ -72,7 +73,7 @@ export function benchSettings(quick: boolean, env: NodeJS.ProcessEnv, engines?: 
     treeLeaves: quick ? 100_000 : 1_000_000,
     subtreeLeaves: 1_000,
     boardEntries: quick ? 100_000 : 1_000_000,
-    users: 50,
+    users: 1_000,
     fanoutSubscribers: 1_000,
     pacedRate: 20,
     pacedWrites: quick ? 30 : 200,

@@ -261,6 +261,7 @@ export async function runServiceSuite(context: SuiteContext, engine: Engine): Pr
             ...workload,
             baseUrl: service.baseUrl,
             headers: (c) => clientHeaders(prepared.project, c),
+            userHeaders: (u) => clientHeaders(prepared.project, u),
             serverCpuSeconds: () => service.server.cpuSeconds(),
             ...(baseline ? { baselineTarget: bareTarget(context, baseline, workload.connections) } : {}),
           });

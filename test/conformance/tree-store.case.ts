@@ -3,9 +3,10 @@
  * every engine by test/storage/tree-store.test.ts. Each test writes into its own project ids.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { JsonObject, JsonValue } from '../../src/core/json.js';
+import { canonicalJson, type JsonObject, type JsonValue } from '../../src/core/json.js';
 import type { Storage } from '../../src/core/ports.js';
 import { TreePreconditionFailed, treeEtag, treeWriteHook } from '../../src/core/realtime/tree-atomic.js';
+import { subtreeJson } from '../../src/core/realtime/tree-json.js';
 import type { ChangeLogRetention, TreeStore, TreeWrite } from '../../src/core/realtime/tree-store.js';
 import { planPatch, planSet } from '../../src/core/realtime/tree-write.js';
 import type { EngineFixture } from '../support/engines.js';
@@ -61,6 +62,24 @@ export function treeStoreCases(engine: EngineFixture): void {
       expect(await store.snapshot(project, 'a')).toEqual({ value: { b: 1 }, version: 3 });
       expect(await store.currentVersion(project + 1)).toBe(0);
       expect(await store.snapshot(project + 1, '')).toEqual({ value: null, version: 0 });
+    });
+
+    it("gives a subtree's leaves as JSON text that serializes to its snapshot's canonical JSON", async () => {
+      const value = { name: 'Ann', 'a-b': { z: 1.5, é: 'x"y' }, a: { tags: [2, { b: 1, a: null }], on: true } };
+      await set('users/ann', value);
+      await set('users/bob', 7);
+      await set('other', 'outside');
+      for (const path of ['users/ann', 'users', '', 'users/bob', 'users/ann/a/tags', 'none']) {
+        const text = await store.snapshotText(project, path);
+        const snapshot = await store.snapshot(project, path);
+        expect(text.version).toBe(snapshot.version);
+        expect(subtreeJson(path, text.leaves)).toBe(canonicalJson(snapshot.value));
+        expect(text.leaves.every((leaf) => path === '' || leaf.path === path || leaf.path.startsWith(`${path}/`))).toBe(
+          true,
+        );
+      }
+      expect((await store.snapshotText(project, 'users')).leaves).toHaveLength(6);
+      expect(await store.snapshotText(project + 1, '')).toEqual({ version: 0, leaves: [] });
     });
 
     it('replaces a subtree whole', async () => {

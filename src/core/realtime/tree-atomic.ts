@@ -13,7 +13,12 @@ import { defineKey } from './tree-value.js';
 
 /** The ETag of a tree value: a hash of its canonical JSON (keys sorted), the same on every instance. */
 export function treeEtag(value: JsonValue): string {
-  return createHash('sha256').update(canonicalJson(value)).digest('base64url').slice(0, 27);
+  return etagOfCanonicalJson(canonicalJson(value));
+}
+
+/** The ETag of a value given as its canonical JSON text (`subtreeJson`): the same as `treeEtag` of the value. */
+export function etagOfCanonicalJson(json: string): string {
+  return createHash('sha256').update(json).digest('base64url').slice(0, 27);
 }
 
 /** ETags a tree write must match: a list, or `*` (any value other than null). */

@@ -1,5 +1,6 @@
 /** The realtime tree port (§3, §4): leaves, commits, snapshots and the change log. */
 import type { JsonValue } from '../json.js';
+import type { TreeLeafText } from './tree-json.js';
 
 /** One leaf of the realtime tree: a non-object JSON value stored whole at its path. */
 export interface TreeLeaf {
@@ -57,6 +58,12 @@ export interface TreeSnapshot {
   version: number;
 }
 
+/** A subtree's leaves as stored JSON text (any order) and the project version they reflect, read at once. */
+export interface TreeTextSnapshot {
+  leaves: TreeLeafText[];
+  version: number;
+}
+
 /** The commits after some version (those with changes, in order) and the current version. */
 export interface TreeHistory {
   version: number;
@@ -99,6 +106,8 @@ export interface TreeStore {
   commit(writes: readonly TreeWrite[], retention: ChangeLogRetention): Promise<TreeWriteOutcome[]>;
   /** The assembled value at `path` with the version it reflects. */
   snapshot(projectId: number, path: string): Promise<TreeSnapshot>;
+  /** The leaves at or below `path` as their stored JSON text (a large GET serializes them without parsing). */
+  snapshotText(projectId: number, path: string): Promise<TreeTextSnapshot>;
   /** The names of the children of `path` when it is an object; its value when a leaf; else none. */
   children(projectId: number, path: string): Promise<{ leaf: JsonValue; keys: string[] }>;
   /** The project's current version: 0 before its first write. */

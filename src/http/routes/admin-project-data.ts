@@ -1,7 +1,7 @@
 import { ADMIN_PERMISSIONS } from '../../core/admin/admin-permissions.js';
 import type { DocumentService } from '../../core/documents/document-service.js';
 import type { JsonObject, JsonValue } from '../../core/json.js';
-import { parseTreeTags, treeEtag } from '../../core/realtime/tree-atomic.js';
+import { parseTreeTags } from '../../core/realtime/tree-atomic.js';
 import type { TreeService, TreeWriteOptions } from '../../core/realtime/tree-service.js';
 import { type AdminGuard, adminAccess, decorateAdminRequests } from '../admin-auth-hook.js';
 import { adminSecurity, ProjectCollectionParams, ProjectTreeParams } from '../schemas/admin.js';
@@ -17,6 +17,7 @@ import {
   treeRouteDescriptions,
 } from '../schemas/realtime.js';
 import type { HttpApp } from '../server.js';
+import { sendTreeJson } from '../tree-json-reply.js';
 import { sendDocumentList } from './documents.js';
 
 /** What the admin query and realtime routes use. */
@@ -93,10 +94,8 @@ export function adminProjectDataRoutes(app: HttpApp, deps: AdminProjectDataDeps)
         },
       },
       async (request, reply) => {
-        const shallow = request.query.shallow ?? false;
-        const answer = await tree.get(request.projectId, path(request.params), shallow);
-        if (!shallow) reply.header('etag', `"${treeEtag(answer.value)}"`);
-        return answer;
+        if (request.query.shallow) return tree.get(request.projectId, path(request.params), true);
+        return sendTreeJson(reply, await tree.getJson(request.projectId, path(request.params)));
       },
     );
 

@@ -1,5 +1,5 @@
 import type { JsonObject, JsonValue } from '../../core/json.js';
-import { parseTreeTags, treeEtag } from '../../core/realtime/tree-atomic.js';
+import { parseTreeTags } from '../../core/realtime/tree-atomic.js';
 import type { TreeService, TreeWriteOptions } from '../../core/realtime/tree-service.js';
 import { type ClientAuthenticator, requirePermission } from '../auth-hook.js';
 import { ErrorSchema, errorResponses } from '../schemas/common.js';
@@ -14,6 +14,7 @@ import {
   treeRouteDescriptions,
 } from '../schemas/realtime.js';
 import type { HttpApp } from '../server.js';
+import { sendTreeJson } from '../tree-json-reply.js';
 
 const treeWriteErrors = { ...errorResponses, 412: ErrorSchema };
 
@@ -41,11 +42,10 @@ export function realtimeRoutes(app: HttpApp, deps: { auth: ClientAuthenticator; 
           },
         },
         async (request, reply) => {
-          const shallow = request.query.shallow ?? false;
-          const answer = await tree.get(request.projectId, request.params['*'] ?? '', shallow, request.userId);
+          const rawPath = request.params['*'] ?? '';
           // A shallow answer is not the value, so it carries no ETag of it.
-          if (!shallow) reply.header('etag', `"${treeEtag(answer.value)}"`);
-          return answer;
+          if (request.query.shallow) return tree.get(request.projectId, rawPath, true, request.userId);
+          return sendTreeJson(reply, await tree.getJson(request.projectId, rawPath, request.userId));
         },
       );
 
