@@ -13,17 +13,18 @@ import {
   type MessageId,
   parseClientMessage,
   resumeMessage,
-  updateMessage,
+  updateMessageOfJson,
   writeOptionsOf,
 } from '../core/realtime/messages.js';
-import { SubscriptionIndex } from '../core/realtime/subscription-index.js';
 import { TreePreconditionFailed } from '../core/realtime/tree-atomic.js';
+import { ancestorsOf } from '../core/realtime/tree-path.js';
 import { DENIED_BY_RULES, deniedByRules, type GrantBasis, type ReadCheck } from '../core/realtime/tree-rules.js';
 import type { TreeService } from '../core/realtime/tree-service.js';
 import type { TreeCommit } from '../core/realtime/tree-store.js';
-import type { CommitBroadcast } from './commit-broadcast.js';
+import { changeJson } from '../core/realtime/tree-value.js';
+import type { CommitBroadcast, UpdateFrame } from './commit-broadcast.js';
 import type { DocumentListeners } from './document-listeners.js';
-import type { FeedListener, ProjectFeed } from './project-feed.js';
+import type { FeedListener, FeedMatch, FeedSubscription, ProjectFeed } from './project-feed.js';
 import { type ExpiringGrant, SessionToken, TOKEN_EXPIRED_CODE, TOKEN_EXPIRED_REASON } from './session-token.js';
 
 /**
@@ -68,12 +69,16 @@ export interface SessionOptions {
   listeners: (send: (text: string) => void, freeSlots: () => number) => DocumentListeners;
 }
 
-interface LiveSubscription {
-  path: string;
-  /** The version of the `init` (or resume) this subscription's updates follow. */
-  since: number;
+/** A subscription of this connection: the feed's index holds it, the session finds it by path. */
+interface LiveSubscription extends FeedSubscription {
   /** What the rules granted it under (§9); null under the open ruleset. */
   grant: GrantBasis | null;
+}
+
+/** A commit waiting for a pending subscription's first answer, with the matches the feed found. */
+interface HeldCommit {
+  broadcast: CommitBroadcast;
+  matches: readonly FeedMatch[];
 }
 
 type FirstAnswer =
@@ -81,9 +86,9 @@ type FirstAnswer =
   | { kind: 'resume'; version: number; since: number; commits: TreeCommit[] };
 
 interface PendingSubscription {
-  path: string;
+  /** Registered with the feed from the start, receiving nothing until activated. */
+  subscription: LiveSubscription;
   id: MessageId | undefined;
-  grant: GrantBasis | null;
   answer: FirstAnswer | null;
   done: () => void;
 }
@@ -104,10 +109,10 @@ const MAX_HELD = 20_000;
  * follows it and nothing is lost or sent twice.
  */
 export class RealtimeSession implements FeedListener {
+  /** The active subscriptions by path (the feed's index holds the same objects). */
   private readonly live = new Map<string, LiveSubscription>();
-  private readonly liveIndex = new SubscriptionIndex<LiveSubscription>();
   private pending: PendingSubscription | null = null;
-  private readonly held: CommitBroadcast[] = [];
+  private readonly held: HeldCommit[] = [];
   private inbox: Promise<void> = Promise.resolve();
   private queued = 0;
   private handledInARow = 0;
@@ -185,13 +190,13 @@ export class RealtimeSession implements FeedListener {
     this.socket.terminate();
   }
 
-  deliver(broadcast: CommitBroadcast): void {
+  deliver(broadcast: CommitBroadcast, matches: readonly FeedMatch[]): void {
     if (this.closing) return;
     if (!this.pending && this.held.length === 0) {
-      this.dispatch(broadcast);
+      this.dispatch(broadcast, matches);
       return;
     }
-    this.held.push(broadcast);
+    this.held.push({ broadcast, matches });
     if (this.held.length > MAX_HELD) this.close(1008, 'Too far behind');
     else this.pump();
   }
@@ -309,22 +314,28 @@ export class RealtimeSession implements FeedListener {
     // Subscribing again replaces the subscription: a fresh init, and no duplicated updates.
     if (previous) {
       this.live.delete(path);
-      this.liveIndex.remove(path, previous);
-    } else {
-      this.feed.index.add(path, this);
+      this.feed.unsubscribe(previous);
     }
     let done = () => {};
     const finished = new Promise<void>((resolve) => {
       done = resolve;
     });
-    const pending: PendingSubscription = { path, id, grant: rules?.basis ?? null, answer: null, done };
+    const subscription: LiveSubscription = {
+      listener: this,
+      path,
+      since: Number.POSITIVE_INFINITY,
+      grant: rules?.basis ?? null,
+    };
+    const pending: PendingSubscription = { subscription, id, answer: null, done };
     this.pending = pending;
+    // Registered before the snapshot is read: commits made meanwhile are held, none is missed.
+    this.feed.subscribe(subscription);
     try {
       await this.feed.ready();
       pending.answer = await this.firstAnswer(path, since, read?.needsValue ? read : null);
     } catch (error) {
       if (this.pending === pending) this.pending = null;
-      this.feed.index.remove(path, this);
+      this.feed.unsubscribe(subscription);
       this.pump();
       throw error;
     }
@@ -376,8 +387,7 @@ export class RealtimeSession implements FeedListener {
     const subscription = this.live.get(path);
     if (!subscription) return;
     this.live.delete(path);
-    this.liveIndex.remove(path, subscription);
-    this.feed.index.remove(path, this);
+    this.feed.unsubscribe(subscription);
   }
 
   /** Sends held commits and a pending subscription's first answer in version order. */
@@ -388,9 +398,9 @@ export class RealtimeSession implements FeedListener {
         const answer = pending.answer;
         if (!answer) return;
         const head = this.held[0];
-        if (head && head.version <= answer.version) {
+        if (head && head.broadcast.version <= answer.version) {
           this.held.shift();
-          this.dispatch(head);
+          this.dispatch(head.broadcast, head.matches);
           continue;
         }
         if (this.feed.cursor < answer.version) {
@@ -404,37 +414,44 @@ export class RealtimeSession implements FeedListener {
       }
       const head = this.held.shift();
       if (!head) return;
-      this.dispatch(head);
+      this.dispatch(head.broadcast, head.matches);
     }
   }
 
   private activate(pending: PendingSubscription, answer: FirstAnswer): void {
     this.pending = null;
+    const { subscription } = pending;
     if (answer.kind === 'init') {
-      this.send(initMessage(pending.path, answer.value, answer.version, pending.id));
+      this.send(initMessage(subscription.path, answer.value, answer.version, pending.id));
     } else {
-      this.send(resumeMessage(pending.path, answer.since, pending.id));
-      for (const commit of answer.commits) this.replay(pending.path, commit);
+      this.send(resumeMessage(subscription.path, answer.since, pending.id));
+      for (const commit of answer.commits) this.replay(subscription.path, commit);
     }
-    const subscription = { path: pending.path, since: answer.version, grant: pending.grant };
-    this.live.set(pending.path, subscription);
-    this.liveIndex.add(pending.path, subscription);
+    subscription.since = answer.version;
+    this.live.set(subscription.path, subscription);
     pending.done();
   }
 
-  /** Sends the updates of a live commit: each distinct message once, whatever the overlaps. */
-  private dispatch(broadcast: CommitBroadcast): void {
+  /**
+   * Sends the updates of a live commit to the subscriptions the feed matched that follow an older
+   * version: each distinct message once, whatever the overlaps.
+   */
+  private dispatch(broadcast: CommitBroadcast, matches: readonly FeedMatch[]): void {
     const version = broadcast.version;
-    const sent = new Set<string>();
+    if (matches.length === 1) {
+      // The common case: one subscription concerned, one message (ws writes its frame at once).
+      const [{ subscription, change, relation }] = matches as [FeedMatch];
+      if (subscription.since < version) this.send(broadcast.update(subscription.path, change, relation).bytes);
+      return;
+    }
+    const sent = new Set<UpdateFrame>();
     this.inOneWrite(() => {
-      for (const change of broadcast.event.changes) {
-        this.liveIndex.match(change.path, (path, subscription, relation) => {
-          if (subscription.since >= version) return;
-          const update = updateFor(path, change, relation);
-          if (!update || sent.has(update.path)) return;
-          sent.add(update.path);
-          this.send(broadcast.message(update.path, update.value));
-        });
+      for (const { subscription, change, relation } of matches) {
+        if (subscription.since >= version) continue;
+        const frame = broadcast.update(subscription.path, change, relation);
+        if (sent.has(frame)) continue;
+        sent.add(frame);
+        this.send(frame.bytes);
       }
     });
   }
@@ -469,12 +486,15 @@ export class RealtimeSession implements FeedListener {
       const update = updateFor(path, change);
       if (!update || sent.has(update.path)) continue;
       sent.add(update.path);
+      // Live subscriptions at the update's path or above it would have sent it, or a newer init.
       let covered = false;
-      this.liveIndex.match(update.path, (livePath, subscription, relation) => {
-        if (relation !== 'at-or-below') return;
+      for (const livePath of [update.path, ...ancestorsOf(update.path)]) {
+        const subscription = this.live.get(livePath);
+        if (!subscription) continue;
         if (subscription.since >= commit.version || updateFor(livePath, change)?.path === update.path) covered = true;
-      });
-      if (!covered) this.send(updateMessage(update.path, update.value, commit.version));
+      }
+      const json = update === change ? changeJson(change) : JSON.stringify(update.value);
+      if (!covered) this.send(updateMessageOfJson(update.path, json, commit.version));
     }
   }
 
@@ -497,9 +517,9 @@ export class RealtimeSession implements FeedListener {
   private detach(): void {
     if (this.detached) return;
     this.detached = true;
-    const paths = [...this.live.keys()];
-    if (this.pending) paths.push(this.pending.path);
-    this.feed.leave(this, paths);
+    const subscriptions = [...this.live.values()];
+    if (this.pending) subscriptions.push(this.pending.subscription);
+    this.feed.leave(this, subscriptions);
     this.listeners.close();
     this.pending?.done();
   }

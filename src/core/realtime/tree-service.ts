@@ -3,7 +3,7 @@ import { AppError } from '../errors.js';
 import type { JsonObject, JsonValue } from '../json.js';
 import { defaultPathLimits, type PathLimits } from '../paths.js';
 import { type TreeMatch, TreePreconditionFailed, treeEtag, treeWriteHook } from './tree-atomic.js';
-import { TreeCommits } from './tree-commits.js';
+import { type LocalCommitListener, TreeCommits } from './tree-commits.js';
 import { parseTreePath } from './tree-path.js';
 import { type CallerRules, deniedByRules, type PlannedWrite, type TreeRules, type ValueAt } from './tree-rules.js';
 import type { ChangeLogRetention, TreeCommit, TreeHistory, TreeSnapshot, TreeStore } from './tree-store.js';
@@ -193,6 +193,19 @@ export class TreeService {
   /** The change-log retention every commit of the tree applies. */
   get retention(): ChangeLogRetention {
     return this.options.retention;
+  }
+
+  /** Marks this instance's bus messages of commits (`isOwnMessage`): its own listeners had them already. */
+  get origin(): string {
+    return this.commits.origin;
+  }
+
+  /**
+   * Calls `listener` with the commits of this instance's writes right after their COMMIT, in
+   * version order per project, before they are published on the bus; returns a function that stops.
+   */
+  onLocalCommits(listener: LocalCommitListener): () => void {
+    return this.commits.onLocalCommits(listener);
   }
 
   /** Publishes a commit made outside this service (an import) so live subscribers see it at once. */
