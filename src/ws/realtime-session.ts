@@ -24,6 +24,7 @@ import type { TreeCommit } from '../core/realtime/tree-store.js';
 import { changeJson } from '../core/realtime/tree-value.js';
 import type { CommitBroadcast, UpdateFrame } from './commit-broadcast.js';
 import type { DocumentListeners } from './document-listeners.js';
+import { OrderedReplies } from './ordered-replies.js';
 import type { FeedListener, FeedMatch, FeedSubscription, ProjectFeed } from './project-feed.js';
 import { type ExpiringGrant, SessionToken, TOKEN_EXPIRED_CODE, TOKEN_EXPIRED_REASON } from './session-token.js';
 
@@ -85,6 +86,8 @@ type FirstAnswer =
   | { kind: 'init'; version: number; value: JsonValue }
   | { kind: 'resume'; version: number; since: number; commits: TreeCommit[] };
 
+type WriteMessage = Extract<ClientMessage, { action: 'set' | 'patch' | 'delete' }>;
+
 interface PendingSubscription {
   /** Registered with the feed from the start, receiving nothing until activated. */
   subscription: LiveSubscription;
@@ -114,8 +117,10 @@ export class RealtimeSession implements FeedListener {
   private pending: PendingSubscription | null = null;
   private readonly held: HeldCommit[] = [];
   private inbox: Promise<void> = Promise.resolve();
+  private readonly replies: OrderedReplies;
   private queued = 0;
   private handledInARow = 0;
+  private corked = false;
   private paused = false;
   private alive = true;
   private closing = false;
@@ -141,6 +146,7 @@ export class RealtimeSession implements FeedListener {
     this.projectId = caller.projectId;
     this.userId = caller.userId;
     this.token = new SessionToken(caller.grant, () => this.close(TOKEN_EXPIRED_CODE, TOKEN_EXPIRED_REASON));
+    this.replies = new OrderedReplies(options.onError);
     this.listeners = options.listeners(
       (text) => this.send(text),
       () => options.maxSubscriptions - this.live.size - this.listeners.size,
@@ -218,9 +224,12 @@ export class RealtimeSession implements FeedListener {
       this.socket.pause();
     }
     this.inbox = this.inbox.then(async () => {
+      // A write's reply may still wait for its commit: the message counts as queued until then.
+      let reply: Promise<void> | null = null;
       try {
-        if (isBinary) this.send(errorMessage('Messages must be JSON text'));
-        else if (!this.closing) await this.handle(text);
+        if (isBinary)
+          reply = this.replies.after(Promise.resolve(), () => this.send(errorMessage('Messages must be JSON text')));
+        else if (!this.closing) reply = (await this.handle(text)).reply;
         this.handledInARow = this.queued > 1 ? this.handledInARow + 1 : 0;
         if (this.handledInARow >= YIELD_EVERY) {
           this.handledInARow = 0;
@@ -229,33 +238,50 @@ export class RealtimeSession implements FeedListener {
       } catch (error) {
         this.options.onError(error);
       } finally {
-        this.queued -= 1;
-        if (this.paused && this.queued < RESUME_BELOW && !this.closing) {
-          this.paused = false;
-          this.socket.resume();
-        }
+        if (reply) void reply.then(() => this.messageDone());
+        else this.messageDone();
       }
     });
   }
 
-  private async handle(text: string): Promise<void> {
-    const parsed = parseClientMessage(text, this.options.pathLimits);
-    if (!parsed.ok) {
-      this.send(errorMessage(parsed.error, parsed.id));
-      return;
-    }
-    const message = parsed.message;
-    try {
-      await this.apply(message);
-    } catch (error) {
-      if (!(error instanceof AppError)) this.options.onError(error);
-      const current = error instanceof TreePreconditionFailed ? { etag: error.etag, value: error.value } : undefined;
-      this.send(errorMessage(error instanceof AppError ? error.message : 'Internal error', message.id, current));
+  private messageDone(): void {
+    this.queued -= 1;
+    if (this.paused && this.queued < RESUME_BELOW && !this.closing) {
+      this.paused = false;
+      this.socket.resume();
     }
   }
 
-  private async apply(message: ClientMessage): Promise<void> {
-    const { tree } = this.options;
+  /**
+   * Handles one message; a write returns once it has its place in the commit order, with its reply
+   * still pending (in an object: a promise returned from an async function would be waited for).
+   */
+  private async handle(text: string): Promise<{ reply: Promise<void> | null }> {
+    const parsed = parseClientMessage(text, this.options.pathLimits);
+    if (!parsed.ok) {
+      return { reply: this.replies.after(Promise.resolve(), () => this.send(errorMessage(parsed.error, parsed.id))) };
+    }
+    const message = parsed.message;
+    if (message.action === 'set' || message.action === 'patch' || message.action === 'delete') {
+      return this.startWrite(message);
+    }
+    // Anything else sees this connection's earlier writes committed and answered.
+    await this.replies.drained();
+    try {
+      await this.apply(message);
+    } catch (error) {
+      this.sendError(error, message.id);
+    }
+    return { reply: null };
+  }
+
+  private sendError(error: unknown, id: MessageId | undefined): void {
+    if (!(error instanceof AppError)) this.options.onError(error);
+    const current = error instanceof TreePreconditionFailed ? { etag: error.etag, value: error.value } : undefined;
+    this.send(errorMessage(error instanceof AppError ? error.message : 'Internal error', id, current));
+  }
+
+  private async apply(message: Exclude<ClientMessage, WriteMessage>): Promise<void> {
     switch (message.action) {
       case 'auth':
         return this.reauthenticate(message.accessToken, message.id);
@@ -266,21 +292,40 @@ export class RealtimeSession implements FeedListener {
         return this.subscribe(message.path, message.id, message.since);
       case 'unsubscribe':
         this.unsubscribe(message.path);
-        break;
-      case 'set':
-        await this.caller.requireWrite();
-        await tree.set(this.projectId, message.path, message.value, this.userId, writeOptionsOf(message));
-        break;
-      case 'patch':
-        await this.caller.requireWrite();
-        await tree.patch(this.projectId, message.path, message.value, this.userId, writeOptionsOf(message));
-        break;
-      case 'delete':
-        await this.caller.requireWrite();
-        await tree.delete(this.projectId, message.path, this.userId, writeOptionsOf(message));
-        break;
+        this.send(ackMessage(message.action, message.path, message.id));
     }
-    this.send(ackMessage(message.action, message.path, message.id));
+  }
+
+  /**
+   * Starts a write and resolves once it has its place in the commit order (or failed before),
+   * with the promise of its reply: the connection's next message need not wait for the commit.
+   */
+  private async startWrite(message: WriteMessage): Promise<{ reply: Promise<void> }> {
+    // A rule may read stored values: under rules a write waits for the connection's earlier ones.
+    if (!this.replies.idle && (await this.options.tree.rulesFor(this.projectId, this.userId))) {
+      await this.replies.drained();
+    }
+    let placed = () => {};
+    const isPlaced = new Promise<void>((resolve) => {
+      placed = resolve;
+    });
+    const committed = this.write(message, placed);
+    const reply = this.replies.after(committed, (result) => {
+      if (result.status === 'fulfilled') this.send(ackMessage(message.action, message.path, message.id));
+      else this.sendError(result.reason, message.id);
+    });
+    await Promise.race([isPlaced, committed.catch(() => undefined)]);
+    return { reply };
+  }
+
+  private async write(message: WriteMessage, placed: () => void): Promise<void> {
+    const { tree } = this.options;
+    const options = { ...writeOptionsOf(message), placed };
+    await this.caller.requireWrite();
+    if (message.action === 'set') await tree.set(this.projectId, message.path, message.value, this.userId, options);
+    else if (message.action === 'patch') {
+      await tree.patch(this.projectId, message.path, message.value, this.userId, options);
+    } else await tree.delete(this.projectId, message.path, this.userId, options);
   }
 
   /**
@@ -439,36 +484,18 @@ export class RealtimeSession implements FeedListener {
   private dispatch(broadcast: CommitBroadcast, matches: readonly FeedMatch[]): void {
     const version = broadcast.version;
     if (matches.length === 1) {
-      // The common case: one subscription concerned, one message (ws writes its frame at once).
+      // The common case: one subscription concerned, one message.
       const [{ subscription, change, relation }] = matches as [FeedMatch];
       if (subscription.since < version) this.send(broadcast.update(subscription.path, change, relation).bytes);
       return;
     }
     const sent = new Set<UpdateFrame>();
-    this.inOneWrite(() => {
-      for (const { subscription, change, relation } of matches) {
-        if (subscription.since >= version) continue;
-        const frame = broadcast.update(subscription.path, change, relation);
-        if (sent.has(frame)) continue;
-        sent.add(frame);
-        this.send(frame.bytes);
-      }
-    });
-  }
-
-  /**
-   * Sends the frames `fn` sends in one socket write: the `update`s of one commit (a patch sends one
-   * per key) then reach the client in one read, so a client that groups the messages of a version
-   * (the SDK calls `onValue` once per version) does not see them split by a preempted server.
-   */
-  private inOneWrite(fn: () => void): void {
-    // `ws` writes its frames to this net.Socket; corking it is what its own Sender does for a frame in two parts.
-    const raw = (this.socket as unknown as { _socket?: { cork(): void; uncork(): void } })._socket;
-    raw?.cork();
-    try {
-      fn();
-    } finally {
-      raw?.uncork();
+    for (const { subscription, change, relation } of matches) {
+      if (subscription.since >= version) continue;
+      const frame = broadcast.update(subscription.path, change, relation);
+      if (sent.has(frame)) continue;
+      sent.add(frame);
+      this.send(frame.bytes);
     }
   }
 
@@ -477,10 +504,6 @@ export class RealtimeSession implements FeedListener {
    * already sent (the same message) or superseded (its `init` is newer).
    */
   private replay(path: string, commit: TreeCommit): void {
-    this.inOneWrite(() => this.replayCommit(path, commit));
-  }
-
-  private replayCommit(path: string, commit: TreeCommit): void {
     const sent = new Set<string>();
     for (const change of commit.changes) {
       const update = updateFor(path, change);
@@ -509,8 +532,29 @@ export class RealtimeSession implements FeedListener {
       );
       return;
     }
+    this.corkUntilTurnEnds();
     // Bytes shared by every receiver of a broadcast go out as a text frame, without re-encoding.
     this.socket.send(text, { binary: false });
+  }
+
+  /**
+   * Holds the socket's writes until the current run of JavaScript ends, then writes them at once:
+   * the updates of one commit (a patch sends one per key) reach the client in one read, so a client
+   * that groups the messages of a version (the SDK calls `onValue` once per version) does not see
+   * them split by a preempted server; and the commits of a batch cost one system call per socket,
+   * not one per commit.
+   */
+  private corkUntilTurnEnds(): void {
+    if (this.corked) return;
+    // `ws` writes its frames to this net.Socket; corking it is what its own Sender does for a frame in two parts.
+    const raw = (this.socket as unknown as { _socket?: { cork(): void; uncork(): void } })._socket;
+    if (!raw) return;
+    this.corked = true;
+    raw.cork();
+    queueMicrotask(() => {
+      this.corked = false;
+      raw.uncork();
+    });
   }
 
   /** Leaves the feed: no more commits reach this session. */

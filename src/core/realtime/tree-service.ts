@@ -6,7 +6,7 @@ import { type TreeMatch, TreePreconditionFailed, treeEtag, treeWriteHook } from 
 import { type LocalCommitListener, TreeCommits } from './tree-commits.js';
 import { parseTreePath } from './tree-path.js';
 import { type CallerRules, deniedByRules, type PlannedWrite, type TreeRules, type ValueAt } from './tree-rules.js';
-import type { ChangeLogRetention, TreeCommit, TreeHistory, TreeSnapshot, TreeStore } from './tree-store.js';
+import type { ChangeLogRetention, TreeCommit, TreeHistory, TreeSnapshot, TreeStore, TreeWrite } from './tree-store.js';
 import { shallowValue } from './tree-value.js';
 import { planPatch, planSet } from './tree-write.js';
 
@@ -25,6 +25,12 @@ export interface TreeServiceOptions {
 export interface TreeWriteOptions {
   /** The ETags the value at the path must have now (`*`: any value but null); else 412. */
   ifMatch?: TreeMatch;
+  /**
+   * Called once the write has its place in the commit order, after its checks: it commits after
+   * every write placed before it (a connection's writes can then be placed one after another
+   * without each waiting for the previous one's commit).
+   */
+  placed?: () => void;
 }
 
 /** A path and the value stored there after a write (or for a read). */
@@ -92,7 +98,7 @@ export class TreeService {
     await this.requireWrite(projectId, userId, [set]);
     const hook = treeWriteHook(path, [set], write.ifMatch) ?? undefined;
     const commit = await this.unlessHidden(projectId, userId, path, () =>
-      this.commits.commit({ projectId, sets: [set], hook, readBack: null }),
+      this.place({ projectId, sets: [set], hook, readBack: null }, write),
     );
     const stored = commit.changes[0]?.value ?? null;
     return { path, value: stored, version: commit.version, etag: treeEtag(stored) };
@@ -119,7 +125,7 @@ export class TreeService {
     }
     const hook = treeWriteHook(path, sets, write.ifMatch) ?? undefined;
     const commit = await this.unlessHidden(projectId, userId, path, () =>
-      this.commits.commit({ projectId, sets, hook, readBack: path }),
+      this.place({ projectId, sets, hook, readBack: path }, write),
     );
     const readable = !rules || (await rules.mayRead(path, async () => commit.value));
     // No ETag for a value the caller may not read: its hash would tell something of it.
@@ -140,9 +146,16 @@ export class TreeService {
     const sets = [{ path, value: null, leaves: [] }];
     const hook = treeWriteHook(path, sets, write.ifMatch) ?? undefined;
     const commit = await this.unlessHidden(projectId, userId, path, () =>
-      this.commits.commit({ projectId, sets, hook, readBack: null }),
+      this.place({ projectId, sets, hook, readBack: null }, write),
     );
     return { deleted: path, version: commit.version };
+  }
+
+  /** Hands a checked write to the commits, telling `write.placed`. */
+  private place(treeWrite: TreeWrite, write: TreeWriteOptions): Promise<TreeCommit & { value: JsonValue }> {
+    const committed = this.commits.commit(treeWrite);
+    write.placed?.();
+    return committed;
   }
 
   /**
