@@ -125,6 +125,10 @@ export async function measureFanout(
         path: FANOUT_PATH,
       });
     }
+    // Untimed: a burst warms both servers' code paths (JIT), as the HTTP workloads' warm-up does.
+    const warmUp = { type: 'burst', path: FANOUT_PATH, writes: settings.burstWrites } as const;
+    await baselineClients?.report(warmUp);
+    await clients.report(warmUp);
     const pacedRun = {
       type: 'paced',
       path: FANOUT_PATH,
