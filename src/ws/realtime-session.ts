@@ -486,7 +486,7 @@ export class RealtimeSession implements FeedListener {
     if (matches.length === 1) {
       // The common case: one subscription concerned, one message.
       const [{ subscription, change, relation }] = matches as [FeedMatch];
-      if (subscription.since < version) this.send(broadcast.update(subscription.path, change, relation).bytes);
+      if (subscription.since < version) this.sendFrame(broadcast.update(subscription.path, change, relation));
       return;
     }
     const sent = new Set<UpdateFrame>();
@@ -495,7 +495,7 @@ export class RealtimeSession implements FeedListener {
       const frame = broadcast.update(subscription.path, change, relation);
       if (sent.has(frame)) continue;
       sent.add(frame);
-      this.send(frame.bytes);
+      this.sendFrame(frame);
     }
   }
 
@@ -521,8 +521,28 @@ export class RealtimeSession implements FeedListener {
     }
   }
 
-  private send(text: string | Buffer): void {
-    if (this.closing || this.socket.readyState !== OPEN) return;
+  private send(text: string): void {
+    if (!this.writable()) return;
+    this.corkUntilTurnEnds();
+    this.socket.send(text, { binary: false });
+  }
+
+  /**
+   * Sends an update framed once for all its receivers: its bytes go to the socket as they are,
+   * where `ws` would frame them again for each. (`ws` writes each frame whole and queues nothing
+   * here: it queues only while compressing or reading a Blob, and this gateway does neither.)
+   */
+  private sendFrame(frame: UpdateFrame): void {
+    if (!this.writable()) return;
+    this.corkUntilTurnEnds();
+    const raw = this.rawSocket();
+    if (raw) raw.write(frame.wire);
+    else this.socket.send(frame.payload, { binary: false });
+  }
+
+  /** Whether a message may be sent now; a client whose backlog passed the limit is closed (1008). */
+  private writable(): boolean {
+    if (this.closing || this.socket.readyState !== OPEN) return false;
     // Checked before sending: one large message (a big init) may pass, a backlog may not.
     if (this.socket.bufferedAmount > this.options.maxBufferedBytes) {
       this.close(
@@ -530,11 +550,15 @@ export class RealtimeSession implements FeedListener {
         'Send buffer over limit: the client does not read its messages',
         this.options.slowConsumerGraceMs,
       );
-      return;
+      return false;
     }
-    this.corkUntilTurnEnds();
-    // Bytes shared by every receiver of a broadcast go out as a text frame, without re-encoding.
-    this.socket.send(text, { binary: false });
+    return true;
+  }
+
+  /** The net.Socket `ws` writes its frames to. */
+  private rawSocket(): { cork(): void; uncork(): void; write(bytes: Buffer): boolean } | undefined {
+    return (this.socket as unknown as { _socket?: { cork(): void; uncork(): void; write(bytes: Buffer): boolean } })
+      ._socket;
   }
 
   /**
@@ -546,8 +570,8 @@ export class RealtimeSession implements FeedListener {
    */
   private corkUntilTurnEnds(): void {
     if (this.corked) return;
-    // `ws` writes its frames to this net.Socket; corking it is what its own Sender does for a frame in two parts.
-    const raw = (this.socket as unknown as { _socket?: { cork(): void; uncork(): void } })._socket;
+    // Corking the net.Socket is what `ws`'s own Sender does for a frame in two parts.
+    const raw = this.rawSocket();
     if (!raw) return;
     this.corked = true;
     raw.cork();

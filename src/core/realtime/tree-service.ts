@@ -39,6 +39,23 @@ export interface TreeValue {
   value: JsonValue;
 }
 
+/**
+ * A write's answer. Its ETag (a hash of the canonical JSON) is computed when read: a REST answer
+ * sends it, a WebSocket `ack` does not.
+ */
+function written(path: string, value: JsonValue, version: number): TreeValue & { version: number; etag: string } {
+  let etag: string | undefined;
+  return {
+    path,
+    value,
+    version,
+    get etag() {
+      etag ??= treeEtag(value);
+      return etag;
+    },
+  };
+}
+
 /** Default change log: the last 10,000 writes, none older than 10 minutes (§4). */
 export const defaultRetention: ChangeLogRetention = { maxWrites: 10_000, maxAgeMs: 10 * 60_000 };
 
@@ -101,7 +118,7 @@ export class TreeService {
       this.place({ projectId, sets: [set], hook, readBack: null }, write),
     );
     const stored = commit.changes[0]?.value ?? null;
-    return { path, value: stored, version: commit.version, etag: treeEtag(stored) };
+    return written(path, stored, commit.version);
   }
 
   /**
@@ -130,7 +147,7 @@ export class TreeService {
     const readable = !rules || (await rules.mayRead(path, async () => commit.value));
     // No ETag for a value the caller may not read: its hash would tell something of it.
     return readable
-      ? { path, value: commit.value, version: commit.version, etag: treeEtag(commit.value) }
+      ? written(path, commit.value, commit.version)
       : { path, value: null, version: commit.version, etag: null };
   }
 
