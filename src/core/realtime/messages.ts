@@ -121,7 +121,7 @@ export function updateMessage(path: string, value: JsonValue, version: number): 
   return updateMessageOfJson(path, JSON.stringify(value), version);
 }
 
-/** `update` around a value already serialized (`valueJson`): the same text as `updateMessage`. */
+/** `update` around a value already serialized (`changeJson`): the same text as `updateMessage`. */
 export function updateMessageOfJson(path: string, valueJson: string, version: number): string {
   return `{"event":"update","path":${JSON.stringify(path)},"value":${valueJson},"version":${version}}`;
 }
