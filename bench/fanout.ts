@@ -22,7 +22,9 @@ export interface FanoutResult {
   subscribers: number;
   paced: DeliveryReport;
   burst: DeliveryReport;
-  /** With a baseline: its bursts, each sent just before one of the server's. */
+  /** With a baseline: its paced run just before the server's, and its bursts, each sent just
+   * before one of the server's. */
+  baselinePaced?: DeliveryReport;
   baselineBurst?: DeliveryReport;
 }
 
@@ -100,19 +102,19 @@ function combine(bursts: DeliveryReport[]): DeliveryReport {
 }
 
 /**
- * Subscribers on one path; paced writes, then bursts. With a `baseline` server, as many
- * subscribers wait on it too and each burst to the server follows one to the baseline, so the
- * two burst rates come from the same minutes.
+ * `count` subscribers on one path; paced writes, then bursts. With a `baseline` server, as many
+ * subscribers wait on it too and each run on the server follows the same run on the baseline, so
+ * the two rates and latencies come from the same minutes.
  */
 export async function measureFanout(
   target: WsTarget,
   settings: BenchSettings,
+  count: number,
   baseline?: WsTarget,
 ): Promise<FanoutResult> {
   const clients = new ClientWorker();
   const baselineClients = baseline ? new ClientWorker() : null;
   try {
-    const count = settings.fanoutSubscribers;
     await clients.send({ type: 'connect', url: target.url, headers: target.headers, count, path: FANOUT_PATH });
     if (baseline) {
       await baselineClients?.send({
@@ -123,12 +125,18 @@ export async function measureFanout(
         path: FANOUT_PATH,
       });
     }
-    const paced = await clients.report({
+    // Untimed: a burst warms both servers' code paths (JIT), as the HTTP workloads' warm-up does.
+    const warmUp = { type: 'burst', path: FANOUT_PATH, writes: settings.burstWrites } as const;
+    await baselineClients?.report(warmUp);
+    await clients.report(warmUp);
+    const pacedRun = {
       type: 'paced',
       path: FANOUT_PATH,
       rate: settings.pacedRate,
       writes: settings.pacedWrites,
-    });
+    } as const;
+    const baselinePaced = await baselineClients?.report(pacedRun);
+    const paced = await clients.report(pacedRun);
     const burst = { type: 'burst', path: FANOUT_PATH, writes: settings.burstWrites } as const;
     const bursts: DeliveryReport[] = [];
     const baselineBursts: DeliveryReport[] = [];
@@ -146,7 +154,7 @@ export async function measureFanout(
       subscribers: count,
       paced,
       burst: combine(bursts),
-      ...(baselineClients ? { baselineBurst: combine(baselineBursts) } : {}),
+      ...(baselinePaced ? { baselinePaced, baselineBurst: combine(baselineBursts) } : {}),
     };
   } finally {
     await clients.terminate();

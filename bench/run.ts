@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --quick] [-- --engines sqlite,postgres] [-- --only http,fanout,memory,redis,scale-out,fanout-mixed] [-- --profile] [-- --match <text>] [-- --seconds N --warmup N]`:
+ * `npm run bench [-- --quick] [-- --engines sqlite,postgres] [-- --only http,fanout,memory,redis,scale-out,fanout-mixed] [-- --profile] [-- --match <text>] [-- --seconds N --warmup N] [-- --subscribers 100,1000]`:
  * every workload against the service on each engine and, in the same run, against the bare
  * baselines; prints the Markdown of BENCHMARKS.md (progress goes to stderr) and writes the
  * result to bench/results/bench[-quick].json. Loopback only; every loop is bounded in count and time.
@@ -68,8 +68,17 @@ if (process.argv.includes('--profile')) {
   // One .cpuprofile per service process, written when it exits (open it in Chrome DevTools).
   settings.profileDir = new URL('./results/profiles/', import.meta.url).pathname;
 }
+// The fan-out audiences (default 100 and 1,000 subscribers).
+const subscribers = argument('--subscribers');
+if (subscribers !== undefined) {
+  settings.fanoutSubscribers = subscribers.split(',').map(Number);
+  if (!settings.fanoutSubscribers.every((n) => Number.isSafeInteger(n) && n > 0))
+    throw new Error(`--subscribers: positive integers, not ${subscribers}`);
+}
 const only = listArgument('--only', [...SECTIONS, SCALE_OUT, FANOUT_MIXED]);
 const sections = new Set(SECTIONS.filter((section) => !only || only.includes(section)));
+// Only the HTTP workloads read the datasets: a fan-out or memory run starts in seconds without them.
+settings.datasets = sections.has('http');
 let scaleOut: ScaleOutResult | null = null;
 let fanoutMixed: FanoutBenchResult | null = null;
 const log = (line: string) => process.stderr.write(`${line}\n`);

@@ -115,9 +115,12 @@ export async function prepareDatabase(engine: Engine, settings: BenchSettings): 
       ...ANTI_CHEAT_DEFAULTS,
     });
     const started = performance.now();
-    await loadDatasets(storage, created.project_id, board.id, settings);
-    const indexed = await loadIndexedCollections(storage, created.project_id, settings);
-    const rulesDocuments = Math.min(settings.documents, RULES_DOCUMENTS);
+    // Without datasets (fan-out and memory only) the projects are there, empty.
+    if (settings.datasets) await loadDatasets(storage, created.project_id, board.id, settings);
+    const indexed = settings.datasets
+      ? await loadIndexedCollections(storage, created.project_id, settings)
+      : { loadSeconds: 0, buildSeconds: [] };
+    const rulesDocuments = settings.datasets ? Math.min(settings.documents, RULES_DOCUMENTS) : 0;
     const rules = {
       open: await rulesProject(services, storage, 'rules open', rulesDocuments),
       owner: await rulesProject(services, storage, 'rules owner', rulesDocuments),

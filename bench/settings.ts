@@ -34,8 +34,9 @@ export interface BenchSettings {
   /** Users with tokens: connection `c` is user `c + 1` (so writes of one user never queue on each
    * other); reads of a user's own rank pick any of them. */
   users: number;
-  /** Fan-out: subscribers on the one path, paced writes per second and their count, burst size and count. */
-  fanoutSubscribers: number;
+  /** Fan-out: the audiences measured (subscribers on the one path, one pair of rows each), paced
+   * writes per second and their count, burst size and count. */
+  fanoutSubscribers: number[];
   pacedRate: number;
   pacedWrites: number;
   burstWrites: number;
@@ -50,6 +51,8 @@ export interface BenchSettings {
   match?: string;
   /** Where the service writes CPU profiles (`--profile`); none when unset. */
   profileDir?: string;
+  /** Load the datasets (false when only fan-out or memory is measured: they read none of them). */
+  datasets: boolean;
 }
 
 /** Whether the HTTP workload `name` runs under `--match`. */
@@ -74,7 +77,8 @@ export function benchSettings(quick: boolean, env: NodeJS.ProcessEnv, engines?: 
     subtreeLeaves: 1_000,
     boardEntries: quick ? 100_000 : 1_000_000,
     users: 1_000,
-    fanoutSubscribers: 1_000,
+    // Small audiences stress the per-write cost, large ones the per-delivery cost (issue 20).
+    fanoutSubscribers: [100, 1_000],
     pacedRate: 20,
     pacedWrites: quick ? 30 : 200,
     burstWrites: 200,
@@ -83,5 +87,6 @@ export function benchSettings(quick: boolean, env: NodeJS.ProcessEnv, engines?: 
     databaseUrl: env.CDS_BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test',
     redisUrl: env.CDS_BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379',
     redisPrefix: env.CDS_REDIS_PREFIX ?? 'cds',
+    datasets: true,
   };
 }

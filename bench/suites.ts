@@ -46,33 +46,47 @@ export interface SuiteContext {
 
 const rateOf = (report: DeliveryReport) => report.delivered / (report.elapsedMs / 1000);
 
+/** The name of a fan-out workload at an audience: `fan-out burst, 100 subscribers`. */
+export const fanoutWorkload = (workload: string, subscribers: number) =>
+  `${workload}, ${subscribers.toLocaleString('en-US')} subscribers`;
+
 async function fanoutRows(context: SuiteContext, server: Server, target: WsTarget, baseline?: WsTarget): Promise<void> {
-  const { settings, result, log } = context;
-  log(
-    `  fan-out: ${settings.fanoutSubscribers} subscribers, ${settings.pacedRate} writes/s, bursts of ${settings.burstWrites}`,
-  );
-  const fanout = await measureFanout(target, settings, baseline);
-  for (const [workload, report, paired] of [
-    [FANOUT_PACED, fanout.paced, undefined],
-    [FANOUT_BURST, fanout.burst, fanout.baselineBurst],
-  ] as const) {
-    const lost = report.expected - report.delivered;
-    result.rows.push({
-      workload,
-      server,
-      rate: rateOf(report),
-      unit: 'deliveries/s',
-      p50Ms: report.latencyP50Ms,
-      p99Ms: report.latencyP99Ms,
-      // The bare ws server's row of the same workload is the baseline.
-      ...(server === 'baseline' ? {} : { baseline: workload }),
-      ...(paired ? { pairedBaselineRate: rateOf(paired), pairedBaselineP50Ms: paired.latencyP50Ms } : {}),
-      ...(lost > 0 || report.closedEarly > 0
-        ? { failure: `${lost} of ${report.expected} not delivered, ${report.closedEarly} closed` }
-        : {}),
-    });
-    log(`  ${workload}: ${Math.round(rateOf(report))} deliveries/s, p50 ${report.latencyP50Ms.toFixed(2)} ms`);
+  const { settings, log } = context;
+  for (const subscribers of settings.fanoutSubscribers) {
+    log(`  fan-out: ${subscribers} subscribers, ${settings.pacedRate} writes/s, bursts of ${settings.burstWrites}`);
+    const fanout = await measureFanout(target, settings, subscribers, baseline);
+    for (const [workload, report, paired] of [
+      [FANOUT_PACED, fanout.paced, fanout.baselinePaced],
+      [FANOUT_BURST, fanout.burst, fanout.baselineBurst],
+    ] as const) {
+      fanoutRow(context, server, fanoutWorkload(workload, subscribers), report, paired);
+    }
   }
+}
+
+function fanoutRow(
+  context: SuiteContext,
+  server: Server,
+  workload: string,
+  report: DeliveryReport,
+  paired?: DeliveryReport,
+) {
+  const lost = report.expected - report.delivered;
+  context.result.rows.push({
+    workload,
+    server,
+    rate: rateOf(report),
+    unit: 'deliveries/s',
+    p50Ms: report.latencyP50Ms,
+    p99Ms: report.latencyP99Ms,
+    // The bare ws server's row of the same workload is the baseline.
+    ...(server === 'baseline' ? {} : { baseline: workload }),
+    ...(paired ? { pairedBaselineRate: rateOf(paired), pairedBaselineP50Ms: paired.latencyP50Ms } : {}),
+    ...(lost > 0 || report.closedEarly > 0
+      ? { failure: `${lost} of ${report.expected} not delivered, ${report.closedEarly} closed` }
+      : {}),
+  });
+  context.log(`  ${workload}: ${Math.round(rateOf(report))} deliveries/s, p50 ${report.latencyP50Ms.toFixed(2)} ms`);
 }
 
 async function idleRows(
@@ -199,11 +213,9 @@ export async function runBaselineSuite(context: SuiteContext): Promise<void> {
   }
 }
 
-/** The service on one engine: prepared, started, measured, stopped, dropped. */
-export async function runServiceSuite(context: SuiteContext, engine: Engine): Promise<void> {
-  const { settings, sections, result, log } = context;
-  log(`service on ${engine}: loading data`);
-  const prepared = await prepareDatabase(engine, settings);
+/** How long the datasets took to load and index (setup, not targets). */
+function loadFigures(context: SuiteContext, engine: Engine, prepared: PreparedDatabase): void {
+  const { settings, result } = context;
   result.figures.push({
     name: 'bulk load of the datasets (setup, not a target)',
     server: engine,
@@ -224,32 +236,51 @@ export async function runServiceSuite(context: SuiteContext, engine: Engine): Pr
       unit: 's',
     });
   }
+}
+
+/** Start-up until the board's ranks are warm, and the RSS after it. */
+async function boardFigures(
+  context: SuiteContext,
+  engine: Engine,
+  service: RunningService,
+  headers: Record<string, string>,
+): Promise<void> {
+  const { settings, result, log } = context;
+  // The board's ranks load in the background after start; a page request waits for them.
+  const middle = Math.floor(settings.boardEntries / 2);
+  const probe = await fetch(`${service.baseUrl}/leaderboards/${BOARD}/users?limit=1&offset=${middle}`, { headers });
+  const page = (await probe.json()) as { users?: { rank: number }[] };
+  const warmMs = performance.now() - service.spawnedAt;
+  if (page.users?.[0]?.rank !== middle + 1) throw new Error(`board probe answered ${JSON.stringify(page)}`);
+  result.figures.push({
+    name: BOARD_READY,
+    server: engine,
+    value: warmMs,
+    unit: 'ms',
+    detail: `/readyz after ${(service.readyMs / 1000).toFixed(2)} s (includes tsx compiling the sources)`,
+  });
+  log(`  ready in ${service.readyMs.toFixed(0)} ms, board warm at ${warmMs.toFixed(0)} ms`);
+  await sleep(settings.settleMs);
+  result.figures.push({
+    name: `RSS with the ${settings.boardEntries.toLocaleString('en-US')}-entry board loaded`,
+    server: engine,
+    value: service.server.rss() / 2 ** 20,
+    unit: 'MiB',
+    detail: 'after start-up, before any other load',
+  });
+}
+
+/** The service on one engine: prepared, started, measured, stopped, dropped. */
+export async function runServiceSuite(context: SuiteContext, engine: Engine): Promise<void> {
+  const { settings, sections, result, log } = context;
+  log(`service on ${engine}: ${settings.datasets ? 'loading data' : 'no datasets'}`);
+  const prepared = await prepareDatabase(engine, settings);
+  if (settings.datasets) loadFigures(context, engine, prepared);
   try {
     const service = await startService(prepared, settings.profileDir);
     try {
       const headers = clientHeaders(prepared.project);
-      // The board's ranks load in the background after start; a page request waits for them.
-      const middle = Math.floor(settings.boardEntries / 2);
-      const probe = await fetch(`${service.baseUrl}/leaderboards/${BOARD}/users?limit=1&offset=${middle}`, { headers });
-      const page = (await probe.json()) as { users?: { rank: number }[] };
-      const warmMs = performance.now() - service.spawnedAt;
-      if (page.users?.[0]?.rank !== middle + 1) throw new Error(`board probe answered ${JSON.stringify(page)}`);
-      result.figures.push({
-        name: BOARD_READY,
-        server: engine,
-        value: warmMs,
-        unit: 'ms',
-        detail: `/readyz after ${(service.readyMs / 1000).toFixed(2)} s (includes tsx compiling the sources)`,
-      });
-      log(`  ready in ${service.readyMs.toFixed(0)} ms, board warm at ${warmMs.toFixed(0)} ms`);
-      await sleep(settings.settleMs);
-      result.figures.push({
-        name: `RSS with the ${settings.boardEntries.toLocaleString('en-US')}-entry board loaded`,
-        server: engine,
-        value: service.server.rss() / 2 ** 20,
-        unit: 'MiB',
-        detail: 'after start-up, before any other load',
-      });
+      if (settings.datasets) await boardFigures(context, engine, service, headers);
       const target = { url: service.wsUrl, headers };
       if (sections.has('memory')) await idleRows(context, engine, target, service.server);
       if (sections.has('http')) {

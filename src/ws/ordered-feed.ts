@@ -124,7 +124,12 @@ export abstract class OrderedFeed<C extends VersionedCommit> {
 
   private onMessage(message: string): void {
     const commits = this.source.decode(message);
-    if (!commits || this.closed) return;
+    if (commits) this.receive(commits);
+  }
+
+  /** Commits of the project heard of (from the bus, or from this instance's own commits), in any order. */
+  protected receive(commits: readonly C[]): void {
+    if (this.closed) return;
     for (const commit of commits) {
       if (this.current === null || commit.version > this.current) this.pending.set(commit.version, commit);
     }

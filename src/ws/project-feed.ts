@@ -1,14 +1,33 @@
 import type { Bus } from '../core/bus.js';
-import { commitChannel, decodeCommits, type TreeCommitEvent } from '../core/realtime/commit-event.js';
-import { SubscriptionIndex } from '../core/realtime/subscription-index.js';
+import { commitChannel, decodeCommits, isOwnMessage } from '../core/realtime/commit-event.js';
+import { SubscriptionIndex, type WriteRelation } from '../core/realtime/subscription-index.js';
 import type { TreeService } from '../core/realtime/tree-service.js';
+import type { TreeChange, TreeCommit } from '../core/realtime/tree-store.js';
 import { CommitBroadcast } from './commit-broadcast.js';
 import { type FeedOptions, OrderedFeed } from './ordered-feed.js';
 
+/** One subscription of a connection, as the feed's index holds it. */
+export interface FeedSubscription {
+  readonly listener: FeedListener;
+  readonly path: string;
+  /**
+   * The version of the `init` (or resume) its updates follow; +∞ while its first answer is not
+   * sent, and once it has ended: it then receives nothing.
+   */
+  since: number;
+}
+
+/** A subscription concerned by one change of a commit, and how the written path relates to it. */
+export interface FeedMatch {
+  subscription: FeedSubscription;
+  change: TreeChange;
+  relation: WriteRelation;
+}
+
 /** What a feed needs from a connection of its project. */
 export interface FeedListener {
-  /** A commit concerning one of the listener's paths, in version order. */
-  deliver(broadcast: CommitBroadcast): void;
+  /** A commit concerning some of the listener's subscriptions (`matches`), in version order. */
+  deliver(broadcast: CommitBroadcast, matches: readonly FeedMatch[]): void;
   /** The feed's cursor moved (whether or not the commit concerned the listener). */
   feedAdvanced(): void;
   /** The feed lost commits the change log no longer holds: the listener must start over. */
@@ -17,11 +36,11 @@ export interface FeedListener {
 
 /**
  * The tree commits of one project (§4), delivered in version order (`OrderedFeed`) to the
- * connections subscribed to the paths they change.
+ * subscriptions concerned. Its index is the one index of the project's subscriptions: a commit
+ * costs one walk of it per change, and each connection receives the matches it holds.
  */
-export class ProjectFeed extends OrderedFeed<TreeCommitEvent> {
-  /** Which listeners hold a subscription at which path. */
-  readonly index = new SubscriptionIndex<FeedListener>();
+export class ProjectFeed extends OrderedFeed<TreeCommit> {
+  private readonly index = new SubscriptionIndex<FeedSubscription>();
   private readonly listeners = new Set<FeedListener>();
   private readonly waiting = new Set<FeedListener>();
 
@@ -35,14 +54,13 @@ export class ProjectFeed extends OrderedFeed<TreeCommitEvent> {
       {
         channel: commitChannel(projectId),
         decode: (message) => {
+          // This instance's own commits reached the feed directly (`ownCommits`).
+          if (isOwnMessage(message, tree.origin)) return [];
           const events = decodeCommits(message);
           return events?.every((event) => event.projectId === projectId) ? events : null;
         },
         currentVersion: () => tree.currentVersion(projectId),
-        changesSince: async (version) => {
-          const history = await tree.changesSince(projectId, version);
-          return history && { version: history.version, commits: history.commits.map((c) => ({ projectId, ...c })) };
-        },
+        changesSince: async (version) => tree.changesSince(projectId, version),
       },
       bus,
       options,
@@ -54,14 +72,30 @@ export class ProjectFeed extends OrderedFeed<TreeCommitEvent> {
     return this.listeners.size;
   }
 
+  /** Commits of the project made by this instance, straight after their COMMIT (no bus round trip). */
+  ownCommits(commits: readonly TreeCommit[]): void {
+    this.receive(commits);
+  }
+
   /** Adds a connection of the project. */
   join(listener: FeedListener): void {
     this.listeners.add(listener);
   }
 
+  /** Starts matching commits against `subscription` (its `since` says from which version it receives them). */
+  subscribe(subscription: FeedSubscription): void {
+    this.index.add(subscription.path, subscription);
+  }
+
+  /** Ends `subscription`: it receives nothing more, also from commits already matched. */
+  unsubscribe(subscription: FeedSubscription): void {
+    subscription.since = Number.POSITIVE_INFINITY;
+    this.index.remove(subscription.path, subscription);
+  }
+
   /** Removes a connection and every subscription it held. */
-  leave(listener: FeedListener, paths: Iterable<string>): void {
-    for (const path of paths) this.index.remove(path, listener);
+  leave(listener: FeedListener, subscriptions: Iterable<FeedSubscription>): void {
+    for (const subscription of subscriptions) this.unsubscribe(subscription);
     this.listeners.delete(listener);
     this.waiting.delete(listener);
   }
@@ -80,11 +114,20 @@ export class ProjectFeed extends OrderedFeed<TreeCommitEvent> {
     this.waiting.delete(listener);
   }
 
-  protected deliver(event: TreeCommitEvent): void {
-    if (event.changes.length > 0) {
-      const broadcast = new CommitBroadcast(event);
-      for (const listener of this.index.holdersConcerned(event.changes.map((change) => change.path))) {
-        listener.deliver(broadcast);
+  protected deliver(commit: TreeCommit): void {
+    if (commit.changes.length > 0) {
+      const concerned = new Map<FeedListener, FeedMatch[]>();
+      for (const change of commit.changes) {
+        this.index.match(change.path, (_path, subscription, relation) => {
+          const match = { subscription, change, relation };
+          const matches = concerned.get(subscription.listener);
+          if (matches) matches.push(match);
+          else concerned.set(subscription.listener, [match]);
+        });
+      }
+      if (concerned.size > 0) {
+        const broadcast = new CommitBroadcast(commit);
+        for (const [listener, matches] of concerned) listener.deliver(broadcast, matches);
       }
     }
     this.notifyWaiting();

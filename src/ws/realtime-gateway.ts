@@ -72,6 +72,7 @@ export class RealtimeGateway {
   private checkingPermissions = false;
   private reviewingGrants = false;
   private stopRulesListener: (() => void) | null = null;
+  private stopCommitListener: (() => void) | null = null;
 
   private readonly documentFeeds = new Map<number, DocumentFeed>();
 
@@ -93,6 +94,10 @@ export class RealtimeGateway {
   async register(app: HttpApp, auth: ClientAuthenticator): Promise<void> {
     // Fired on every instance: the open subscriptions of the project are checked against the new ruleset.
     this.stopRulesListener = this.tree.onRulesChange((projectId) => void this.reviewGrants(projectId));
+    // This instance's commits reach its feeds at once; the bus brings the other instances'.
+    this.stopCommitListener = this.tree.onLocalCommits((projectId, commits) =>
+      this.feeds.get(projectId)?.ownCommits(commits),
+    );
     await app.register(websocket, {
       options: { maxPayload: this.options.maxPayload },
       preClose: (done) => {
@@ -133,6 +138,8 @@ export class RealtimeGateway {
     this.stopTimers();
     this.stopRulesListener?.();
     this.stopRulesListener = null;
+    this.stopCommitListener?.();
+    this.stopCommitListener = null;
     const sessions = [...this.sessions];
     const closing = Promise.all(
       sessions.map(

@@ -13,17 +13,19 @@ import {
   type MessageId,
   parseClientMessage,
   resumeMessage,
-  updateMessage,
+  updateMessageOfJson,
   writeOptionsOf,
 } from '../core/realtime/messages.js';
-import { SubscriptionIndex } from '../core/realtime/subscription-index.js';
 import { TreePreconditionFailed } from '../core/realtime/tree-atomic.js';
+import { ancestorsOf } from '../core/realtime/tree-path.js';
 import { DENIED_BY_RULES, deniedByRules, type GrantBasis, type ReadCheck } from '../core/realtime/tree-rules.js';
 import type { TreeService } from '../core/realtime/tree-service.js';
 import type { TreeCommit } from '../core/realtime/tree-store.js';
-import type { CommitBroadcast } from './commit-broadcast.js';
+import { changeJson } from '../core/realtime/tree-value.js';
+import type { CommitBroadcast, UpdateFrame } from './commit-broadcast.js';
 import type { DocumentListeners } from './document-listeners.js';
-import type { FeedListener, ProjectFeed } from './project-feed.js';
+import { OrderedReplies } from './ordered-replies.js';
+import type { FeedListener, FeedMatch, FeedSubscription, ProjectFeed } from './project-feed.js';
 import { type ExpiringGrant, SessionToken, TOKEN_EXPIRED_CODE, TOKEN_EXPIRED_REASON } from './session-token.js';
 
 /**
@@ -68,22 +70,28 @@ export interface SessionOptions {
   listeners: (send: (text: string) => void, freeSlots: () => number) => DocumentListeners;
 }
 
-interface LiveSubscription {
-  path: string;
-  /** The version of the `init` (or resume) this subscription's updates follow. */
-  since: number;
+/** A subscription of this connection: the feed's index holds it, the session finds it by path. */
+interface LiveSubscription extends FeedSubscription {
   /** What the rules granted it under (§9); null under the open ruleset. */
   grant: GrantBasis | null;
+}
+
+/** A commit waiting for a pending subscription's first answer, with the matches the feed found. */
+interface HeldCommit {
+  broadcast: CommitBroadcast;
+  matches: readonly FeedMatch[];
 }
 
 type FirstAnswer =
   | { kind: 'init'; version: number; value: JsonValue }
   | { kind: 'resume'; version: number; since: number; commits: TreeCommit[] };
 
+type WriteMessage = Extract<ClientMessage, { action: 'set' | 'patch' | 'delete' }>;
+
 interface PendingSubscription {
-  path: string;
+  /** Registered with the feed from the start, receiving nothing until activated. */
+  subscription: LiveSubscription;
   id: MessageId | undefined;
-  grant: GrantBasis | null;
   answer: FirstAnswer | null;
   done: () => void;
 }
@@ -104,13 +112,15 @@ const MAX_HELD = 20_000;
  * follows it and nothing is lost or sent twice.
  */
 export class RealtimeSession implements FeedListener {
+  /** The active subscriptions by path (the feed's index holds the same objects). */
   private readonly live = new Map<string, LiveSubscription>();
-  private readonly liveIndex = new SubscriptionIndex<LiveSubscription>();
   private pending: PendingSubscription | null = null;
-  private readonly held: CommitBroadcast[] = [];
+  private readonly held: HeldCommit[] = [];
   private inbox: Promise<void> = Promise.resolve();
+  private readonly replies: OrderedReplies;
   private queued = 0;
   private handledInARow = 0;
+  private corked = false;
   private paused = false;
   private alive = true;
   private closing = false;
@@ -136,6 +146,7 @@ export class RealtimeSession implements FeedListener {
     this.projectId = caller.projectId;
     this.userId = caller.userId;
     this.token = new SessionToken(caller.grant, () => this.close(TOKEN_EXPIRED_CODE, TOKEN_EXPIRED_REASON));
+    this.replies = new OrderedReplies(options.onError);
     this.listeners = options.listeners(
       (text) => this.send(text),
       () => options.maxSubscriptions - this.live.size - this.listeners.size,
@@ -185,13 +196,13 @@ export class RealtimeSession implements FeedListener {
     this.socket.terminate();
   }
 
-  deliver(broadcast: CommitBroadcast): void {
+  deliver(broadcast: CommitBroadcast, matches: readonly FeedMatch[]): void {
     if (this.closing) return;
     if (!this.pending && this.held.length === 0) {
-      this.dispatch(broadcast);
+      this.dispatch(broadcast, matches);
       return;
     }
-    this.held.push(broadcast);
+    this.held.push({ broadcast, matches });
     if (this.held.length > MAX_HELD) this.close(1008, 'Too far behind');
     else this.pump();
   }
@@ -213,9 +224,12 @@ export class RealtimeSession implements FeedListener {
       this.socket.pause();
     }
     this.inbox = this.inbox.then(async () => {
+      // A write's reply may still wait for its commit: the message counts as queued until then.
+      let reply: Promise<void> | null = null;
       try {
-        if (isBinary) this.send(errorMessage('Messages must be JSON text'));
-        else if (!this.closing) await this.handle(text);
+        if (isBinary)
+          reply = this.replies.after(Promise.resolve(), () => this.send(errorMessage('Messages must be JSON text')));
+        else if (!this.closing) reply = (await this.handle(text)).reply;
         this.handledInARow = this.queued > 1 ? this.handledInARow + 1 : 0;
         if (this.handledInARow >= YIELD_EVERY) {
           this.handledInARow = 0;
@@ -224,33 +238,50 @@ export class RealtimeSession implements FeedListener {
       } catch (error) {
         this.options.onError(error);
       } finally {
-        this.queued -= 1;
-        if (this.paused && this.queued < RESUME_BELOW && !this.closing) {
-          this.paused = false;
-          this.socket.resume();
-        }
+        if (reply) void reply.then(() => this.messageDone());
+        else this.messageDone();
       }
     });
   }
 
-  private async handle(text: string): Promise<void> {
-    const parsed = parseClientMessage(text, this.options.pathLimits);
-    if (!parsed.ok) {
-      this.send(errorMessage(parsed.error, parsed.id));
-      return;
-    }
-    const message = parsed.message;
-    try {
-      await this.apply(message);
-    } catch (error) {
-      if (!(error instanceof AppError)) this.options.onError(error);
-      const current = error instanceof TreePreconditionFailed ? { etag: error.etag, value: error.value } : undefined;
-      this.send(errorMessage(error instanceof AppError ? error.message : 'Internal error', message.id, current));
+  private messageDone(): void {
+    this.queued -= 1;
+    if (this.paused && this.queued < RESUME_BELOW && !this.closing) {
+      this.paused = false;
+      this.socket.resume();
     }
   }
 
-  private async apply(message: ClientMessage): Promise<void> {
-    const { tree } = this.options;
+  /**
+   * Handles one message; a write returns once it has its place in the commit order, with its reply
+   * still pending (in an object: a promise returned from an async function would be waited for).
+   */
+  private async handle(text: string): Promise<{ reply: Promise<void> | null }> {
+    const parsed = parseClientMessage(text, this.options.pathLimits);
+    if (!parsed.ok) {
+      return { reply: this.replies.after(Promise.resolve(), () => this.send(errorMessage(parsed.error, parsed.id))) };
+    }
+    const message = parsed.message;
+    if (message.action === 'set' || message.action === 'patch' || message.action === 'delete') {
+      return this.startWrite(message);
+    }
+    // Anything else sees this connection's earlier writes committed and answered.
+    await this.replies.drained();
+    try {
+      await this.apply(message);
+    } catch (error) {
+      this.sendError(error, message.id);
+    }
+    return { reply: null };
+  }
+
+  private sendError(error: unknown, id: MessageId | undefined): void {
+    if (!(error instanceof AppError)) this.options.onError(error);
+    const current = error instanceof TreePreconditionFailed ? { etag: error.etag, value: error.value } : undefined;
+    this.send(errorMessage(error instanceof AppError ? error.message : 'Internal error', id, current));
+  }
+
+  private async apply(message: Exclude<ClientMessage, WriteMessage>): Promise<void> {
     switch (message.action) {
       case 'auth':
         return this.reauthenticate(message.accessToken, message.id);
@@ -261,21 +292,40 @@ export class RealtimeSession implements FeedListener {
         return this.subscribe(message.path, message.id, message.since);
       case 'unsubscribe':
         this.unsubscribe(message.path);
-        break;
-      case 'set':
-        await this.caller.requireWrite();
-        await tree.set(this.projectId, message.path, message.value, this.userId, writeOptionsOf(message));
-        break;
-      case 'patch':
-        await this.caller.requireWrite();
-        await tree.patch(this.projectId, message.path, message.value, this.userId, writeOptionsOf(message));
-        break;
-      case 'delete':
-        await this.caller.requireWrite();
-        await tree.delete(this.projectId, message.path, this.userId, writeOptionsOf(message));
-        break;
+        this.send(ackMessage(message.action, message.path, message.id));
     }
-    this.send(ackMessage(message.action, message.path, message.id));
+  }
+
+  /**
+   * Starts a write and resolves once it has its place in the commit order (or failed before),
+   * with the promise of its reply: the connection's next message need not wait for the commit.
+   */
+  private async startWrite(message: WriteMessage): Promise<{ reply: Promise<void> }> {
+    // A rule may read stored values: under rules a write waits for the connection's earlier ones.
+    if (!this.replies.idle && (await this.options.tree.rulesFor(this.projectId, this.userId))) {
+      await this.replies.drained();
+    }
+    let placed = () => {};
+    const isPlaced = new Promise<void>((resolve) => {
+      placed = resolve;
+    });
+    const committed = this.write(message, placed);
+    const reply = this.replies.after(committed, (result) => {
+      if (result.status === 'fulfilled') this.send(ackMessage(message.action, message.path, message.id));
+      else this.sendError(result.reason, message.id);
+    });
+    await Promise.race([isPlaced, committed.catch(() => undefined)]);
+    return { reply };
+  }
+
+  private async write(message: WriteMessage, placed: () => void): Promise<void> {
+    const { tree } = this.options;
+    const options = { ...writeOptionsOf(message), placed };
+    await this.caller.requireWrite();
+    if (message.action === 'set') await tree.set(this.projectId, message.path, message.value, this.userId, options);
+    else if (message.action === 'patch') {
+      await tree.patch(this.projectId, message.path, message.value, this.userId, options);
+    } else await tree.delete(this.projectId, message.path, this.userId, options);
   }
 
   /**
@@ -309,22 +359,28 @@ export class RealtimeSession implements FeedListener {
     // Subscribing again replaces the subscription: a fresh init, and no duplicated updates.
     if (previous) {
       this.live.delete(path);
-      this.liveIndex.remove(path, previous);
-    } else {
-      this.feed.index.add(path, this);
+      this.feed.unsubscribe(previous);
     }
     let done = () => {};
     const finished = new Promise<void>((resolve) => {
       done = resolve;
     });
-    const pending: PendingSubscription = { path, id, grant: rules?.basis ?? null, answer: null, done };
+    const subscription: LiveSubscription = {
+      listener: this,
+      path,
+      since: Number.POSITIVE_INFINITY,
+      grant: rules?.basis ?? null,
+    };
+    const pending: PendingSubscription = { subscription, id, answer: null, done };
     this.pending = pending;
+    // Registered before the snapshot is read: commits made meanwhile are held, none is missed.
+    this.feed.subscribe(subscription);
     try {
       await this.feed.ready();
       pending.answer = await this.firstAnswer(path, since, read?.needsValue ? read : null);
     } catch (error) {
       if (this.pending === pending) this.pending = null;
-      this.feed.index.remove(path, this);
+      this.feed.unsubscribe(subscription);
       this.pump();
       throw error;
     }
@@ -376,8 +432,7 @@ export class RealtimeSession implements FeedListener {
     const subscription = this.live.get(path);
     if (!subscription) return;
     this.live.delete(path);
-    this.liveIndex.remove(path, subscription);
-    this.feed.index.remove(path, this);
+    this.feed.unsubscribe(subscription);
   }
 
   /** Sends held commits and a pending subscription's first answer in version order. */
@@ -388,9 +443,9 @@ export class RealtimeSession implements FeedListener {
         const answer = pending.answer;
         if (!answer) return;
         const head = this.held[0];
-        if (head && head.version <= answer.version) {
+        if (head && head.broadcast.version <= answer.version) {
           this.held.shift();
-          this.dispatch(head);
+          this.dispatch(head.broadcast, head.matches);
           continue;
         }
         if (this.feed.cursor < answer.version) {
@@ -404,54 +459,43 @@ export class RealtimeSession implements FeedListener {
       }
       const head = this.held.shift();
       if (!head) return;
-      this.dispatch(head);
+      this.dispatch(head.broadcast, head.matches);
     }
   }
 
   private activate(pending: PendingSubscription, answer: FirstAnswer): void {
     this.pending = null;
+    const { subscription } = pending;
     if (answer.kind === 'init') {
-      this.send(initMessage(pending.path, answer.value, answer.version, pending.id));
+      this.send(initMessage(subscription.path, answer.value, answer.version, pending.id));
     } else {
-      this.send(resumeMessage(pending.path, answer.since, pending.id));
-      for (const commit of answer.commits) this.replay(pending.path, commit);
+      this.send(resumeMessage(subscription.path, answer.since, pending.id));
+      for (const commit of answer.commits) this.replay(subscription.path, commit);
     }
-    const subscription = { path: pending.path, since: answer.version, grant: pending.grant };
-    this.live.set(pending.path, subscription);
-    this.liveIndex.add(pending.path, subscription);
+    subscription.since = answer.version;
+    this.live.set(subscription.path, subscription);
     pending.done();
   }
 
-  /** Sends the updates of a live commit: each distinct message once, whatever the overlaps. */
-  private dispatch(broadcast: CommitBroadcast): void {
-    const version = broadcast.version;
-    const sent = new Set<string>();
-    this.inOneWrite(() => {
-      for (const change of broadcast.event.changes) {
-        this.liveIndex.match(change.path, (path, subscription, relation) => {
-          if (subscription.since >= version) return;
-          const update = updateFor(path, change, relation);
-          if (!update || sent.has(update.path)) return;
-          sent.add(update.path);
-          this.send(broadcast.message(update.path, update.value));
-        });
-      }
-    });
-  }
-
   /**
-   * Sends the frames `fn` sends in one socket write: the `update`s of one commit (a patch sends one
-   * per key) then reach the client in one read, so a client that groups the messages of a version
-   * (the SDK calls `onValue` once per version) does not see them split by a preempted server.
+   * Sends the updates of a live commit to the subscriptions the feed matched that follow an older
+   * version: each distinct message once, whatever the overlaps.
    */
-  private inOneWrite(fn: () => void): void {
-    // `ws` writes its frames to this net.Socket; corking it is what its own Sender does for a frame in two parts.
-    const raw = (this.socket as unknown as { _socket?: { cork(): void; uncork(): void } })._socket;
-    raw?.cork();
-    try {
-      fn();
-    } finally {
-      raw?.uncork();
+  private dispatch(broadcast: CommitBroadcast, matches: readonly FeedMatch[]): void {
+    const version = broadcast.version;
+    if (matches.length === 1) {
+      // The common case: one subscription concerned, one message.
+      const [{ subscription, change, relation }] = matches as [FeedMatch];
+      if (subscription.since < version) this.sendFrame(broadcast.update(subscription.path, change, relation));
+      return;
+    }
+    const sent = new Set<UpdateFrame>();
+    for (const { subscription, change, relation } of matches) {
+      if (subscription.since >= version) continue;
+      const frame = broadcast.update(subscription.path, change, relation);
+      if (sent.has(frame)) continue;
+      sent.add(frame);
+      this.sendFrame(frame);
     }
   }
 
@@ -460,26 +504,45 @@ export class RealtimeSession implements FeedListener {
    * already sent (the same message) or superseded (its `init` is newer).
    */
   private replay(path: string, commit: TreeCommit): void {
-    this.inOneWrite(() => this.replayCommit(path, commit));
-  }
-
-  private replayCommit(path: string, commit: TreeCommit): void {
     const sent = new Set<string>();
     for (const change of commit.changes) {
       const update = updateFor(path, change);
       if (!update || sent.has(update.path)) continue;
       sent.add(update.path);
+      // Live subscriptions at the update's path or above it would have sent it, or a newer init.
       let covered = false;
-      this.liveIndex.match(update.path, (livePath, subscription, relation) => {
-        if (relation !== 'at-or-below') return;
+      for (const livePath of [update.path, ...ancestorsOf(update.path)]) {
+        const subscription = this.live.get(livePath);
+        if (!subscription) continue;
         if (subscription.since >= commit.version || updateFor(livePath, change)?.path === update.path) covered = true;
-      });
-      if (!covered) this.send(updateMessage(update.path, update.value, commit.version));
+      }
+      const json = update === change ? changeJson(change) : JSON.stringify(update.value);
+      if (!covered) this.send(updateMessageOfJson(update.path, json, commit.version));
     }
   }
 
-  private send(text: string | Buffer): void {
-    if (this.closing || this.socket.readyState !== OPEN) return;
+  private send(text: string): void {
+    if (!this.writable()) return;
+    this.corkUntilTurnEnds();
+    this.socket.send(text, { binary: false });
+  }
+
+  /**
+   * Sends an update framed once for all its receivers: its bytes go to the socket as they are,
+   * where `ws` would frame them again for each. (`ws` writes each frame whole and queues nothing
+   * here: it queues only while compressing or reading a Blob, and this gateway does neither.)
+   */
+  private sendFrame(frame: UpdateFrame): void {
+    if (!this.writable()) return;
+    this.corkUntilTurnEnds();
+    const raw = this.rawSocket();
+    if (raw) raw.write(frame.wire);
+    else this.socket.send(frame.payload, { binary: false });
+  }
+
+  /** Whether a message may be sent now; a client whose backlog passed the limit is closed (1008). */
+  private writable(): boolean {
+    if (this.closing || this.socket.readyState !== OPEN) return false;
     // Checked before sending: one large message (a big init) may pass, a backlog may not.
     if (this.socket.bufferedAmount > this.options.maxBufferedBytes) {
       this.close(
@@ -487,19 +550,44 @@ export class RealtimeSession implements FeedListener {
         'Send buffer over limit: the client does not read its messages',
         this.options.slowConsumerGraceMs,
       );
-      return;
+      return false;
     }
-    // Bytes shared by every receiver of a broadcast go out as a text frame, without re-encoding.
-    this.socket.send(text, { binary: false });
+    return true;
+  }
+
+  /** The net.Socket `ws` writes its frames to. */
+  private rawSocket(): { cork(): void; uncork(): void; write(bytes: Buffer): boolean } | undefined {
+    return (this.socket as unknown as { _socket?: { cork(): void; uncork(): void; write(bytes: Buffer): boolean } })
+      ._socket;
+  }
+
+  /**
+   * Holds the socket's writes until the current run of JavaScript ends, then writes them at once:
+   * the updates of one commit (a patch sends one per key) reach the client in one read, so a client
+   * that groups the messages of a version (the SDK calls `onValue` once per version) does not see
+   * them split by a preempted server; and the commits of a batch cost one system call per socket,
+   * not one per commit.
+   */
+  private corkUntilTurnEnds(): void {
+    if (this.corked) return;
+    // Corking the net.Socket is what `ws`'s own Sender does for a frame in two parts.
+    const raw = this.rawSocket();
+    if (!raw) return;
+    this.corked = true;
+    raw.cork();
+    queueMicrotask(() => {
+      this.corked = false;
+      raw.uncork();
+    });
   }
 
   /** Leaves the feed: no more commits reach this session. */
   private detach(): void {
     if (this.detached) return;
     this.detached = true;
-    const paths = [...this.live.keys()];
-    if (this.pending) paths.push(this.pending.path);
-    this.feed.leave(this, paths);
+    const subscriptions = [...this.live.values()];
+    if (this.pending) subscriptions.push(this.pending.subscription);
+    this.feed.leave(this, subscriptions);
     this.listeners.close();
     this.pending?.done();
   }

@@ -6,7 +6,7 @@ import { isJsonObject, parseJsonObject } from '../json.js';
 import type { WriteRelation } from './subscription-index.js';
 import { isAtOrBelow, relativeSegments } from './tree-path.js';
 import type { TreeChange, TreeCommit } from './tree-store.js';
-import { valueAt } from './tree-value.js';
+import { changeJson, valueAt } from './tree-value.js';
 
 /** A committed write of one project, as published once on the bus. */
 export interface TreeCommitEvent extends TreeCommit {
@@ -18,9 +18,26 @@ export function commitChannel(projectId: number): string {
   return `tree.${projectId}`;
 }
 
-/** The bus message of a project's commits (a batch's, in version order): one message for them all. */
-export function encodeCommits(projectId: number, commits: readonly TreeCommit[]): string {
-  return JSON.stringify({ projectId, commits: commits.map(({ version, changes }) => ({ version, changes })) });
+/**
+ * The bus message of a project's commits (a batch's, in version order): one message for them all,
+ * built around each change's JSON text (`changeJson`) instead of serializing the values again.
+ * `origin` names the publishing instance, whose own feeds had the commits already (`isOwnMessage`).
+ */
+export function encodeCommits(projectId: number, commits: readonly TreeCommit[], origin?: string): string {
+  const encoded = commits.map(({ version, changes }) => {
+    const parts = changes.map((change) => `{"path":${JSON.stringify(change.path)},"value":${changeJson(change)}}`);
+    return `{"version":${version},"changes":[${parts.join(',')}]}`;
+  });
+  return `{${origin === undefined ? '' : originField(origin)}"projectId":${projectId},"commits":[${encoded.join(',')}]}`;
+}
+
+function originField(origin: string): string {
+  return `"origin":${JSON.stringify(origin)},`;
+}
+
+/** Whether a bus message was published by the instance `origin` (it starts with its mark: no parsing). */
+export function isOwnMessage(message: string, origin: string): boolean {
+  return message.startsWith(`{${originField(origin)}`);
 }
 
 /** The bus message of one commit. */

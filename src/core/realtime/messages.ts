@@ -118,7 +118,12 @@ export function resumeMessage(path: string, since: number, id?: MessageId): stri
 
 /** `update`: a committed write concerning a subscription. */
 export function updateMessage(path: string, value: JsonValue, version: number): string {
-  return JSON.stringify({ event: 'update', path, value, version });
+  return updateMessageOfJson(path, JSON.stringify(value), version);
+}
+
+/** `update` around a value already serialized (`changeJson`): the same text as `updateMessage`. */
+export function updateMessageOfJson(path: string, valueJson: string, version: number): string {
+  return `{"event":"update","path":${JSON.stringify(path)},"value":${valueJson},"version":${version}}`;
 }
 
 /** `ack`: a write committed, or an unsubscribe done. */

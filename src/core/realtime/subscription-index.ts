@@ -83,13 +83,6 @@ export class SubscriptionIndex<T> {
     for (const child of node.children.values()) this.visitBelow(child, visit);
   }
 
-  /** Every distinct holder concerned by a write at any of `paths`. */
-  holdersConcerned(paths: Iterable<string>): Set<T> {
-    const result = new Set<T>();
-    for (const path of paths) this.match(path, (_path, holder) => result.add(holder));
-    return result;
-  }
-
   private visitBelow(node: TrieNode<T>, visit: (path: string, holder: T, relation: WriteRelation) => void): void {
     // Explicit stack: a subscribed subtree may be 64 levels deep and wide.
     const stack: TrieNode<T>[] = [node];

@@ -3,9 +3,11 @@
  * process, and the writes arriving meanwhile go together in the next (`TreeStore.commit`: one
  * transaction, each write at its project's next version, a refused write left out alone). A
  * project's commits queue on its version row anyway; waiting here instead lets each carry
- * everything that arrived meanwhile. After the commit, each project's commits are published as
- * one bus message, then each write is answered.
+ * everything that arrived meanwhile. After the commit, each project's commits go to this
+ * instance's listeners at once (its WebSocket feeds: no bus round trip), then to the others as one
+ * bus message, and then each write is answered.
  */
+import { randomUUID } from 'node:crypto';
 
 import type { Bus } from '../bus.js';
 import type { JsonValue } from '../json.js';
@@ -21,10 +23,16 @@ interface Pending {
 /** Writes per commit at most: bounds the statements' parameter arrays. */
 const MAX_WRITES = 256;
 
+/** Told of a project's commits made by this instance, in version order, right after their COMMIT. */
+export type LocalCommitListener = (projectId: number, commits: readonly TreeCommit[]) => void;
+
 /** The commits of a `TreeService`'s writes. */
 export class TreeCommits {
   private queue: Pending[] = [];
   private running = false;
+  private readonly local = new Set<LocalCommitListener>();
+  /** Marks this instance's bus messages, so that its own listeners skip what they had already. */
+  readonly origin = randomUUID();
 
   constructor(
     private readonly store: TreeStore,
@@ -44,11 +52,24 @@ export class TreeCommits {
     });
   }
 
-  /** Publishes commits made outside these batches (an import) on the project's channel. */
+  /** Calls `listener` with this instance's commits; returns a function that stops. */
+  onLocalCommits(listener: LocalCommitListener): () => void {
+    this.local.add(listener);
+    return () => this.local.delete(listener);
+  }
+
+  /** Hands commits to this instance's listeners, then publishes them on the project's channel (also an import's). */
   async publish(projectId: number, commits: readonly TreeCommit[]): Promise<void> {
     if (commits.length === 0) return;
+    for (const listener of this.local) {
+      try {
+        listener(projectId, commits);
+      } catch (error) {
+        this.onPublishError?.(error);
+      }
+    }
     try {
-      await this.bus.publish(commitChannel(projectId), encodeCommits(projectId, commits));
+      await this.bus.publish(commitChannel(projectId), encodeCommits(projectId, commits, this.origin));
     } catch (error) {
       // The writes are committed: subscribers catch up from the change log when the next commit shows the gap.
       this.onPublishError?.(error);

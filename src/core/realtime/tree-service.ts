@@ -3,11 +3,11 @@ import { AppError } from '../errors.js';
 import type { JsonObject, JsonValue } from '../json.js';
 import { defaultPathLimits, type PathLimits } from '../paths.js';
 import { etagOfCanonicalJson, type TreeMatch, TreePreconditionFailed, treeEtag, treeWriteHook } from './tree-atomic.js';
-import { TreeCommits } from './tree-commits.js';
+import { type LocalCommitListener, TreeCommits } from './tree-commits.js';
 import { subtreeJson } from './tree-json.js';
 import { parseTreePath } from './tree-path.js';
 import { type CallerRules, deniedByRules, type PlannedWrite, type TreeRules, type ValueAt } from './tree-rules.js';
-import type { ChangeLogRetention, TreeCommit, TreeHistory, TreeSnapshot, TreeStore } from './tree-store.js';
+import type { ChangeLogRetention, TreeCommit, TreeHistory, TreeSnapshot, TreeStore, TreeWrite } from './tree-store.js';
 import { shallowValue } from './tree-value.js';
 import { planPatch, planSet } from './tree-write.js';
 
@@ -26,6 +26,12 @@ export interface TreeServiceOptions {
 export interface TreeWriteOptions {
   /** The ETags the value at the path must have now (`*`: any value but null); else 412. */
   ifMatch?: TreeMatch;
+  /**
+   * Called once the write has its place in the commit order, after its checks: it commits after
+   * every write placed before it (a connection's writes can then be placed one after another
+   * without each waiting for the previous one's commit).
+   */
+  placed?: () => void;
 }
 
 /** A path and the value stored there after a write (or for a read). */
@@ -39,6 +45,23 @@ export interface TreeJson {
   path: string;
   json: string;
   etag: string;
+}
+
+/**
+ * A write's answer. Its ETag (a hash of the canonical JSON) is computed when read: a REST answer
+ * sends it, a WebSocket `ack` does not.
+ */
+function written(path: string, value: JsonValue, version: number): TreeValue & { version: number; etag: string } {
+  let etag: string | undefined;
+  return {
+    path,
+    value,
+    version,
+    get etag() {
+      etag ??= treeEtag(value);
+      return etag;
+    },
+  };
 }
 
 /** Default change log: the last 10,000 writes, none older than 10 minutes (§4). */
@@ -116,10 +139,10 @@ export class TreeService {
     await this.requireWrite(projectId, userId, [set]);
     const hook = treeWriteHook(path, [set], write.ifMatch) ?? undefined;
     const commit = await this.unlessHidden(projectId, userId, path, () =>
-      this.commits.commit({ projectId, sets: [set], hook, readBack: null }),
+      this.place({ projectId, sets: [set], hook, readBack: null }, write),
     );
     const stored = commit.changes[0]?.value ?? null;
-    return { path, value: stored, version: commit.version, etag: treeEtag(stored) };
+    return written(path, stored, commit.version);
   }
 
   /**
@@ -143,12 +166,12 @@ export class TreeService {
     }
     const hook = treeWriteHook(path, sets, write.ifMatch) ?? undefined;
     const commit = await this.unlessHidden(projectId, userId, path, () =>
-      this.commits.commit({ projectId, sets, hook, readBack: path }),
+      this.place({ projectId, sets, hook, readBack: path }, write),
     );
     const readable = !rules || (await rules.mayRead(path, async () => commit.value));
     // No ETag for a value the caller may not read: its hash would tell something of it.
     return readable
-      ? { path, value: commit.value, version: commit.version, etag: treeEtag(commit.value) }
+      ? written(path, commit.value, commit.version)
       : { path, value: null, version: commit.version, etag: null };
   }
 
@@ -164,9 +187,16 @@ export class TreeService {
     const sets = [{ path, value: null, leaves: [] }];
     const hook = treeWriteHook(path, sets, write.ifMatch) ?? undefined;
     const commit = await this.unlessHidden(projectId, userId, path, () =>
-      this.commits.commit({ projectId, sets, hook, readBack: null }),
+      this.place({ projectId, sets, hook, readBack: null }, write),
     );
     return { deleted: path, version: commit.version };
+  }
+
+  /** Hands a checked write to the commits, telling `write.placed`. */
+  private place(treeWrite: TreeWrite, write: TreeWriteOptions): Promise<TreeCommit & { value: JsonValue }> {
+    const committed = this.commits.commit(treeWrite);
+    write.placed?.();
+    return committed;
   }
 
   /**
@@ -217,6 +247,19 @@ export class TreeService {
   /** The change-log retention every commit of the tree applies. */
   get retention(): ChangeLogRetention {
     return this.options.retention;
+  }
+
+  /** Marks this instance's bus messages of commits (`isOwnMessage`): its own listeners had them already. */
+  get origin(): string {
+    return this.commits.origin;
+  }
+
+  /**
+   * Calls `listener` with the commits of this instance's writes right after their COMMIT, in
+   * version order per project, before they are published on the bus; returns a function that stops.
+   */
+  onLocalCommits(listener: LocalCommitListener): () => void {
+    return this.commits.onLocalCommits(listener);
   }
 
   /** Publishes a commit made outside this service (an import) so live subscribers see it at once. */

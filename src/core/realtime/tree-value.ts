@@ -8,7 +8,7 @@ import { isJsonObject, type JsonObject, type JsonValue, unstorableIssue } from '
 import { defaultPathLimits, type PathLimits } from '../paths.js';
 import { serverValueOf } from './tree-atomic.js';
 import { checkPathLimits, invalidKeyReason, joinPath, relativeSegments } from './tree-path.js';
-import type { TreeLeaf } from './tree-store.js';
+import type { TreeChange, TreeLeaf } from './tree-store.js';
 
 /** A value ready to be written at a path: its stored form and its leaves. */
 export interface PreparedValue {
@@ -138,4 +138,27 @@ export function shallowValue(keys: readonly string[]): JsonObject {
   const result: JsonObject = {};
   for (const key of keys) defineKey(result, key, true);
   return result;
+}
+
+/** The JSON text of change values serialized once, by change (invisible to readers of the change). */
+const serialized = new WeakMap<TreeChange, string>();
+
+/** A change whose value's JSON text is known already (an engine serialized it for its log). */
+export function serializedChange(path: string, value: JsonValue, json: string): TreeChange {
+  const change = { path, value };
+  serialized.set(change, json);
+  return change;
+}
+
+/**
+ * A change's value as JSON text, serialized at most once per change: the engine's log row, the
+ * bus message and the subscribers' updates of a write share it.
+ */
+export function changeJson(change: TreeChange): string {
+  let json = serialized.get(change);
+  if (json === undefined) {
+    json = JSON.stringify(change.value);
+    serialized.set(change, json);
+  }
+  return json;
 }

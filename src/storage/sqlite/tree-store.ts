@@ -4,6 +4,7 @@ import type { TreeLeafText } from '../../core/realtime/tree-json.js';
 import { ancestorsOf, descendantRange, ROOT_PATH } from '../../core/realtime/tree-path.js';
 import type {
   ChangeLogRetention,
+  TreeChange,
   TreeCommit,
   TreeHistory,
   TreeLeaf,
@@ -15,7 +16,7 @@ import type {
   TreeWriteHook,
   TreeWriteOutcome,
 } from '../../core/realtime/tree-store.js';
-import { assembleValue } from '../../core/realtime/tree-value.js';
+import { assembleValue, serializedChange } from '../../core/realtime/tree-value.js';
 
 interface LeafRow {
   path: string;
@@ -196,17 +197,22 @@ export class SqliteTreeStore implements TreeStore {
     const sets = hook
       ? hook.resolve(new Map(hook.reads.map((path) => [path, this.readValue(projectId, path)])), now)
       : written;
-    sets.forEach((set, seq) => {
+    const changes = sets.map((set, seq): TreeChange => {
       if (set.leaves.length > 0) {
         // Ancestors holding a leaf become objects: one point lookup per ancestor.
         for (const ancestor of ancestorsOf(set.path)) this.statements.deleteAt.run(projectId, ancestor);
       }
       this.deleteSubtree(projectId, set.path);
-      for (const leaf of set.leaves) this.statements.insertLeaf.run(projectId, leaf.path, JSON.stringify(leaf.value));
-      this.statements.insertChange.run(projectId, version, seq, set.path, JSON.stringify(set.value), now);
+      // Serialized once: the log row, the leaf when the value is one, and the broadcast (`changeJson`).
+      const json = JSON.stringify(set.value);
+      for (const leaf of set.leaves) {
+        const text = leaf.value === set.value ? json : JSON.stringify(leaf.value);
+        this.statements.insertLeaf.run(projectId, leaf.path, text);
+      }
+      this.statements.insertChange.run(projectId, version, seq, set.path, json, now);
+      return serializedChange(set.path, set.value, json);
     });
     this.trimLog(projectId, version, log_floor, retention, now);
-    const changes = sets.map((set) => ({ path: set.path, value: set.value }));
     return { version, changes, value: readBack === null ? null : this.readValue(projectId, readBack) };
   }
 
@@ -306,7 +312,8 @@ function groupCommits(rows: ChangeRow[]): TreeCommit[] {
       current = { version: row.version, changes: [] };
       commits.push(current);
     }
-    current.changes.push({ path: row.path, value });
+    // The stored text is the value's JSON: replayed updates reuse it.
+    current.changes.push(serializedChange(row.path, value, row.value));
   }
   return commits;
 }
