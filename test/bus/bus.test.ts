@@ -1,14 +1,19 @@
 /**
- * The `Bus` conformance suite on the in-process bus and on Redis (the shared Redis under a unique
- * prefix), then what only Redis has: prefixes that keep deployments apart, and a private
+ * The `Bus` conformance suite on the in-process bus, on the IPC bus of a cluster's workers (two
+ * `IpcBus` and their primary's `IpcRelay`, over message ports: ordered, asynchronous and copying
+ * like Node's IPC channel, which test/e2e/workers.test.ts crosses for real) and on Redis (the
+ * shared Redis under a unique prefix), then what only Redis has: prefixes that keep deployments apart, and a private
  * redis-server killed and restarted under a subscription (fast failures while down, `onLoss`
  * once listening again).
  */
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InProcessBus } from '../../src/bus/in-process-bus.js';
+import { IpcBus } from '../../src/bus/ipc-bus.js';
+import { IpcRelay } from '../../src/bus/ipc-relay.js';
 import { RedisBus } from '../../src/bus/redis-bus.js';
 import { busCases } from '../conformance/bus.case.js';
+import { messagePortPair } from '../support/ipc-ports.js';
 import { freePort, type OwnRedis, startOwnRedis } from '../support/own-servers.js';
 import { binariesUnavailable, redisUnavailable, TEST_REDIS_URL, uniqueRedisPrefix } from '../support/services.js';
 
@@ -21,6 +26,20 @@ busCases({
   async create() {
     const bus = new InProcessBus();
     return [bus, bus];
+  },
+});
+
+busCases({
+  name: 'IPC (cluster workers and their primary)',
+  unavailable: null,
+  async create() {
+    const relay = new IpcRelay();
+    const buses = [0, 1].map(() => {
+      const [worker, primary] = messagePortPair();
+      relay.attach(primary);
+      return new IpcBus(worker);
+    });
+    return [buses[0] as IpcBus, buses[1] as IpcBus];
   },
 });
 
