@@ -29,15 +29,18 @@ function isBusMessage(value: unknown): value is { cdsBus: string } {
   return typeof value === 'object' && value !== null && typeof (value as { cdsBus?: unknown }).cdsBus === 'string';
 }
 
+/** What Node's IPC channel carries (JSON). */
+type Serializable = string | number | boolean | object;
+
 /** The part of `process` and `cluster.Worker` the endpoints use. */
 export interface NodeIpcChannel {
-  send?: ((message: unknown, callback: (error: Error | null) => void) => boolean) | undefined;
+  send?: ((message: Serializable, callback: (error: Error | null) => void) => boolean) | undefined;
   on(event: 'message', listener: (message: unknown) => void): unknown;
   off(event: 'message', listener: (message: unknown) => void): unknown;
 }
 
 /** An endpoint over Node's IPC channel: a worker's `process`, or a `cluster.Worker` in the primary. */
-export function nodeIpcEndpoint<Out, In>(channel: NodeIpcChannel): IpcEndpoint<Out, In> {
+export function nodeIpcEndpoint<Out extends object, In>(channel: NodeIpcChannel): IpcEndpoint<Out, In> {
   return {
     send(message) {
       return new Promise((resolve, reject) => {

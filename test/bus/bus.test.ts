@@ -10,6 +10,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InProcessBus } from '../../src/bus/in-process-bus.js';
 import { IpcBus } from '../../src/bus/ipc-bus.js';
+import type { FromRelay, ToRelay } from '../../src/bus/ipc-messages.js';
 import { IpcRelay } from '../../src/bus/ipc-relay.js';
 import { RedisBus } from '../../src/bus/redis-bus.js';
 import { busCases } from '../conformance/bus.case.js';
@@ -35,7 +36,7 @@ busCases({
   async create() {
     const relay = new IpcRelay();
     const buses = [0, 1].map(() => {
-      const [worker, primary] = messagePortPair();
+      const [worker, primary] = messagePortPair<ToRelay, FromRelay>();
       relay.attach(primary);
       return new IpcBus(worker);
     });
