@@ -37,6 +37,7 @@ export function callFresh(
       },
     );
     outgoing.on('error', reject);
+    outgoing.setTimeout(20_000, () => outgoing.destroy(new Error(`${method} ${url}: no answer in 20 s`)));
     outgoing.end(payload);
   });
 }
