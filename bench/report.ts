@@ -36,7 +36,7 @@ export interface Figure {
   name: string;
   server: Server;
   value: number;
-  unit: 'ms' | 's' | 'KiB' | 'MiB';
+  unit: 'ms' | 's' | 'KiB' | 'MiB' | '×';
   detail?: string;
 }
 
@@ -204,7 +204,7 @@ export function markdown(result: BenchResult): string {
   lines.push('', '| figure | server | value | detail |', '|---|---|---:|---|');
   for (const figure of result.figures) {
     lines.push(
-      `| ${figure.name} | ${figure.server} | ${fmt(figure.value, figure.unit === 'KiB' || figure.unit === 's' ? 1 : 0)} ${figure.unit} | ${figure.detail ?? ''} |`,
+      `| ${figure.name} | ${figure.server} | ${fmt(figure.value, figure.unit === '×' ? 2 : figure.unit === 'KiB' || figure.unit === 's' ? 1 : 0)} ${figure.unit} | ${figure.detail ?? ''} |`,
     );
   }
   for (const failure of result.failures) lines.push('', `**Failed:** ${failure}`);

@@ -49,6 +49,9 @@ export interface BenchSettings {
   match?: string;
   /** Where the service writes CPU profiles (`--profile`); none when unset. */
   profileDir?: string;
+  /** CDS_WORKERS of the service in the engines' suites (`--workers`; default 1), and the count the
+   * `workers` section compares with one. */
+  workers: number;
 }
 
 /** Whether the HTTP workload `name` runs under `--match`. */
@@ -82,5 +85,6 @@ export function benchSettings(quick: boolean, env: NodeJS.ProcessEnv, engines?: 
     databaseUrl: env.CDS_BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test',
     redisUrl: env.CDS_BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379',
     redisPrefix: env.CDS_REDIS_PREFIX ?? 'cds',
+    workers: 1,
   };
 }

@@ -46,7 +46,14 @@ export interface SuiteContext {
 
 const rateOf = (report: DeliveryReport) => report.delivered / (report.elapsedMs / 1000);
 
-async function fanoutRows(context: SuiteContext, server: Server, target: WsTarget, baseline?: WsTarget): Promise<void> {
+/** The fan-out rows of `server`; `label` is appended to the workload names (`(CDS_WORKERS=2)`). */
+export async function fanoutRows(
+  context: SuiteContext,
+  server: Server,
+  target: WsTarget,
+  baseline?: WsTarget,
+  label = '',
+): Promise<void> {
   const { settings, result, log } = context;
   log(
     `  fan-out: ${settings.fanoutSubscribers} subscribers, ${settings.pacedRate} writes/s, bursts of ${settings.burstWrites}`,
@@ -58,7 +65,7 @@ async function fanoutRows(context: SuiteContext, server: Server, target: WsTarge
   ] as const) {
     const lost = report.expected - report.delivered;
     result.rows.push({
-      workload,
+      workload: `${workload}${label}`,
       server,
       rate: rateOf(report),
       unit: 'deliveries/s',
@@ -71,7 +78,7 @@ async function fanoutRows(context: SuiteContext, server: Server, target: WsTarge
         ? { failure: `${lost} of ${report.expected} not delivered, ${report.closedEarly} closed` }
         : {}),
     });
-    log(`  ${workload}: ${Math.round(rateOf(report))} deliveries/s, p50 ${report.latencyP50Ms.toFixed(2)} ms`);
+    log(`  ${workload}${label}: ${Math.round(rateOf(report))} deliveries/s, p50 ${report.latencyP50Ms.toFixed(2)} ms`);
   }
 }
 
@@ -93,7 +100,7 @@ async function idleRows(
 }
 
 /** The table row of an HTTP load; a service row names its baseline and carries the paired rate. */
-function httpRow(workload: string, server: Server, load: HttpLoadResult, baseline?: string): Row {
+export function httpRow(workload: string, server: Server, load: HttpLoadResult, baseline?: string): Row {
   return {
     workload,
     server,
@@ -108,7 +115,11 @@ function httpRow(workload: string, server: Server, load: HttpLoadResult, baselin
   };
 }
 
-function bareTarget(context: SuiteContext, workload: BaselineWorkload, connections = context.settings.connections) {
+export function bareTarget(
+  context: SuiteContext,
+  workload: BaselineWorkload,
+  connections = context.settings.connections,
+) {
   return { ...workload, baseUrl: context.bare.httpUrl, headers: () => ({}), connections };
 }
 
@@ -225,7 +236,7 @@ export async function runServiceSuite(context: SuiteContext, engine: Engine): Pr
     });
   }
   try {
-    const service = await startService(prepared, settings.profileDir);
+    const service = await startService(prepared, settings.profileDir, settings.workers);
     try {
       const headers = clientHeaders(prepared.project);
       // The board's ranks load in the background after start; a page request waits for them.
