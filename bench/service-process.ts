@@ -198,9 +198,11 @@ export async function startService(
   const server = ChildServer.spawn('src/main.ts', env, join(prepared.dataDir, 'service.log'), nodeArgs);
   const baseUrl = `http://127.0.0.1:${port}`;
   try {
-    let readyMs = await server.waitFor(`${baseUrl}/readyz`, spawnedAt);
+    // Each worker compiles the sources with tsx too: on a loaded machine that takes a while.
+    const timeoutMs = workers > 1 ? 180_000 : 60_000;
+    let readyMs = await server.waitFor(`${baseUrl}/readyz`, spawnedAt, timeoutMs);
     // /readyz answers once the first worker listens; the primary says when all do.
-    if (workers > 1) readyMs = await server.waitForLog(`all ${workers} workers listening`, spawnedAt);
+    if (workers > 1) readyMs = await server.waitForLog(`all ${workers} workers listening`, spawnedAt, timeoutMs);
     const wsUrl = `ws://127.0.0.1:${port}/realtime/ws`;
     return { engine: prepared.engine, baseUrl, wsUrl, server, spawnedAt, readyMs };
   } catch (error) {

@@ -13,10 +13,13 @@ import { bareTarget, fanoutRows, httpRow, type SuiteContext } from './suites.js'
 
 const WORKLOADS = ['document GET', 'document PUT (upsert)'];
 
-/** Small datasets: the workloads read and write single documents. */
+/** Small datasets (the workloads read and write single documents), fan-out at 100 subscribers. */
 function smallSettings(settings: BenchSettings): BenchSettings {
   return {
     ...settings,
+    fanoutSubscribers: 100,
+    pacedWrites: Math.min(settings.pacedWrites, 60),
+    bursts: 1,
     documents: 10_000,
     largeDocuments: 1_000,
     hubDescendants: 100,

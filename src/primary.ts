@@ -104,9 +104,10 @@ function drainWorker(worker: Worker): Promise<number | null> {
   if (worker.isDead()) return Promise.resolve(worker.process.exitCode);
   return new Promise((resolve) => {
     const timer = setTimeout(() => worker.process.kill('SIGKILL'), DRAIN_TIMEOUT_MS);
-    worker.once('exit', (code) => {
+    worker.once('exit', (code, signal) => {
       clearTimeout(timer);
-      resolve(code);
+      // Killed by the SIGTERM itself: a worker still starting, before it handles the signal.
+      resolve(signal === 'SIGTERM' ? 0 : code);
     });
     worker.process.kill('SIGTERM');
   });

@@ -44,6 +44,33 @@ busCases({
   },
 });
 
+describe('IPC relay', () => {
+  it('relays to the workers listening on a channel only, and forgets a worker that exits', async () => {
+    const relay = new IpcRelay();
+    const [workerA, primaryA] = messagePortPair<ToRelay, FromRelay>();
+    const [workerB, primaryB] = messagePortPair<ToRelay, FromRelay>();
+    relay.attach(primaryA);
+    const detachB = relay.attach(primaryB);
+    const [a, b] = [new IpcBus(workerA), new IpcBus(workerB)];
+    const heard: string[] = [];
+    const stopA = await a.subscribe('c', (message) => heard.push(`a:${message}`));
+    await a.subscribe('c', (message) => heard.push(`a2:${message}`));
+    await b.subscribe('c', (message) => heard.push(`b:${message}`));
+    expect(relay.listening('c')).toBe(2);
+    await stopA();
+    expect(relay.listening('c')).toBe(2);
+    detachB();
+    expect(relay.listening('c')).toBe(1);
+    await b.publish('c', 'x');
+    await waitFor(() => heard.length === 1, 'the relayed message');
+    await sleep(20);
+    expect(heard).toEqual(['a2:x']);
+    await expect(b.ping()).rejects.toThrow(/did not answer/);
+    await a.close();
+    await b.close();
+  }, 10_000);
+});
+
 busCases({
   name: 'Redis',
   unavailable: sharedRedisMissing,
@@ -52,6 +79,8 @@ busCases({
     return [await RedisBus.open({ url: TEST_REDIS_URL, prefix }), await RedisBus.open({ url: TEST_REDIS_URL, prefix })];
   },
 });
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const waitFor = async (done: () => boolean, what: string, timeoutMs = 5_000) => {
   const deadline = Date.now() + timeoutMs;
