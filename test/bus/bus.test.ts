@@ -61,7 +61,7 @@ describe('IPC relay', () => {
     expect(relay.listening('c')).toBe(2);
     detachB();
     expect(relay.listening('c')).toBe(1);
-    await b.publish('c', 'x');
+    await a.publish('c', 'x');
     await waitFor(() => heard.length === 1, 'the relayed message');
     await sleep(20);
     expect(heard).toEqual(['a2:x']);
