@@ -71,18 +71,25 @@ export async function runPrimary(config: Config): Promise<void> {
       const lived = Date.now() - (startedAt.get(worker) ?? 0);
       startedAt.delete(worker);
       if (stopping) return;
+      if (listening.size === 0) {
+        // None ever served (a port in use, a database refusing workers): fail like one process would.
+        log.error({ slot, code, signal }, 'a worker died before any served; stopping');
+        void drain('worker start failed', 1);
+        return;
+      }
       // Workers dying young (a crash loop) are restarted after a delay that doubles, up to 30 s.
       const delay = lived >= YOUNG_MS ? 0 : Math.min(30_000, 250 * 2 ** youngDeaths);
       youngDeaths = lived >= YOUNG_MS ? 0 : youngDeaths + 1;
       log.error({ slot, pid: worker.process.pid, code, signal, restartInMs: delay }, 'worker died; restarting it');
+      // Not unref'd: with every worker gone, this timer is what keeps the primary up.
       setTimeout(() => {
         if (!stopping) fork(slot);
-      }, delay).unref();
+      }, delay);
     });
   };
   for (let slot = 0; slot < config.workers; slot++) fork(slot);
 
-  const drain = async (signal: string) => {
+  const drain = async (signal: string, failed = 0) => {
     if (stopping) return;
     stopping = true;
     const workers = Object.values(cluster.workers ?? {}).filter((worker): worker is Worker => worker !== undefined);
@@ -90,7 +97,7 @@ export async function runPrimary(config: Config): Promise<void> {
     const codes = await Promise.all(workers.map((worker) => drainWorker(worker)));
     const clean = codes.every((code) => code === 0);
     if (!clean) log.error({ codes }, 'a worker did not shut down cleanly');
-    process.exit(clean ? 0 : 1);
+    process.exit(clean ? failed : 1);
   };
   process.on('SIGTERM', () => void drain('SIGTERM'));
   process.on('SIGINT', () => void drain('SIGINT'));
