@@ -99,6 +99,19 @@ export class ChildServer {
     throw new Error(`${url} did not answer ${status} within ${timeoutMs} ms:\n${this.logTail()}`);
   }
 
+  /** Polls the server's output until it contains `text`; the time since spawn becomes `readyMs`. */
+  async waitForLog(text: string, spawnedAt: number, timeoutMs = 60_000): Promise<number> {
+    while (performance.now() < spawnedAt + timeoutMs) {
+      if (this.exitCode !== null) throw new Error(`server exited with ${this.exitCode}:\n${this.logTail()}`);
+      if (readFileSync(this.logFile, 'utf8').includes(text)) {
+        this.readyMs = performance.now() - spawnedAt;
+        return this.readyMs;
+      }
+      await sleep(POLL_MS);
+    }
+    throw new Error(`'${text}' not logged within ${timeoutMs} ms:\n${this.logTail()}`);
+  }
+
   /** The last lines of the server's output. */
   logTail(lines = 20): string {
     try {

@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --quick] [-- --engines sqlite,postgres] [-- --only http,fanout,memory,redis,scale-out,fanout-mixed] [-- --profile] [-- --match <text>] [-- --seconds N --warmup N] [-- --subscribers 100,1000]`:
+ * `npm run bench [-- --quick] [-- --engines sqlite,postgres] [-- --only http,fanout,memory,redis,scale-out,fanout-mixed,workers] [-- --profile] [-- --match <text>] [-- --seconds N --warmup N] [-- --subscribers 100,1000] [-- --workers N]`:
  * every workload against the service on each engine and, in the same run, against the bare
  * baselines; prints the Markdown of BENCHMARKS.md (progress goes to stderr) and writes the
  * result to bench/results/bench[-quick].json. Loopback only; every loop is bounded in count and time.
@@ -14,6 +14,7 @@ import { type BenchResult, checkTargets, markdown } from './report.js';
 import { runScaleOutBench, type ScaleOutResult, scaleOutMarkdown, scaleOutOptions } from './scale-out.js';
 import { benchSettings, type Engine } from './settings.js';
 import { runBaselineSuite, runServiceSuite, type Section, type SuiteContext } from './suites.js';
+import { runWorkersSuite } from './workers.js';
 
 const SECTIONS: Section[] = ['http', 'fanout', 'memory', 'redis'];
 // Run after the engines' suites: two instances on PostgreSQL and Redis (bench/scale-out.ts).
@@ -21,6 +22,8 @@ const SCALE_OUT = 'scale-out';
 // The realtime issue's shape: 1,000 subscribers on one path + 100 on distinct paths, one writer
 // as fast as it can (bench/fanout-mixed.ts), next to the bare ws server.
 const FANOUT_MIXED = 'fanout-mixed';
+// Document GET, PUT and fan-out with CDS_WORKERS=1 and =N (`--workers N`, default 2) in the same run (bench/workers.ts).
+const WORKERS = 'workers';
 
 function argument(name: string): string | undefined {
   const at = process.argv.indexOf(name);
@@ -64,6 +67,12 @@ const seconds = argument('--seconds');
 const warmup = argument('--warmup');
 if (seconds !== undefined) settings.durationSeconds = Number(seconds);
 if (warmup !== undefined) settings.warmupSeconds = Number(warmup);
+// CDS_WORKERS of the service in the engines' suites, and the count the workers section compares with 1.
+const workers = argument('--workers');
+if (workers !== undefined) {
+  settings.workers = Number(workers);
+  if (!Number.isInteger(settings.workers) || settings.workers < 1) throw new Error('--workers: a positive integer');
+}
 if (process.argv.includes('--profile')) {
   // One .cpuprofile per service process, written when it exits (open it in Chrome DevTools).
   settings.profileDir = new URL('./results/profiles/', import.meta.url).pathname;
@@ -75,7 +84,7 @@ if (subscribers !== undefined) {
   if (!settings.fanoutSubscribers.every((n) => Number.isSafeInteger(n) && n > 0))
     throw new Error(`--subscribers: positive integers, not ${subscribers}`);
 }
-const only = listArgument('--only', [...SECTIONS, SCALE_OUT, FANOUT_MIXED]);
+const only = listArgument('--only', [...SECTIONS, SCALE_OUT, FANOUT_MIXED, WORKERS]);
 const sections = new Set(SECTIONS.filter((section) => !only || only.includes(section)));
 // Only the HTTP workloads read the datasets: a fan-out or memory run starts in seconds without them.
 settings.datasets = sections.has('http');
@@ -127,7 +136,8 @@ try {
       result.failures.push(`PostgreSQL not reachable at ${settings.databaseUrl}`);
       continue;
     }
-    await attempt(`service on ${engine}`, () => runServiceSuite(context, engine));
+    if (sections.size > 0) await attempt(`service on ${engine}`, () => runServiceSuite(context, engine));
+    if (!only || only.includes(WORKERS)) await attempt(`workers on ${engine}`, () => runWorkersSuite(context, engine));
   }
   if (!only || only.includes(SCALE_OUT)) {
     log('scale-out: one and two instances on PostgreSQL and Redis');

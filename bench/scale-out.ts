@@ -255,7 +255,8 @@ async function startInstance(env: Record<string, string>, dir: string, name: str
   const port = await freePort();
   const server = ChildServer.spawn(
     'src/main.ts',
-    cleanEnv({ ...env, PORT: String(port), HOST: '127.0.0.1', CDS_DATA_DIR: join(dir, name) }),
+    // One process per instance: this bench measures instances sharing Redis, not workers.
+    cleanEnv({ ...env, PORT: String(port), HOST: '127.0.0.1', CDS_DATA_DIR: join(dir, name), CDS_WORKERS: '1' }),
     join(dir, `${name}.log`),
   );
   const baseUrl = `http://127.0.0.1:${port}`;

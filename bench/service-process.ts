@@ -184,16 +184,28 @@ function startScriptNodeFlags(): string[] {
   return pkg.scripts.start.split(/\s+/).filter((word) => word.startsWith('--'));
 }
 
-/** Starts the service on a prepared database and waits for /readyz; `profileDir` adds `--cpu-prof`. */
-export async function startService(prepared: PreparedDatabase, profileDir?: string): Promise<RunningService> {
+/**
+ * Starts the service on a prepared database with CDS_WORKERS=`workers` and waits until it is
+ * ready (every worker listening); `profileDir` adds `--cpu-prof`. With several workers the
+ * child's CPU and RSS figures are the primary's only.
+ */
+export async function startService(
+  prepared: PreparedDatabase,
+  profileDir?: string,
+  workers = 1,
+): Promise<RunningService> {
   const port = await freePort();
-  const env = cleanEnv({ ...prepared.env, PORT: String(port), HOST: '127.0.0.1' });
+  const env = cleanEnv({ ...prepared.env, PORT: String(port), HOST: '127.0.0.1', CDS_WORKERS: String(workers) });
   const spawnedAt = performance.now();
   const nodeArgs = [...startScriptNodeFlags(), ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [])];
   const server = ChildServer.spawn('src/main.ts', env, join(prepared.dataDir, 'service.log'), nodeArgs);
   const baseUrl = `http://127.0.0.1:${port}`;
   try {
-    const readyMs = await server.waitFor(`${baseUrl}/readyz`, spawnedAt);
+    // Each worker compiles the sources with tsx too: on a loaded machine that takes a while.
+    const timeoutMs = workers > 1 ? 180_000 : 60_000;
+    let readyMs = await server.waitFor(`${baseUrl}/readyz`, spawnedAt, timeoutMs);
+    // /readyz answers once the first worker listens; the primary says when all do.
+    if (workers > 1) readyMs = await server.waitForLog(`all ${workers} workers listening`, spawnedAt, timeoutMs);
     const wsUrl = `ws://127.0.0.1:${port}/realtime/ws`;
     return { engine: prepared.engine, baseUrl, wsUrl, server, spawnedAt, readyMs };
   } catch (error) {

@@ -53,6 +53,9 @@ export interface BenchSettings {
   profileDir?: string;
   /** Load the datasets (false when only fan-out or memory is measured: they read none of them). */
   datasets: boolean;
+  /** CDS_WORKERS of the service in the engines' suites (`--workers`; default 1), and the count the
+   * `workers` section compares with one. */
+  workers: number;
 }
 
 /** Whether the HTTP workload `name` runs under `--match`. */
@@ -88,5 +91,6 @@ export function benchSettings(quick: boolean, env: NodeJS.ProcessEnv, engines?: 
     redisUrl: env.CDS_BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379',
     redisPrefix: env.CDS_REDIS_PREFIX ?? 'cds',
     datasets: true,
+    workers: 1,
   };
 }

@@ -133,6 +133,8 @@ async function soak(mode: Mode): Promise<Row[]> {
         ...prepared.env,
         PORT: String(port),
         HOST: '127.0.0.1',
+        // One process per instance, as the soak was designed and recorded (its probe measures one heap).
+        CDS_WORKERS: '1',
         SOAK_PROBE_FILE: join(prepared.dir, `probe-${i}.jsonl`),
         SOAK_PROBE_MS: String(REPORT_SECONDS * 1000),
       });

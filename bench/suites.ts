@@ -50,7 +50,14 @@ const rateOf = (report: DeliveryReport) => report.delivered / (report.elapsedMs 
 export const fanoutWorkload = (workload: string, subscribers: number) =>
   `${workload}, ${subscribers.toLocaleString('en-US')} subscribers`;
 
-async function fanoutRows(context: SuiteContext, server: Server, target: WsTarget, baseline?: WsTarget): Promise<void> {
+/** The fan-out rows of `server`; `label` is appended to the workload names (`(CDS_WORKERS=2)`). */
+export async function fanoutRows(
+  context: SuiteContext,
+  server: Server,
+  target: WsTarget,
+  baseline?: WsTarget,
+  label = '',
+): Promise<void> {
   const { settings, log } = context;
   for (const subscribers of settings.fanoutSubscribers) {
     log(`  fan-out: ${subscribers} subscribers, ${settings.pacedRate} writes/s, bursts of ${settings.burstWrites}`);
@@ -59,7 +66,7 @@ async function fanoutRows(context: SuiteContext, server: Server, target: WsTarge
       [FANOUT_PACED, fanout.paced, fanout.baselinePaced],
       [FANOUT_BURST, fanout.burst, fanout.baselineBurst],
     ] as const) {
-      fanoutRow(context, server, fanoutWorkload(workload, subscribers), report, paired);
+      fanoutRow(context, server, fanoutWorkload(workload, subscribers), label, report, paired);
     }
   }
 }
@@ -68,12 +75,13 @@ function fanoutRow(
   context: SuiteContext,
   server: Server,
   workload: string,
+  label: string,
   report: DeliveryReport,
   paired?: DeliveryReport,
 ) {
   const lost = report.expected - report.delivered;
   context.result.rows.push({
-    workload,
+    workload: `${workload}${label}`,
     server,
     rate: rateOf(report),
     unit: 'deliveries/s',
@@ -86,7 +94,7 @@ function fanoutRow(
       ? { failure: `${lost} of ${report.expected} not delivered, ${report.closedEarly} closed` }
       : {}),
   });
-  context.log(`  ${workload}: ${Math.round(rateOf(report))} deliveries/s, p50 ${report.latencyP50Ms.toFixed(2)} ms`);
+  context.log(`  ${workload}${label}: ${Math.round(rateOf(report))} deliveries/s, p50 ${report.latencyP50Ms.toFixed(2)} ms`);
 }
 
 async function idleRows(
@@ -107,7 +115,7 @@ async function idleRows(
 }
 
 /** The table row of an HTTP load; a service row names its baseline and carries the paired rate. */
-function httpRow(workload: string, server: Server, load: HttpLoadResult, baseline?: string): Row {
+export function httpRow(workload: string, server: Server, load: HttpLoadResult, baseline?: string): Row {
   return {
     workload,
     server,
@@ -122,7 +130,11 @@ function httpRow(workload: string, server: Server, load: HttpLoadResult, baselin
   };
 }
 
-function bareTarget(context: SuiteContext, workload: BaselineWorkload, connections = context.settings.connections) {
+export function bareTarget(
+  context: SuiteContext,
+  workload: BaselineWorkload,
+  connections = context.settings.connections,
+) {
   return { ...workload, baseUrl: context.bare.httpUrl, headers: () => ({}), connections };
 }
 
@@ -277,7 +289,7 @@ export async function runServiceSuite(context: SuiteContext, engine: Engine): Pr
   const prepared = await prepareDatabase(engine, settings);
   if (settings.datasets) loadFigures(context, engine, prepared);
   try {
-    const service = await startService(prepared, settings.profileDir);
+    const service = await startService(prepared, settings.profileDir, settings.workers);
     try {
       const headers = clientHeaders(prepared.project);
       if (settings.datasets) await boardFigures(context, engine, service, headers);

@@ -6,6 +6,8 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { InProcessBus } from './bus/in-process-bus.js';
+import { IpcBus } from './bus/ipc-bus.js';
+import type { FromRelay, IpcEndpoint, ToRelay } from './bus/ipc-messages.js';
 import { RedisBus } from './bus/redis-bus.js';
 import type { Config } from './config.js';
 import { AdminService } from './core/admin/admin-service.js';
@@ -109,12 +111,20 @@ export async function openStorage(config: Config): Promise<Storage> {
 /** Where background failures (bus outages, lost broadcasts) are reported; `error` null for good news. */
 export type BackgroundLog = (error: unknown, message: string) => void;
 
+/** A worker's IPC channel to its cluster primary, which relays the bus between workers. */
+export type PrimaryChannel = IpcEndpoint<ToRelay, FromRelay>;
+
 /**
  * Opens the bus the configuration names: Redis pub/sub when REDIS_URL is set (several instances
- * serve together), else the in-process bus (one instance).
+ * serve together), else the primary's IPC relay for a cluster worker (`ipc`), else the
+ * in-process bus (one process).
  */
-export async function openBus(config: Config, log: BackgroundLog = () => undefined): Promise<Bus> {
-  if (!config.redisUrl) return new InProcessBus();
+export async function openBus(
+  config: Config,
+  log: BackgroundLog = () => undefined,
+  ipc?: PrimaryChannel,
+): Promise<Bus> {
+  if (!config.redisUrl) return ipc ? new IpcBus(ipc) : new InProcessBus();
   return RedisBus.open({
     url: config.redisUrl,
     prefix: config.redisPrefix,
@@ -277,7 +287,14 @@ async function rateLimitCounter(config: Config): Promise<Pick<RateLimits, 'redis
 /** Builds the whole service; pass `storage` to use an engine opened elsewhere (tests). */
 export async function buildApp(
   config: Config,
-  options: { storage?: Storage; logger?: HttpOptions['logger']; clock?: Clock; rules?: RulesSource } = {},
+  options: {
+    storage?: Storage;
+    logger?: HttpOptions['logger'];
+    clock?: Clock;
+    rules?: RulesSource;
+    /** Set in a cluster worker (CDS_WORKERS > 1): the bus goes through the primary unless Redis is configured. */
+    ipc?: PrimaryChannel;
+  } = {},
 ): Promise<App> {
   const storage = options.storage ?? (await openStorage(config));
   const http = await createHttpApp({
@@ -290,7 +307,7 @@ export async function buildApp(
   const log: BackgroundLog = (err, message) => (err ? http.log.warn({ err }, message) : http.log.info(message));
   let bus: Bus;
   try {
-    bus = await openBus(config, log);
+    bus = await openBus(config, log, options.ipc);
   } catch (error) {
     await http.close();
     if (!options.storage) await storage.close();

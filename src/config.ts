@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import Type, { type Static } from 'typebox';
 import { Value } from 'typebox/value';
 
@@ -5,6 +6,8 @@ import { Value } from 'typebox/value';
 const EnvSchema = Type.Object({
   PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 8080 }),
   HOST: Type.String({ default: '127.0.0.1' }),
+  // Default: the machine's available parallelism (read at load, not a schema constant).
+  CDS_WORKERS: Type.Optional(Type.Integer({ minimum: 1, maximum: 1024 })),
   CDS_DATA_DIR: Type.String({ default: './data' }),
   DATABASE_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://' })),
   CDS_DATABASE_SCHEMA: Type.Optional(Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_]{0,62}$' })),
@@ -51,6 +54,8 @@ export function parseCorsOrigins(text: string): CorsOrigins {
 export interface Config {
   port: number;
   host: string;
+  /** Processes serving the port (node:cluster); 1 = one process, no cluster primary. */
+  workers: number;
   dataDir: string;
   databaseUrl: string | undefined;
   /** PostgreSQL schema to create (when missing) and use instead of the connection's default. */
@@ -100,6 +105,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   return {
     port: e.PORT,
     host: e.HOST,
+    workers: e.CDS_WORKERS ?? availableParallelism(),
     dataDir: e.CDS_DATA_DIR,
     databaseUrl: e.DATABASE_URL,
     databaseSchema: e.CDS_DATABASE_SCHEMA,

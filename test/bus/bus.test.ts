@@ -1,14 +1,20 @@
 /**
- * The `Bus` conformance suite on the in-process bus and on Redis (the shared Redis under a unique
- * prefix), then what only Redis has: prefixes that keep deployments apart, and a private
+ * The `Bus` conformance suite on the in-process bus, on the IPC bus of a cluster's workers (two
+ * `IpcBus` and their primary's `IpcRelay`, over message ports: ordered, asynchronous and copying
+ * like Node's IPC channel, which test/e2e/workers.test.ts crosses for real) and on Redis (the
+ * shared Redis under a unique prefix), then what only Redis has: prefixes that keep deployments apart, and a private
  * redis-server killed and restarted under a subscription (fast failures while down, `onLoss`
  * once listening again).
  */
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InProcessBus } from '../../src/bus/in-process-bus.js';
+import { IpcBus } from '../../src/bus/ipc-bus.js';
+import type { FromRelay, ToRelay } from '../../src/bus/ipc-messages.js';
+import { IpcRelay } from '../../src/bus/ipc-relay.js';
 import { RedisBus } from '../../src/bus/redis-bus.js';
 import { busCases } from '../conformance/bus.case.js';
+import { messagePortPair } from '../support/ipc-ports.js';
 import { freePort, type OwnRedis, startOwnRedis } from '../support/own-servers.js';
 import { binariesUnavailable, redisUnavailable, TEST_REDIS_URL, uniqueRedisPrefix } from '../support/services.js';
 
@@ -25,6 +31,47 @@ busCases({
 });
 
 busCases({
+  name: 'IPC (cluster workers and their primary)',
+  unavailable: null,
+  async create() {
+    const relay = new IpcRelay();
+    const buses = [0, 1].map(() => {
+      const [worker, primary] = messagePortPair<ToRelay, FromRelay>();
+      relay.attach(primary);
+      return new IpcBus(worker);
+    });
+    return [buses[0] as IpcBus, buses[1] as IpcBus];
+  },
+});
+
+describe('IPC relay', () => {
+  it('relays to the workers listening on a channel only, and forgets a worker that exits', async () => {
+    const relay = new IpcRelay();
+    const [workerA, primaryA] = messagePortPair<ToRelay, FromRelay>();
+    const [workerB, primaryB] = messagePortPair<ToRelay, FromRelay>();
+    relay.attach(primaryA);
+    const detachB = relay.attach(primaryB);
+    const [a, b] = [new IpcBus(workerA), new IpcBus(workerB)];
+    const heard: string[] = [];
+    const stopA = await a.subscribe('c', (message) => heard.push(`a:${message}`));
+    await a.subscribe('c', (message) => heard.push(`a2:${message}`));
+    await b.subscribe('c', (message) => heard.push(`b:${message}`));
+    expect(relay.listening('c')).toBe(2);
+    await stopA();
+    expect(relay.listening('c')).toBe(2);
+    detachB();
+    expect(relay.listening('c')).toBe(1);
+    await a.publish('c', 'x');
+    await waitFor(() => heard.length === 1, 'the relayed message');
+    await sleep(20);
+    expect(heard).toEqual(['a2:x']);
+    await expect(b.ping()).rejects.toThrow(/did not answer/);
+    await a.close();
+    await b.close();
+  }, 10_000);
+});
+
+busCases({
   name: 'Redis',
   unavailable: sharedRedisMissing,
   async create() {
@@ -32,6 +79,8 @@ busCases({
     return [await RedisBus.open({ url: TEST_REDIS_URL, prefix }), await RedisBus.open({ url: TEST_REDIS_URL, prefix })];
   },
 });
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const waitFor = async (done: () => boolean, what: string, timeoutMs = 5_000) => {
   const deadline = Date.now() + timeoutMs;

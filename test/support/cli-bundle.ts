@@ -1,5 +1,6 @@
 /**
- * Vitest global setup: bundles the `cds` command (src/cli/main.ts) into one ESM file before the
+ * Vitest global setup: bundles the `cds` command (src/cli/main.ts), and the service's entry
+ * (src/main.ts, for tests that start several worker processes), into one ESM file each before the
  * run, so each CLI test spawns plain Node (about a third of the CPU of starting it through tsx,
  * which transpiles every module on each start). Packages stay external and resolve from the
  * checkout's node_modules. `test/e2e/transfer-cli.test.ts` still runs the real `bin/cds.js`.
@@ -12,11 +13,20 @@ const ROOT = join(import.meta.dirname, '..', '..');
 
 /** Where the bundled CLI is written (git-ignored). */
 export const CLI_BUNDLE = join(ROOT, '.test-build', 'cli.mjs');
+/** Where the bundled service entry is written (git-ignored). */
+export const SERVICE_BUNDLE = join(ROOT, '.test-build', 'main.mjs');
 
 export default async function bundleCli(): Promise<void> {
-  const temporary = `${CLI_BUNDLE}.${process.pid}.tmp`;
+  await Promise.all([
+    bundle(join(ROOT, 'src', 'cli', 'main.ts'), CLI_BUNDLE),
+    bundle(join(ROOT, 'src', 'main.ts'), SERVICE_BUNDLE),
+  ]);
+}
+
+async function bundle(entry: string, outfile: string): Promise<void> {
+  const temporary = `${outfile}.${process.pid}.tmp`;
   await build({
-    entryPoints: [join(ROOT, 'src', 'cli', 'main.ts')],
+    entryPoints: [entry],
     outfile: temporary,
     bundle: true,
     platform: 'node',
@@ -25,5 +35,5 @@ export default async function bundleCli(): Promise<void> {
     packages: 'external',
     logLevel: 'warning',
   });
-  renameSync(temporary, CLI_BUNDLE);
+  renameSync(temporary, outfile);
 }

@@ -1,6 +1,7 @@
 /** Runs the real service (`src/main.ts`) as a child process on a free port. */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
+import { SERVICE_BUNDLE } from './cli-bundle.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 
@@ -13,11 +14,42 @@ export interface ServerProcess {
   stop(): Promise<number | null>;
 }
 
-/** Starts the service with `env` and resolves once it listens. */
+/** Starts the service with `env` (one process unless CDS_WORKERS says otherwise) and resolves once it listens. */
 export function startServerProcess(env: Record<string, string>, timeoutMs = 20_000): Promise<ServerProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'src', 'main.ts')], {
+  return startService(['--import', 'tsx', join(ROOT, 'src', 'main.ts')], env, timeoutMs, LISTENING);
+}
+
+/**
+ * Starts the bundled service (test/support/cli-bundle.ts: no transpiling in each of the
+ * processes) with `workers` worker processes, and resolves once the primary says all listen.
+ */
+export function startWorkersProcess(
+  workers: number,
+  env: Record<string, string>,
+  timeoutMs = 60_000,
+): Promise<ServerProcess> {
+  return startService([SERVICE_BUNDLE], { ...env, CDS_WORKERS: String(workers) }, timeoutMs, ALL_WORKERS_LISTENING);
+}
+
+const LISTENING = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/;
+const ALL_WORKERS_LISTENING = /all \d+ workers listening at (http:\/\/127\.0\.0\.1:\d+)/;
+
+function startService(
+  args: string[],
+  env: Record<string, string>,
+  timeoutMs: number,
+  ready: RegExp,
+): Promise<ServerProcess> {
+  const child = spawn(process.execPath, args, {
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: '0', CDS_LOG_LEVEL: 'info', ...env },
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOST: '127.0.0.1',
+      PORT: '0',
+      CDS_LOG_LEVEL: 'info',
+      CDS_WORKERS: '1',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -29,7 +61,7 @@ export function startServerProcess(env: Record<string, string>, timeoutMs = 20_0
     }, timeoutMs);
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
-      const match = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
+      const match = ready.exec(output);
       if (!match?.[1]) return;
       clearTimeout(timer);
       resolve({
