@@ -94,7 +94,9 @@ function fanoutRow(
       ? { failure: `${lost} of ${report.expected} not delivered, ${report.closedEarly} closed` }
       : {}),
   });
-  context.log(`  ${workload}${label}: ${Math.round(rateOf(report))} deliveries/s, p50 ${report.latencyP50Ms.toFixed(2)} ms`);
+  context.log(
+    `  ${workload}${label}: ${Math.round(rateOf(report))} deliveries/s, p50 ${report.latencyP50Ms.toFixed(2)} ms`,
+  );
 }
 
 async function idleRows(
