@@ -196,13 +196,20 @@ function markdown(rows: Row[]): string {
   return lines.join('\n');
 }
 
-/** RSS growth from the end of the first interval (warm-up) to the last, per instance, in %. */
+/**
+ * RSS growth per instance, in %, from the lowest RSS after the first interval (start-up's peak
+ * settles during it) to the last interval: the strict reading, so a slow climb is not hidden
+ * behind the start-up peak.
+ */
 function growth(rows: Row[]): string {
-  const first = rows[0];
+  const settled = rows.slice(1);
   const last = rows[rows.length - 1];
-  if (!first || !last || rows.length < 2) return 'n/a (one interval)';
-  return first.instances
-    .map((s, i) => `${((((last.instances[i]?.rssMiB ?? 0) - s.rssMiB) / s.rssMiB) * 100).toFixed(1)} %`)
+  if (!last || settled.length === 0) return 'n/a (one interval)';
+  return last.instances
+    .map((s, i) => {
+      const low = Math.min(...settled.map((r) => r.instances[i]?.rssMiB ?? s.rssMiB));
+      return `${(((s.rssMiB - low) / low) * 100).toFixed(1)} % (${low.toFixed(0)} → ${s.rssMiB.toFixed(0)} MiB)`;
+    })
     .join(' / ');
 }
 
