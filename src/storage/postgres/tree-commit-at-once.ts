@@ -10,8 +10,8 @@
 import type pg from 'pg';
 import type { JsonValue } from '../../core/json.js';
 import { TreeOverlay } from '../../core/realtime/tree-overlay.js';
-import { descendantRange } from '../../core/realtime/tree-path.js';
-import type { ChangeLogRetention, TreeLeaf, TreeWrite, TreeWriteOutcome } from '../../core/realtime/tree-store.js';
+import type { ChangeLogRetention, TreeWrite, TreeWriteOutcome } from '../../core/realtime/tree-store.js';
+import { leafColumns } from './tree-commit.js';
 
 /**
  * Migration 11: the function. Never edit it here; a change is a new migration. It is VOLATILE,
@@ -127,34 +127,11 @@ export async function commitTreeWritesAtOnce(
   // Commits the trim would drop at once are not logged at all.
   const kept = changes.filter((change) => change.offset > (counts.get(change.projectId) ?? 0) - retention.maxWrites);
   const projects = [...counts.keys()].sort((a, b) => a - b);
-  const points: [number, string][] = [];
-  const ranges: [number, string, string][] = [];
-  const wiped: number[] = [];
-  const inserted: [number, TreeLeaf][] = [];
-  for (const projectId of projects) {
-    const overlay = overlays.get(projectId) as TreeOverlay;
-    const { all, points: at, subtrees } = overlay.deletions;
-    if (all) wiped.push(projectId);
-    for (const path of [...at, ...subtrees]) points.push([projectId, path]);
-    for (const path of subtrees) {
-      const { from, to } = descendantRange(path);
-      ranges.push([projectId, from, to]);
-    }
-    for (const leaf of overlay.insertions) inserted.push([projectId, leaf]);
-  }
   const { rows } = await pool.query<{ locked_project: number; base: string }>({
     name: 'cds_tree_commit',
     text: CALL,
     values: [
-      points.map(([projectId]) => projectId),
-      points.map(([, path]) => path),
-      ranges.map(([projectId]) => projectId),
-      ranges.map(([, from]) => from),
-      ranges.map(([, , to]) => to),
-      wiped,
-      inserted.map(([projectId]) => projectId),
-      inserted.map(([, leaf]) => leaf.path),
-      inserted.map(([, leaf]) => JSON.stringify(leaf.value)),
+      ...leafColumns(projects.map((projectId) => [projectId, overlays.get(projectId) as TreeOverlay] as const)),
       kept.map((change) => change.projectId),
       kept.map((change) => change.offset),
       kept.map((change) => change.seq),

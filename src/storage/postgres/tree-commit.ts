@@ -179,43 +179,52 @@ async function readStored(client: Queryable, writes: readonly TreeWrite[]): Prom
   return stored;
 }
 
-async function writeCommit(
-  client: Queryable,
-  projects: Map<number, ProjectState>,
-  changes: { projectId: number; version: number; seq: number; path: string; value: JsonValue }[],
-  retention: ChangeLogRetention,
-): Promise<void> {
+/**
+ * The leaf statement's first nine parameters for the overlays of a commit's projects: points and
+ * subtree ranges to delete, projects wiped whole, and the leaves to insert (shared by both paths).
+ */
+export function leafColumns(overlays: readonly (readonly [number, TreeOverlay])[]): unknown[] {
   const points: [number, string][] = [];
   const ranges: [number, string, string][] = [];
   const wiped: number[] = [];
   const inserted: [number, TreeLeaf][] = [];
-  const versions: [number, ProjectState][] = [];
-  for (const [projectId, state] of projects) {
-    if (state.version < state.first) continue;
-    versions.push([projectId, state]);
-    const { all, points: at, subtrees } = state.overlay.deletions;
+  for (const [projectId, overlay] of overlays) {
+    const { all, points: at, subtrees } = overlay.deletions;
     if (all) wiped.push(projectId);
     for (const path of [...at, ...subtrees]) points.push([projectId, path]);
     for (const path of subtrees) {
       const { from, to } = descendantRange(path);
       ranges.push([projectId, from, to]);
     }
-    for (const leaf of state.overlay.insertions) inserted.push([projectId, leaf]);
+    for (const leaf of overlay.insertions) inserted.push([projectId, leaf]);
   }
+  return [
+    points.map(([projectId]) => projectId),
+    points.map(([, path]) => path),
+    ranges.map(([projectId]) => projectId),
+    ranges.map(([, from]) => from),
+    ranges.map(([, , to]) => to),
+    wiped,
+    inserted.map(([projectId]) => projectId),
+    inserted.map(([, leaf]) => leaf.path),
+    inserted.map(([, leaf]) => JSON.stringify(leaf.value)),
+  ];
+}
+
+async function writeCommit(
+  client: Queryable,
+  projects: Map<number, ProjectState>,
+  changes: { projectId: number; version: number; seq: number; path: string; value: JsonValue }[],
+  retention: ChangeLogRetention,
+): Promise<void> {
+  const versions: [number, ProjectState][] = [];
+  for (const [projectId, state] of projects) if (state.version >= state.first) versions.push([projectId, state]);
   if (versions.length === 0) return;
   await client.query({
     name: 'cds_tree_write_commit',
     text: WRITE_COMMIT,
     values: [
-      points.map(([projectId]) => projectId),
-      points.map(([, path]) => path),
-      ranges.map(([projectId]) => projectId),
-      ranges.map(([, from]) => from),
-      ranges.map(([, , to]) => to),
-      wiped,
-      inserted.map(([projectId]) => projectId),
-      inserted.map(([, leaf]) => leaf.path),
-      inserted.map(([, leaf]) => JSON.stringify(leaf.value)),
+      ...leafColumns(versions.map(([projectId, state]) => [projectId, state.overlay])),
       changes.map((change) => change.projectId),
       changes.map((change) => change.version),
       changes.map((change) => change.seq),
