@@ -63,8 +63,13 @@ describe.skipIf(unavailable)('one version order for one project written from two
     await Promise.all(apps.flatMap((app, n) => Array.from({ length: CLIENTS }, (_, c) => client(app, n, c))));
     const total = 2 * CLIENTS * WRITES;
     // Writes did share commits: fewer bus messages than writes, together carrying each version once.
+    // A write is answered once Redis took its PUBLISH; the other instance's subscription hears it a moment later.
+    const carriedVersions = () => messages.flatMap((message) => decodeCommits(message) ?? []).map((c) => c.version);
+    for (let waited = 0; carriedVersions().length < total && waited < 5_000; waited += 10) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
     await stop();
-    const carried = messages.flatMap((message) => decodeCommits(message) ?? []).map((commit) => commit.version);
+    const carried = carriedVersions();
     expect(messages.length).toBeLessThan(total);
     expect(carried.sort((a, b) => a - b)).toEqual(Array.from({ length: total }, (_, i) => i + 1));
     const tree = apps[0].services.tree;
