@@ -58,22 +58,27 @@ describe.skipIf(postgresEngine.unavailable)('PostgreSQL tree commit plans', () =
     }
   };
 
+  /** Both commit statements' leaf and change-log parameters for 50 PUTs, versions from `first`. */
+  const batchOf50 = (first: number): unknown[] => [
+    [1, 1, ...ids.map(() => 1)],
+    ['', 'players', ...ids.map((i) => `players/p${i}`)],
+    ids.map(() => 1),
+    ids.map((i) => `players/p${i}/`),
+    ids.map((i) => `players/p${i}0`),
+    [],
+    ids.map(() => 1),
+    ids.map((i) => `players/p${i}/x`),
+    ids.map(() => '1'),
+    ids.map(() => 1),
+    ids.map((i) => first + i),
+    ids.map(() => 0),
+    ids.map((i) => `players/p${i}`),
+    ids.map(() => '{"x":1}'),
+  ];
+
   it('writes a batch of 50 PUTs without scanning the leaves or the change log', async () => {
     const plan = await explain(postgresTreeCommitSql.writeCommit, [
-      [1, 1, ...ids.map(() => 1)],
-      ['', 'players', ...ids.map((i) => `players/p${i}`)],
-      ids.map(() => 1),
-      ids.map((i) => `players/p${i}/`),
-      ids.map((i) => `players/p${i}0`),
-      [],
-      ids.map(() => 1),
-      ids.map((i) => `players/p${i}/x`),
-      ids.map(() => '1'),
-      ids.map(() => 1),
-      ids.map((i) => 5001 + i),
-      ids.map(() => 0),
-      ids.map((i) => `players/p${i}`),
-      ids.map(() => '{"x":1}'),
+      ...batchOf50(5001),
       [1],
       [5000 + N],
       [0],
@@ -99,26 +104,7 @@ describe.skipIf(postgresEngine.unavailable)('PostgreSQL tree commit plans', () =
       await client.query(`SET LOCAL client_min_messages = log`);
       const { rows } = await client.query<{ locked_project: number; base: string }>(
         `SELECT * FROM cds_tree_commit($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)`,
-        [
-          [1, 1, ...ids.map(() => 1)],
-          ['', 'players', ...ids.map((i) => `players/p${i}`)],
-          ids.map(() => 1),
-          ids.map((i) => `players/p${i}/`),
-          ids.map((i) => `players/p${i}0`),
-          [],
-          ids.map(() => 1),
-          ids.map((i) => `players/p${i}/x`),
-          ids.map(() => '1'),
-          ids.map(() => 1),
-          ids.map((i) => 1 + i),
-          ids.map(() => 0),
-          ids.map((i) => `players/p${i}`),
-          ids.map(() => '{"x":1}'),
-          [1],
-          [N],
-          1000,
-          600_000,
-        ],
+        [...batchOf50(1), [1], [N], 1000, 600_000],
       );
       expect(rows).toEqual([{ locked_project: 1, base: '5000' }]);
     } finally {
