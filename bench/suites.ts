@@ -8,7 +8,7 @@ import { sleep } from './child.js';
 import { measureFanout, measureIdleSockets, type WsTarget } from './fanout.js';
 import type { DeliveryReport } from './fanout-clients.js';
 import { type HttpLoadResult, runHttpLoad } from './http-load.js';
-import { type BaselineWorkload, baselineWorkloads, serviceWorkloads } from './http-workloads.js';
+import { type BaselineWorkload, baselineWorkloads, type HttpWorkload, serviceWorkloads } from './http-workloads.js';
 import { INDEXED, INDEXED_PUT, putRequest, UNINDEXED, UNINDEXED_PUT_BASELINE } from './indexed-collections.js';
 import {
   type BenchResult,
@@ -114,6 +114,30 @@ async function idleRows(
     detail: `${idle.sockets.toLocaleString('en-US')} sockets: RSS ${(idle.rssBeforeBytes / 2 ** 20).toFixed(0)} → ${(idle.rssAfterBytes / 2 ** 20).toFixed(0)} MiB`,
   });
   context.log(`  idle sockets: ${(idle.bytesPerSocket / 1024).toFixed(1)} KiB each`);
+}
+
+/**
+ * Runs one HTTP workload against `service`, paired in turns with its bare baseline. The service's
+ * CPU per request is a figure only when `withCpu` (with workers, the child is the primary alone).
+ */
+export function loadWorkload(
+  context: SuiteContext,
+  settings: BenchSettings,
+  workload: HttpWorkload,
+  service: RunningService,
+  prepared: PreparedDatabase,
+  withCpu = true,
+): Promise<HttpLoadResult> {
+  const baseline = baselineWorkloads.find((bare) => bare.name === workload.baseline);
+  return runHttpLoad({
+    ...settings,
+    ...workload,
+    baseUrl: service.baseUrl,
+    headers: (c) => clientHeaders(prepared.project, c),
+    userHeaders: (u) => clientHeaders(prepared.project, u),
+    ...(withCpu ? { serverCpuSeconds: () => service.server.cpuSeconds() } : {}),
+    ...(baseline ? { baselineTarget: bareTarget(context, baseline, workload.connections) } : {}),
+  });
 }
 
 /** The table row of an HTTP load; a service row names its baseline and carries the paired rate. */
@@ -300,16 +324,7 @@ export async function runServiceSuite(context: SuiteContext, engine: Engine): Pr
       if (sections.has('http')) {
         const workloads = serviceWorkloads(settings).filter((w) => matches(settings, w.name));
         for (const workload of workloads) {
-          const baseline = baselineWorkloads.find((bare) => bare.name === workload.baseline);
-          const load = await runHttpLoad({
-            ...settings,
-            ...workload,
-            baseUrl: service.baseUrl,
-            headers: (c) => clientHeaders(prepared.project, c),
-            userHeaders: (u) => clientHeaders(prepared.project, u),
-            serverCpuSeconds: () => service.server.cpuSeconds(),
-            ...(baseline ? { baselineTarget: bareTarget(context, baseline, workload.connections) } : {}),
-          });
+          const load = await loadWorkload(context, settings, workload, service, prepared);
           result.rows.push(httpRow(workload.name, engine, load, workload.baseline));
           log(
             `  ${workload.name}: ${Math.round(load.requestsPerSecond)} req/s${load.failure ? ` FAILED ${load.failure}` : ''}`,

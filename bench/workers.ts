@@ -5,11 +5,11 @@
  * workload paired in turns with its bare baseline as elsewhere. Without Redis, so the N workers
  * broadcast through the primary's IPC relay. The load generator shares the machine's cores.
  */
-import { type HttpLoadResult, runHttpLoad } from './http-load.js';
-import { baselineWorkloads, serviceWorkloads } from './http-workloads.js';
+import type { HttpLoadResult } from './http-load.js';
+import { serviceWorkloads } from './http-workloads.js';
 import { clientHeaders, prepareDatabase, startService } from './service-process.js';
 import type { BenchSettings, Engine } from './settings.js';
-import { bareTarget, fanoutRows, httpRow, type SuiteContext } from './suites.js';
+import { fanoutRows, httpRow, loadWorkload, type SuiteContext } from './suites.js';
 
 const WORKLOADS = ['document GET', 'document PUT (upsert)'];
 
@@ -48,16 +48,8 @@ export async function runWorkersSuite(context: SuiteContext, engine: Engine): Pr
       try {
         log(`  CDS_WORKERS=${workers}: ready in ${service.readyMs.toFixed(0)} ms`);
         for (const workload of serviceWorkloads(settings).filter((w) => WORKLOADS.includes(w.name))) {
-          const baseline = baselineWorkloads.find((bare) => bare.name === workload.baseline);
-          const load = await runHttpLoad({
-            ...settings,
-            ...workload,
-            baseUrl: service.baseUrl,
-            headers: (c) => clientHeaders(prepared.project, c),
-            // The child's CPU is the primary's only when there are workers: not a figure then.
-            ...(workers === 1 ? { serverCpuSeconds: () => service.server.cpuSeconds() } : {}),
-            ...(baseline ? { baselineTarget: bareTarget(context, baseline, workload.connections) } : {}),
-          });
+          // The child's CPU is the primary's only when there are workers: not a figure then.
+          const load = await loadWorkload(context, settings, workload, service, prepared, workers === 1);
           result.rows.push(httpRow(`${workload.name}${label}`, engine, load, workload.baseline));
           loads.set(workload.name, [...(loads.get(workload.name) ?? []), load]);
           log(`  ${workload.name}${label}: ${Math.round(load.requestsPerSecond)} req/s`);
