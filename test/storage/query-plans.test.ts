@@ -180,6 +180,19 @@ describe.skipIf(sqliteEngine.unavailable)('query plans on sqlite', () => {
     if (storage) await sqliteEngine.destroy(storage);
   });
 
+  it('every fixed statement that finds documents names its index (a declared partial index must not be weighed)', () => {
+    // A planner that weighs a partial index `WHERE project_id = N …` compares the bound @project
+    // with N, and SQLite then prepares the statement again whenever @project is bound.
+    const statements = Object.entries({ ...sqliteDocumentSql, ...sqlitePagingSql });
+    // Each table reference (with its alias, if any) and whether INDEXED BY follows it.
+    const references = /\b(?:FROM|UPDATE)\s+documents\b(?:\s+[a-z]\b)?(\s+INDEXED BY)?/g;
+    const unpinned = statements.flatMap(([name, sql]) =>
+      [...sql.matchAll(references)].filter((match) => match[1] === undefined).map(() => name),
+    );
+    expect(statements.length).toBeGreaterThan(8);
+    expect(unpinned).toEqual([]);
+  });
+
   it('get seeks documents_by_path', () => {
     expectSeeks(plan(sqliteDocumentSql.get, { project: PROJECT, path: 'c7/d7' }), 'documents_by_path');
   });

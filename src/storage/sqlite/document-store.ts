@@ -34,9 +34,13 @@ const DOCUMENT_JSON = `'{"id":' || json_quote(id) || ',"path":' || json_quote(pa
 
 /**
  * The fixed statements of the SQLite document store, exported so tests can EXPLAIN exactly them.
- * Without ANALYZE statistics SQLite guesses that `project_id = ?` selects about ten rows and
- * walks the whole project in primary-key (path) order to skip a sort; INDEXED BY pins lists and
- * queries to their index (and makes a missing index an error instead of a silent scan).
+ * Every one that finds rows names its index (INDEXED BY), for two reasons. Without ANALYZE
+ * statistics SQLite guesses that `project_id = ?` selects about ten rows and walks the whole
+ * project in primary-key (path) order to skip a sort; and once a declared index (§15, a partial
+ * index `WHERE project_id = N AND collection = '…'`) exists, a statement whose planner weighs it
+ * compares the bound `@project` with N, so SQLite prepares the statement again each time
+ * `@project` is bound: every call (twice the cost of a document GET). A statement pinned to its
+ * index never weighs the others.
  */
 export const sqliteDocumentSql = {
   get: 'SELECT id, path, json(data) AS data FROM documents INDEXED BY documents_by_path WHERE project_id = @project AND path = @path',
@@ -49,21 +53,22 @@ RETURNING id`,
   insert: `INSERT INTO documents (project_id, path, parent, collection, id, data, created_at, updated_at, version)
 VALUES (@project, @path, @parent, @collection, @id, jsonb(@data), @now, @now, @version)`,
   update:
-    'UPDATE documents SET data = jsonb(@data), updated_at = @now, version = @version WHERE project_id = @project AND path = @path',
-  delete: 'DELETE FROM documents WHERE project_id = @project AND path = @path',
+    'UPDATE documents INDEXED BY documents_by_path SET data = jsonb(@data), updated_at = @now, version = @version WHERE project_id = @project AND path = @path',
+  delete: 'DELETE FROM documents INDEXED BY documents_by_path WHERE project_id = @project AND path = @path',
   list: `SELECT ${DOCUMENT_JSON} FROM documents INDEXED BY documents_by_parent
 WHERE project_id = @project AND parent = @parent AND collection = @collection AND path > @after
 ORDER BY path LIMIT @limit`,
   /** A document with the first path below it (the skip scan's first step), or no row. */
   getWithFirstChild: `SELECT id, path, json(data) AS data, version,
-  (SELECT c.path FROM documents c WHERE c.project_id = @project AND c.path >= @from AND c.path < @to
+  (SELECT c.path FROM documents c INDEXED BY documents_by_path WHERE c.project_id = @project AND c.path >= @from AND c.path < @to
    ORDER BY c.path LIMIT 1) AS first_child
 FROM documents INDEXED BY documents_by_path WHERE project_id = @project AND path = @path`,
   /** One step of the skip scan: the first path in [@from, @to). */
-  firstBelow: `SELECT path FROM documents WHERE project_id = @project AND path >= @from AND path < @to
+  firstBelow: `SELECT path FROM documents INDEXED BY documents_by_path WHERE project_id = @project AND path >= @from AND path < @to
 ORDER BY path LIMIT 1`,
   /** The same step for the root, which has no upper bound. */
-  firstFrom: 'SELECT path FROM documents WHERE project_id = @project AND path >= @from ORDER BY path LIMIT 1',
+  firstFrom:
+    'SELECT path FROM documents INDEXED BY documents_by_path WHERE project_id = @project AND path >= @from ORDER BY path LIMIT 1',
 } as const;
 
 /** The statements of the admin store's pages (§6), on the same index as `list`. */
