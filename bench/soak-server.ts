@@ -1,22 +1,50 @@
 /**
  * The service as `npm run soak` runs it: `src/main.ts` plus a probe that appends, every
- * SOAK_PROBE_MS, one JSON line `{at, rss, heapUsed, p99, max}` (bytes; event-loop delay in ms,
- * measured by `monitorEventLoopDelay` since the previous line) to SOAK_PROBE_FILE.
+ * SOAK_PROBE_MS, one JSON line `{at, rss, anon, heapUsed, p99, max}` (bytes; `anon` is the
+ * anonymous part of the RSS, without the pages of files mapped in, such as SQLite's `mmap_size`
+ * window; event-loop delay in ms, measured by `monitorEventLoopDelay` since the previous line) to
+ * SOAK_PROBE_FILE. With SOAK_HEAP_MINUTES (e.g. `10,30`) and SOAK_HEAP_DIR, it also writes a V8
+ * heap snapshot at each of those minutes (`heap-<minute>.heapsnapshot`), to diff in DevTools.
  */
-import { appendFileSync } from 'node:fs';
+import { appendFileSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { writeHeapSnapshot } from 'node:v8';
 
 const file = process.env.SOAK_PROBE_FILE;
 const every = Number(process.env.SOAK_PROBE_MS ?? 60_000);
 const delay = monitorEventLoopDelay({ resolution: 10 });
 delay.enable();
+/** RssAnon of /proc/self/status in bytes (Linux), or NaN elsewhere. */
+function anonymousRss(): number {
+  try {
+    const kib = /^RssAnon:\s+(\d+) kB$/m.exec(readFileSync('/proc/self/status', 'utf8'))?.[1];
+    return kib ? Number(kib) * 1024 : Number.NaN;
+  } catch {
+    return Number.NaN;
+  }
+}
+
 if (file) {
   setInterval(() => {
     const { rss, heapUsed } = process.memoryUsage();
-    const line = { at: Date.now(), rss, heapUsed, p99: delay.percentile(99) / 1e6, max: delay.max / 1e6 };
+    const line = {
+      at: Date.now(),
+      rss,
+      anon: anonymousRss(),
+      heapUsed,
+      p99: delay.percentile(99) / 1e6,
+      max: delay.max / 1e6,
+    };
     appendFileSync(file, `${JSON.stringify(line)}\n`);
     delay.reset();
   }, every).unref();
+}
+
+const heapDir = process.env.SOAK_HEAP_DIR;
+for (const minute of (process.env.SOAK_HEAP_MINUTES ?? '').split(',').filter(Boolean).map(Number)) {
+  if (!heapDir) break;
+  setTimeout(() => writeHeapSnapshot(join(heapDir, `heap-${minute}.heapsnapshot`)), minute * 60_000).unref();
 }
 
 await import('../src/main.js');

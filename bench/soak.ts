@@ -1,13 +1,14 @@
 /**
- * `npm run soak [-- --minutes 30] [-- --modes sqlite,cluster] [-- --report-seconds 60]`: mixed
+ * `npm run soak [-- --minutes 30] [-- --modes sqlite,cluster] [-- --report-seconds 60] [-- --heap-snapshots 10,30]`: mixed
  * traffic (bench/soak-traffic.ts) for a while against one instance on SQLite, and against two
  * instances on PostgreSQL + Redis (`cluster`), printing every interval each instance's RSS and
  * event-loop delay p99 (measured inside the service, bench/soak-server.ts), the requests, errors
  * and updates delivered; then a Markdown table and the RSS growth after the first interval
- * (warm-up). Not part of `npm test`. PostgreSQL at CDS_SOAK_DATABASE_URL, Redis at CDS_SOAK_REDIS_URL.
+ * (warm-up). `--heap-snapshots` writes V8 heap snapshots of every instance at those minutes
+ * into a directory it names. Not part of `npm test`. PostgreSQL at CDS_SOAK_DATABASE_URL, Redis at CDS_SOAK_REDIS_URL.
  */
 import { randomBytes } from 'node:crypto';
-import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -31,6 +32,7 @@ function argument(name: string, fallback: string): string {
 const MINUTES = Number(argument('--minutes', process.env.CDS_SOAK_MINUTES ?? '30'));
 const REPORT_SECONDS = Number(argument('--report-seconds', '60'));
 const MODES = argument('--modes', 'sqlite,cluster').split(',') as Mode[];
+const HEAP_SNAPSHOT_MINUTES = argument('--heap-snapshots', '');
 const DATABASE_URL = process.env.CDS_SOAK_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const REDIS_URL = process.env.CDS_SOAK_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const PLAYERS = 200;
@@ -45,8 +47,8 @@ interface Row {
   errors: number;
   skipped: number;
   updates: number;
-  /** Per instance: RSS in MiB and event-loop delay p99 in ms (the probe's last line). */
-  instances: { rssMiB: number; p99: number }[];
+  /** Per instance, the probe's last line. */
+  instances: Probe[];
 }
 
 interface Prepared {
@@ -108,16 +110,30 @@ async function prepare(mode: Mode): Promise<Prepared> {
   };
 }
 
+/** What an instance's probe measured: RSS, its anonymous part and V8's used heap in MiB, event-loop delay p99 in ms. */
+interface Probe {
+  rssMiB: number;
+  anonMiB: number;
+  heapMiB: number;
+  p99: number;
+}
+
 /** The probe's last line of instance `i`. */
-function lastProbe(dir: string, i: number): { rssMiB: number; p99: number } {
+function lastProbe(dir: string, i: number): Probe {
   try {
     const lines = readFileSync(join(dir, `probe-${i}.jsonl`), 'utf8')
       .trim()
       .split('\n');
-    const last = JSON.parse(lines[lines.length - 1] as string) as { rss: number; p99: number };
-    return { rssMiB: last.rss / 2 ** 20, p99: last.p99 };
+    const last = JSON.parse(lines[lines.length - 1] as string) as {
+      rss: number;
+      anon: number | null;
+      heapUsed: number;
+      p99: number;
+    };
+    const mib = (bytes: number | null) => (bytes ?? Number.NaN) / 2 ** 20;
+    return { rssMiB: mib(last.rss), anonMiB: mib(last.anon), heapMiB: mib(last.heapUsed), p99: last.p99 };
   } catch {
-    return { rssMiB: Number.NaN, p99: Number.NaN };
+    return { rssMiB: Number.NaN, anonMiB: Number.NaN, heapMiB: Number.NaN, p99: Number.NaN };
   }
 }
 
@@ -126,6 +142,8 @@ async function soak(mode: Mode): Promise<Row[]> {
   const count = mode === 'cluster' ? 2 : 1;
   const servers: ChildServer[] = [];
   const rows: Row[] = [];
+  const heapDir = HEAP_SNAPSHOT_MINUTES ? mkdtempSync(join(tmpdir(), `cds-soak-heap-${mode}-`)) : undefined;
+  if (heapDir) console.error(`[soak] ${mode}: heap snapshots at minutes ${HEAP_SNAPSHOT_MINUTES} go to ${heapDir}`);
   try {
     const ports = await Promise.all(Array.from({ length: count }, () => freePort()));
     for (const [i, port] of ports.entries()) {
@@ -137,7 +155,9 @@ async function soak(mode: Mode): Promise<Row[]> {
         CDS_WORKERS: '1',
         SOAK_PROBE_FILE: join(prepared.dir, `probe-${i}.jsonl`),
         SOAK_PROBE_MS: String(REPORT_SECONDS * 1000),
+        ...(heapDir ? { SOAK_HEAP_DIR: join(heapDir, `instance-${i}`), SOAK_HEAP_MINUTES: HEAP_SNAPSHOT_MINUTES } : {}),
       });
+      if (heapDir) mkdirSync(join(heapDir, `instance-${i}`));
       const server = ChildServer.spawn('bench/soak-server.ts', env, join(prepared.dir, `service-${i}.log`), [
         '--max-semi-space-size=64',
       ]);
@@ -162,7 +182,10 @@ async function soak(mode: Mode): Promise<Row[]> {
       const counts = traffic.take();
       const row: Row = { mode, minute, ...counts, instances: servers.map((_, i) => lastProbe(prepared.dir, i)) };
       rows.push(row);
-      const figures = row.instances.map((s, i) => `#${i} rss ${s.rssMiB.toFixed(0)} MiB p99 ${s.p99.toFixed(1)} ms`);
+      const figures = row.instances.map(
+        (s, i) =>
+          `#${i} rss ${s.rssMiB.toFixed(0)} MiB (anon ${s.anonMiB.toFixed(0)}, heap ${s.heapMiB.toFixed(0)}) p99 ${s.p99.toFixed(1)} ms`,
+      );
       console.error(
         `[soak] ${mode} ${minute}/${intervals}: ${counts.requests} requests, ${counts.errors} errors, ${counts.skipped} skipped, ${counts.updates} updates; ${figures.join('; ')}${counts.samples.length ? ` (${counts.samples.join(' | ')})` : ''}`,
       );
@@ -183,32 +206,37 @@ async function soak(mode: Mode): Promise<Row[]> {
 
 function markdown(rows: Row[]): string {
   const lines = [
-    `| mode | ${REPORT_SECONDS === 60 ? 'minute' : `interval (${REPORT_SECONDS} s)`} | requests | errors | skipped | updates delivered | RSS MiB (per instance) | event-loop p99 ms (per instance) |`,
-    '|---|---|---|---|---|---|---|---|',
+    `| mode | ${REPORT_SECONDS === 60 ? 'minute' : `interval (${REPORT_SECONDS} s)`} | requests | errors | skipped | updates delivered | RSS MiB | anonymous RSS MiB | V8 heap used MiB | event-loop p99 ms |`,
+    '|---|---|---|---|---|---|---|---|---|---|',
   ];
   for (const r of rows) {
-    const rss = r.instances.map((s) => s.rssMiB.toFixed(0)).join(' / ');
-    const p99 = r.instances.map((s) => s.p99.toFixed(1)).join(' / ');
+    // One figure per instance, separated by slashes.
+    const each = (figure: (probe: Probe) => string) => r.instances.map(figure).join(' / ');
+    const memory = [
+      each((s) => s.rssMiB.toFixed(0)),
+      each((s) => s.anonMiB.toFixed(0)),
+      each((s) => s.heapMiB.toFixed(0)),
+    ];
     lines.push(
-      `| ${r.mode} | ${r.minute} | ${r.requests} | ${r.errors} | ${r.skipped} | ${r.updates} | ${rss} | ${p99} |`,
+      `| ${r.mode} | ${r.minute} | ${r.requests} | ${r.errors} | ${r.skipped} | ${r.updates} | ${memory.join(' | ')} | ${each((s) => s.p99.toFixed(1))} |`,
     );
   }
   return lines.join('\n');
 }
 
 /**
- * RSS growth per instance, in %, from the lowest RSS after the first interval (start-up's peak
- * settles during it) to the last interval: the strict reading, so a slow climb is not hidden
- * behind the start-up peak.
+ * Growth of one memory figure per instance, in %, from its lowest value after the first interval
+ * (start-up's peak settles during it) to the last interval: the strict reading, so a slow climb is
+ * not hidden behind the start-up peak.
  */
-function growth(rows: Row[]): string {
+function growth(rows: Row[], figure: 'rssMiB' | 'anonMiB' | 'heapMiB'): string {
   const settled = rows.slice(1);
   const last = rows[rows.length - 1];
   if (!last || settled.length === 0) return 'n/a (one interval)';
   return last.instances
     .map((s, i) => {
-      const low = Math.min(...settled.map((r) => r.instances[i]?.rssMiB ?? s.rssMiB));
-      return `${(((s.rssMiB - low) / low) * 100).toFixed(1)} % (${low.toFixed(0)} → ${s.rssMiB.toFixed(0)} MiB)`;
+      const low = Math.min(...settled.map((r) => r.instances[i]?.[figure] ?? s[figure]));
+      return `${(((s[figure] - low) / low) * 100).toFixed(1)} % (${low.toFixed(0)} → ${s[figure].toFixed(0)} MiB)`;
     })
     .join(' / ');
 }
@@ -219,7 +247,7 @@ for (const mode of MODES) {
   const rows = await soak(mode);
   all.push(...rows);
   summaries.push(
-    `- ${mode}: RSS growth after warm-up ${growth(rows)}, errors ${rows.reduce((s, r) => s + r.errors, 0)}`,
+    `- ${mode}: growth after warm-up: RSS ${growth(rows, 'rssMiB')}, anonymous RSS ${growth(rows, 'anonMiB')}, V8 heap used ${growth(rows, 'heapMiB')}; errors ${rows.reduce((s, r) => s + r.errors, 0)}`,
   );
 }
 console.log(
