@@ -46,15 +46,7 @@ export class LeaderboardResets {
     if (!isExpired(board.period, now)) return false;
     if (!(await store.acquireResetLease(board.id, board.period.start, owner, now, now + leaseMs))) return false;
     const next = nextPeriod(board.reset, board.period, now);
-    const done = await store.resetPeriod(board.id, {
-      owner,
-      periodStart: board.period.start,
-      next,
-      archivedAt: now,
-      plan: resetRewrite,
-    });
-    if (done) await this.ended(board, next);
-    return done;
+    return this.reset(board, next, now);
   }
 
   /**
@@ -62,10 +54,16 @@ export class LeaderboardResets {
    * false when another reset holds the lease or the board moved to another period meanwhile.
    */
   async resetNow(board: Leaderboard, admin: Pick<LeaderboardAdminStore, 'beginResetNow'>): Promise<boolean> {
-    const { store, clock, owner, leaseMs } = this.deps;
+    const { clock, owner, leaseMs } = this.deps;
     const now = clock.now();
     if (!(await admin.beginResetNow(board.id, board.period.start, owner, now, now + leaseMs))) return false;
     const next = isExpired(board.period, now) ? nextPeriod(board.reset, board.period, now) : periodAfter(board, now);
+    return this.reset(board, next, now);
+  }
+
+  /** Archives the period (rewards, promotion) and starts `next`, under the lease this instance holds. */
+  private async reset(board: Leaderboard, next: Period, now: number): Promise<boolean> {
+    const { store, owner } = this.deps;
     const done = await store.resetPeriod(board.id, {
       owner,
       periodStart: board.period.start,

@@ -304,21 +304,27 @@ export class LeaderboardService {
     );
   }
 
-  private async listing(board: Leaderboard, league: string, query: ListingQuery): Promise<UsersView> {
-    const source = query.source ?? 'ranked';
-    const limit = query.limit ?? DEFAULT_USERS_LIMIT;
+  /** One page of a league's keys, ranked from `offset`, with the users' profiles when asked. */
+  private async page(board: Leaderboard, league: string, source: ListingSource, query: ListingQuery, limit: number) {
     const offset = query.offset ?? 0;
     const total = await this.deps.ranks.total(board, league, source);
     const keys = await this.deps.ranks.page(board, league, offset, limit, total);
-    const profiles =
-      query.expand === 'profile'
-        ? await this.profiles(
-            board.projectId,
-            keys.map((k) => k.userId),
-          )
-        : null;
+    const userIds = keys.map((k) => k.userId);
+    const profiles = query.expand === 'profile' ? await this.profiles(board.projectId, userIds) : null;
+    return { offset, keys, profiles, pagination: paginationView(limit, offset, total, keys.length) };
+  }
+
+  private async listing(board: Leaderboard, league: string, query: ListingQuery): Promise<UsersView> {
+    const limit = query.limit ?? DEFAULT_USERS_LIMIT;
+    const { offset, keys, profiles, pagination } = await this.page(
+      board,
+      league,
+      query.source ?? 'ranked',
+      query,
+      limit,
+    );
     return {
-      pagination: paginationView(limit, offset, total, keys.length),
+      pagination,
       league,
       users: keys.map((key, i) => ({
         rank: isUnranked(key) ? null : offset + i + 1,
@@ -332,18 +338,9 @@ export class LeaderboardService {
 
   private async entries(board: Leaderboard, league: string, query: ListingQuery): Promise<EntriesView> {
     const limit = query.limit ?? DEFAULT_ENTRIES_LIMIT;
-    const offset = query.offset ?? 0;
-    const total = await this.deps.ranks.total(board, league, 'ranked');
-    const keys = await this.deps.ranks.page(board, league, offset, limit, total);
-    const profiles =
-      query.expand === 'profile'
-        ? await this.profiles(
-            board.projectId,
-            keys.map((k) => k.userId),
-          )
-        : null;
+    const { offset, keys, profiles, pagination } = await this.page(board, league, 'ranked', query, limit);
     return {
-      pagination: paginationView(limit, offset, total, keys.length),
+      pagination,
       league,
       entries: keys.map((key, i) => ({
         rank: offset + i + 1,
