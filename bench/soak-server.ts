@@ -1,15 +1,17 @@
 /**
  * The service as `npm run soak` runs it: `src/main.ts` plus a probe that appends, every
- * SOAK_PROBE_MS, one JSON line `{at, rss, anon, heapUsed, p99, max}` (bytes; `anon` is the
- * anonymous part of the RSS, without the pages of files mapped in, such as SQLite's `mmap_size`
- * window; event-loop delay in ms, measured by `monitorEventLoopDelay` since the previous line) to
- * SOAK_PROBE_FILE. With SOAK_HEAP_MINUTES (e.g. `10,30`) and SOAK_HEAP_DIR, it also writes a V8
+ * SOAK_PROBE_MS, one JSON line `{at, rss, anon, heapUsed, heapTotal, young, p99, max}` to
+ * SOAK_PROBE_FILE: bytes, where `anon` is the anonymous part of the RSS (without the pages of
+ * files mapped in, such as SQLite's `mmap_size` window) and `young` the part of V8's committed
+ * heap (`heapTotal`) that is its young generation, which V8 grows up to `--max-semi-space-size`
+ * as the allocation rate asks; event-loop delay in ms, measured by `monitorEventLoopDelay` since
+ * the previous line. With SOAK_HEAP_MINUTES (e.g. `10,30`) and SOAK_HEAP_DIR, it also writes a V8
  * heap snapshot at each of those minutes (`heap-<minute>.heapsnapshot`), to diff in DevTools.
  */
 import { appendFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { writeHeapSnapshot } from 'node:v8';
+import { getHeapSpaceStatistics, writeHeapSnapshot } from 'node:v8';
 
 const file = process.env.SOAK_PROBE_FILE;
 const every = Number(process.env.SOAK_PROBE_MS ?? 60_000);
@@ -25,14 +27,22 @@ function anonymousRss(): number {
   }
 }
 
+/** The committed size of V8's young generation (the semi-spaces and young large objects), in bytes. */
+function youngGeneration(): number {
+  const young = getHeapSpaceStatistics().filter((space) => space.space_name.startsWith('new_'));
+  return young.reduce((sum, space) => sum + space.space_size, 0);
+}
+
 if (file) {
   setInterval(() => {
-    const { rss, heapUsed } = process.memoryUsage();
+    const { rss, heapUsed, heapTotal } = process.memoryUsage();
     const line = {
       at: Date.now(),
       rss,
       anon: anonymousRss(),
       heapUsed,
+      heapTotal,
+      young: youngGeneration(),
       p99: delay.percentile(99) / 1e6,
       max: delay.max / 1e6,
     };

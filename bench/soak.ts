@@ -110,11 +110,16 @@ async function prepare(mode: Mode): Promise<Prepared> {
   };
 }
 
-/** What an instance's probe measured: RSS, its anonymous part and V8's used heap in MiB, event-loop delay p99 in ms. */
+/**
+ * What an instance's probe measured, in MiB: RSS, its anonymous part, V8's used and committed heap
+ * and the young generation's part of the committed heap; event-loop delay p99 in ms.
+ */
 interface Probe {
   rssMiB: number;
   anonMiB: number;
   heapMiB: number;
+  heapTotalMiB: number;
+  youngMiB: number;
   p99: number;
 }
 
@@ -128,12 +133,22 @@ function lastProbe(dir: string, i: number): Probe {
       rss: number;
       anon: number | null;
       heapUsed: number;
+      heapTotal: number;
+      young: number;
       p99: number;
     };
     const mib = (bytes: number | null) => (bytes ?? Number.NaN) / 2 ** 20;
-    return { rssMiB: mib(last.rss), anonMiB: mib(last.anon), heapMiB: mib(last.heapUsed), p99: last.p99 };
+    return {
+      rssMiB: mib(last.rss),
+      anonMiB: mib(last.anon),
+      heapMiB: mib(last.heapUsed),
+      heapTotalMiB: mib(last.heapTotal),
+      youngMiB: mib(last.young),
+      p99: last.p99,
+    };
   } catch {
-    return { rssMiB: Number.NaN, anonMiB: Number.NaN, heapMiB: Number.NaN, p99: Number.NaN };
+    const none = Number.NaN;
+    return { rssMiB: none, anonMiB: none, heapMiB: none, heapTotalMiB: none, youngMiB: none, p99: none };
   }
 }
 
@@ -184,7 +199,7 @@ async function soak(mode: Mode): Promise<Row[]> {
       rows.push(row);
       const figures = row.instances.map(
         (s, i) =>
-          `#${i} rss ${s.rssMiB.toFixed(0)} MiB (anon ${s.anonMiB.toFixed(0)}, heap ${s.heapMiB.toFixed(0)}) p99 ${s.p99.toFixed(1)} ms`,
+          `#${i} rss ${s.rssMiB.toFixed(0)} MiB (anon ${s.anonMiB.toFixed(0)}, heap ${s.heapMiB.toFixed(0)} of ${s.heapTotalMiB.toFixed(0)}, young ${s.youngMiB.toFixed(0)}) p99 ${s.p99.toFixed(1)} ms`,
       );
       console.error(
         `[soak] ${mode} ${minute}/${intervals}: ${counts.requests} requests, ${counts.errors} errors, ${counts.skipped} skipped, ${counts.updates} updates; ${figures.join('; ')}${counts.samples.length ? ` (${counts.samples.join(' | ')})` : ''}`,
@@ -206,8 +221,8 @@ async function soak(mode: Mode): Promise<Row[]> {
 
 function markdown(rows: Row[]): string {
   const lines = [
-    `| mode | ${REPORT_SECONDS === 60 ? 'minute' : `interval (${REPORT_SECONDS} s)`} | requests | errors | skipped | updates delivered | RSS MiB | anonymous RSS MiB | V8 heap used MiB | event-loop p99 ms |`,
-    '|---|---|---|---|---|---|---|---|---|---|',
+    `| mode | ${REPORT_SECONDS === 60 ? 'minute' : `interval (${REPORT_SECONDS} s)`} | requests | errors | skipped | updates delivered | RSS MiB | anonymous RSS MiB | V8 heap used / committed MiB | V8 young generation MiB | event-loop p99 ms |`,
+    '|---|---|---|---|---|---|---|---|---|---|---|',
   ];
   for (const r of rows) {
     // One figure per instance, separated by slashes.
@@ -215,7 +230,8 @@ function markdown(rows: Row[]): string {
     const memory = [
       each((s) => s.rssMiB.toFixed(0)),
       each((s) => s.anonMiB.toFixed(0)),
-      each((s) => s.heapMiB.toFixed(0)),
+      each((s) => `${s.heapMiB.toFixed(0)} / ${s.heapTotalMiB.toFixed(0)}`),
+      each((s) => s.youngMiB.toFixed(0)),
     ];
     lines.push(
       `| ${r.mode} | ${r.minute} | ${r.requests} | ${r.errors} | ${r.skipped} | ${r.updates} | ${memory.join(' | ')} | ${each((s) => s.p99.toFixed(1))} |`,
