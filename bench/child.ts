@@ -16,6 +16,14 @@ const POLL_MS = 20;
 const CLOCK_TICKS = 100;
 const STOP_GRACE_MS = 15_000;
 
+/** The Node options of `npm start` (package.json), so the service runs as deployed. */
+export function startScriptNodeFlags(): string[] {
+  const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+    scripts: { start: string };
+  };
+  return pkg.scripts.start.split(/\s+/).filter((word) => word.startsWith('--'));
+}
+
 /** A port that was free a moment ago on 127.0.0.1. */
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {

@@ -6,7 +6,7 @@
  * level.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -18,7 +18,7 @@ import type { Storage } from '../src/core/ports.js';
 import { parseRuleset } from '../src/core/rules/ruleset.js';
 import { PostgresStorage, quoteIdent } from '../src/storage/postgres/postgres-storage.js';
 import { SqliteStorage } from '../src/storage/sqlite/sqlite-storage.js';
-import { ChildServer, cleanEnv, freePort, ROOT } from './child.js';
+import { ChildServer, cleanEnv, freePort, startScriptNodeFlags } from './child.js';
 import { loadDatasets } from './datasets.js';
 import { type IndexedLoad, loadIndexedCollections } from './indexed-collections.js';
 import { OWNER_RULESET } from './rules-workloads.js';
@@ -176,12 +176,6 @@ async function rulesProject(
     clientSecret: created.client_secret,
     tokens: [(await services.auth.issueAccessToken(created.project_id, user.id)).access_token],
   };
-}
-
-/** The Node options of `npm start` (package.json), so the service runs as deployed. */
-function startScriptNodeFlags(): string[] {
-  const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } };
-  return pkg.scripts.start.split(/\s+/).filter((word) => word.startsWith('--'));
 }
 
 /**

@@ -19,7 +19,7 @@ import { ANTI_CHEAT_DEFAULTS } from '../src/core/leaderboards/leaderboard-model.
 import type { Storage } from '../src/core/ports.js';
 import { PostgresStorage, quoteIdent } from '../src/storage/postgres/postgres-storage.js';
 import { SqliteStorage } from '../src/storage/sqlite/sqlite-storage.js';
-import { ChildServer, cleanEnv, freePort, sleep } from './child.js';
+import { ChildServer, cleanEnv, freePort, sleep, startScriptNodeFlags } from './child.js';
 import { type SoakRates, type SoakTarget, SoakTraffic } from './soak-traffic.js';
 
 type Mode = 'sqlite' | 'cluster';
@@ -173,9 +173,8 @@ async function soak(mode: Mode): Promise<Row[]> {
         ...(heapDir ? { SOAK_HEAP_DIR: join(heapDir, `instance-${i}`), SOAK_HEAP_MINUTES: HEAP_SNAPSHOT_MINUTES } : {}),
       });
       if (heapDir) mkdirSync(join(heapDir, `instance-${i}`));
-      const server = ChildServer.spawn('bench/soak-server.ts', env, join(prepared.dir, `service-${i}.log`), [
-        '--max-semi-space-size=64',
-      ]);
+      const logFile = join(prepared.dir, `service-${i}.log`);
+      const server = ChildServer.spawn('bench/soak-server.ts', env, logFile, startScriptNodeFlags());
       servers.push(server);
       await server.waitFor(`http://127.0.0.1:${port}/readyz`, performance.now());
     }
