@@ -46,7 +46,7 @@ export class SqliteTransferStore implements TransferStore {
     return this.db.transaction((): ProjectExport => {
       const documents = this.db
         .prepare<[number], { path: string; data: string }>(
-          'SELECT path, json(data) AS data FROM documents WHERE project_id = ? ORDER BY path',
+          'SELECT path, json(data) AS data FROM documents INDEXED BY documents_by_path WHERE project_id = ? ORDER BY path',
         )
         .all(projectId)
         .map((row) => ({ path: row.path, data: JSON.parse(row.data) as JsonObject }));
@@ -199,7 +199,9 @@ export class SqliteTransferStore implements TransferStore {
        VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
     );
     const before = this.db
-      .prepare<[number, string], string>('SELECT json(data) FROM documents WHERE project_id = ? AND path = ?')
+      .prepare<[number, string], string>(
+        'SELECT json(data) FROM documents INDEXED BY documents_by_path WHERE project_id = ? AND path = ?',
+      )
       .pluck();
     for (const [seq, doc] of rows.documents.entries()) {
       const { path, parent, collection } = doc;
