@@ -25,11 +25,15 @@ import { defaultRetention } from '../../core/realtime/tree-service.js';
 import { DocumentCommits } from './document-commits.js';
 import { currentDocumentVersion, documentChangesSince } from './document-log.js';
 import { compileSeeks, indexScope } from './index-sql.js';
+import { QueryNames } from './query-names.js';
 import { StatementBatch } from './statement-batch.js';
 import { inTransaction, READ_SNAPSHOT } from './transactions.js';
 import { compileOrderBy, compileWhere, PgParamList } from './where-sql.js';
 
 /** A row's `{id, path, data}` as JSON text (`DocumentJson`), so no page is parsed and serialized again in Node. */
+/** Distinct query texts per process that PostgreSQL plans once per connection (`QueryNames`). */
+const QUERY_SHAPES_PLANNED_ONCE = 64;
+
 const DOCUMENT_JSON = `'{"id":"' || id || '","path":' || to_json(path)::text || ',"data":' || data::text || '}' AS doc`;
 
 /** The SQL expressions a skip scan is written over: bound parameters, or the columns of a batch row. */
@@ -220,6 +224,7 @@ interface DocumentKey {
 export class PostgresDocumentStore implements DocumentStore {
   private readonly commits: DocumentCommits;
   private readonly reads: StatementBatch<DocumentKey, DocumentWithCollections | null>;
+  private readonly queryNames = new QueryNames('cds_documents_query', QUERY_SHAPES_PLANNED_ONCE);
 
   private changeLog: DocumentChangeLog = { retention: defaultRetention };
 
@@ -267,7 +272,9 @@ export class PostgresDocumentStore implements DocumentStore {
       this.pool,
       async (client) => ({
         version: await currentDocumentVersion(client, projectId),
-        documents: (await client.query<JsonRow>(query.sql, query.params)).rows.map(documentJson),
+        documents: (await client.query<JsonRow>(this.queryNames.config(query.sql, query.params))).rows.map(
+          documentJson,
+        ),
       }),
       READ_SNAPSHOT,
     );
@@ -348,7 +355,9 @@ export class PostgresDocumentStore implements DocumentStore {
 
   async query(projectId: number, options: QueryDocumentsOptions): Promise<QueryResult> {
     const query = postgresQuerySql(projectId, options);
-    const { rows } = await this.pool.query<JsonRow & { seen?: string }>(query.sql, query.params);
+    const { rows } = await this.pool.query<JsonRow & { seen?: string }>(
+      this.queryNames.config(query.sql, query.params),
+    );
     const documents = rows.map(documentJson);
     const offset = options.offset ?? 0;
     const last = rows.at(-1);
@@ -364,7 +373,7 @@ export class PostgresDocumentStore implements DocumentStore {
     }
     // The scan read every candidate and no returned row tells how many: count them.
     if (rowsScanned === null) {
-      const counted = await this.pool.query<{ n: number }>(query.countSql, query.countParams);
+      const counted = await this.pool.query<{ n: number }>(this.queryNames.config(query.countSql, query.countParams));
       rowsScanned = counted.rows[0]?.n ?? 0;
     }
     return { documents, rowsScanned };
