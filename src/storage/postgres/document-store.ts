@@ -30,10 +30,10 @@ import { StatementBatch } from './statement-batch.js';
 import { inTransaction, READ_SNAPSHOT } from './transactions.js';
 import { compileOrderBy, compileWhere, PgParamList } from './where-sql.js';
 
-/** A row's `{id, path, data}` as JSON text (`DocumentJson`), so no page is parsed and serialized again in Node. */
 /** Distinct query texts per process that PostgreSQL plans once per connection (`QueryNames`). */
 const QUERY_SHAPES_PLANNED_ONCE = 64;
 
+/** A row's `{id, path, data}` as JSON text (`DocumentJson`), so no page is parsed and serialized again in Node. */
 const DOCUMENT_JSON = `'{"id":"' || id || '","path":' || to_json(path)::text || ',"data":' || data::text || '}' AS doc`;
 
 /** The SQL expressions a skip scan is written over: bound parameters, or the columns of a batch row. */
