@@ -3,7 +3,6 @@
  * update a subscription receives. Events are plain JSON so any bus can carry them.
  */
 import { isJsonObject, parseJsonObject } from '../json.js';
-import type { WriteRelation } from './subscription-index.js';
 import { isAtOrBelow, relativeSegments } from './tree-path.js';
 import type { TreeChange, TreeCommit } from './tree-store.js';
 import { changeJson, valueAt } from './tree-value.js';
@@ -80,9 +79,8 @@ export function decodeCommits(message: string): TreeCommitEvent[] | null {
  * sends the written path and value; a write at an ancestor sends the subscribed path and the new
  * value there; a write beside it sends nothing.
  */
-export function updateFor(subscribed: string, change: TreeChange, relation?: WriteRelation): TreeChange | null {
-  const below = relation ? relation === 'at-or-below' : isAtOrBelow(change.path, subscribed);
-  if (below) return change;
-  if (relation === undefined && !isAtOrBelow(subscribed, change.path)) return null;
+export function updateFor(subscribed: string, change: TreeChange): TreeChange | null {
+  if (isAtOrBelow(change.path, subscribed)) return change;
+  if (!isAtOrBelow(subscribed, change.path)) return null;
   return { path: subscribed, value: valueAt(change.value, relativeSegments(subscribed, change.path)) };
 }
