@@ -319,6 +319,9 @@ for (const engine of engines) {
 
       it('checks client credentials first, even with a good token', async () => {
         const auth = { authorization: `Bearer ${token}` };
+        // Accepted once, the secret is remembered; another of the same length must still fail.
+        expect((await getDoc(bearer(token))).statusCode).toBe(404);
+        expect(other.client_secret).toHaveLength(project.client_secret.length);
         for (const headers of [
           auth,
           { ...auth, 'x-client-id': project.client_id },

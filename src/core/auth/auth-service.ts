@@ -69,6 +69,18 @@ const GUEST_NAME_ATTEMPTS = 4;
 interface CachedClient {
   projectId: number;
   secretHash: Buffer;
+  /**
+   * The secret (UTF-8) that last matched `secretHash`: every request of a client sends the same
+   * one, and comparing it costs less than hashing it again (about 3 µs a request). It lives only
+   * as long as this entry (the cache's TTL, or until `forgetClient`).
+   */
+  acceptedSecret?: Buffer;
+}
+
+/** Whether `secret` is `accepted`, in time that depends only on the lengths. */
+function sameSecret(accepted: Buffer, secret: string): boolean {
+  const given = Buffer.from(secret, 'utf8');
+  return given.length === accepted.length && timingSafeEqual(given, accepted);
 }
 
 /** A user's access as last read: null when the user does not exist. */
@@ -135,10 +147,12 @@ export class AuthService {
         this.clients.set(clientId, client);
       }
     }
+    if (client?.acceptedSecret && sameSecret(client.acceptedSecret, clientSecret)) return client.projectId;
     const given = Buffer.from(sha256Hex(clientSecret), 'hex');
     const expected = client?.secretHash.length === given.length ? client.secretHash : NO_SECRET_HASH;
     const matches = timingSafeEqual(given, expected);
     if (!client || expected === NO_SECRET_HASH || !matches) throw new AppError('invalid_client', INVALID_CLIENT);
+    client.acceptedSecret = Buffer.from(clientSecret, 'utf8');
     return client.projectId;
   }
 
