@@ -19,8 +19,13 @@ export interface DocumentRecord {
  */
 export type DocumentJson = string & { readonly documentJson: unique symbol };
 
-/** A stored document with the sorted unique names of its child collections (document GET, §2). */
-export interface DocumentWithCollections extends DocumentRecord {
+/**
+ * A stored document as its JSON text, with the sorted unique names of its child collections
+ * (document GET, §2). The text goes to the response as it is: parsing it and serializing it again
+ * cost about a tenth of a document GET's CPU (BENCHMARKS.md).
+ */
+export interface DocumentWithCollections {
+  document: DocumentJson;
   collections: string[];
   /** The version of the document's last write (§10; its ETag, §11). */
   version: number;

@@ -68,10 +68,11 @@ export class RuledDocumentService {
     const check = this.checkOrDeny(rules, 'get', path);
     const auth =
       this.auth.cached(caller.projectId, caller.userId) ?? (await this.auth.of(caller.projectId, caller.userId));
-    const record = await this.store.getWithCollections(caller.projectId, path);
-    if (!check.decide(this.facts(auth, asResource(record), null)).allowed) throw denied();
-    if (!record) throw notFound(DOCUMENT_NOT_FOUND);
-    return record;
+    const found = await this.store.getWithCollections(caller.projectId, path);
+    const resource = asResource(found ? parseDocumentJson(found.document) : null);
+    if (!check.decide(this.facts(auth, resource, null)).allowed) throw denied();
+    if (!found) throw notFound(DOCUMENT_NOT_FOUND);
+    return found;
   }
 
   async put(caller: DocumentCaller, rawPath: string, data: JsonObject, request: ClientWriteRequest = {}) {

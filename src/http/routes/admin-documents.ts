@@ -22,6 +22,7 @@ import {
   PutDocumentBody,
 } from '../schemas/documents.js';
 import type { HttpApp } from '../server.js';
+import { sendDocumentWithCollections } from './documents.js';
 
 const PREFIX = '/document-store/:org_id/:project_id';
 const SCOPE =
@@ -103,7 +104,8 @@ export function adminDocumentRoutes(app: HttpApp, deps: { guard: AdminGuard; doc
           response: { 200: DocumentWithCollectionsSchema, ...errorResponses },
         },
       },
-      (request) => documents.get(request.projectId, request.params['*'] ?? ''),
+      async (request, reply) =>
+        sendDocumentWithCollections(reply, await documents.get(request.projectId, request.params['*'] ?? '')),
     );
 
     app.put(

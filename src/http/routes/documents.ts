@@ -1,5 +1,5 @@
 import type { FastifyReply } from 'fastify';
-import type { DocumentJson } from '../../core/documents/document-store.js';
+import type { DocumentJson, DocumentWithCollections } from '../../core/documents/document-store.js';
 import type { BatchWrite } from '../../core/documents/document-write-service.js';
 import { type Precondition, parseVersionTags } from '../../core/documents/document-writes.js';
 import type { ClientWriteRequest, RuledDocumentService } from '../../core/documents/ruled-document-service.js';
@@ -32,6 +32,14 @@ import type { HttpApp } from '../server.js';
  */
 export function sendDocumentList(reply: FastifyReply, documents: readonly DocumentJson[]): FastifyReply {
   return reply.type('application/json; charset=utf-8').send(`{"documents":[${documents.join(',')}]}`);
+}
+
+/** Answers a document GET from the stored text, the child collection names spliced in before its closing brace. */
+export function sendDocumentWithCollections(reply: FastifyReply, found: DocumentWithCollections): FastifyReply {
+  const { document, collections } = found;
+  return reply
+    .type('application/json; charset=utf-8')
+    .send(`${document.slice(0, -1)},"collections":${JSON.stringify(collections)}}`);
 }
 
 const ETAG_NOTE =
@@ -104,8 +112,8 @@ export function documentRoutes(
         },
       },
       async (request, reply) => {
-        const { version, ...document } = await documents.get(request, request.params['*']);
-        return reply.header('etag', etagOf(version)).send(document);
+        const found = await documents.get(request, request.params['*']);
+        return sendDocumentWithCollections(reply.header('etag', etagOf(found.version)), found);
       },
     );
 

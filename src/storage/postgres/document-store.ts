@@ -33,8 +33,10 @@ import { compileOrderBy, compileWhere, PgParamList } from './where-sql.js';
 /** Distinct query texts per process that PostgreSQL plans once per connection (`QueryNames`). */
 const QUERY_SHAPES_PLANNED_ONCE = 64;
 
-/** A row's `{id, path, data}` as JSON text (`DocumentJson`), so no page is parsed and serialized again in Node. */
-const DOCUMENT_JSON = `'{"id":"' || id || '","path":' || to_json(path)::text || ',"data":' || data::text || '}' AS doc`;
+/** The `{id, path, data}` of the row `alias` as JSON text (`DocumentJson`), so nothing is parsed and serialized again in Node. */
+const documentJsonSql = (alias: string) =>
+  `'{"id":"' || ${alias}.id || '","path":' || to_json(${alias}.path)::text || ',"data":' || ${alias}.data::text || '}'`;
+const DOCUMENT_JSON = `${documentJsonSql('documents')} AS doc`;
 
 /** The SQL expressions a skip scan is written over: bound parameters, or the columns of a batch row. */
 interface SkipScanTerms {
@@ -109,7 +111,7 @@ ${sortedNamesSql()}`;
  */
 function getWithCollectionsSql(): string {
   return `${namesCte(BOUND_TERMS)}
-SELECT doc.id, doc.path, doc.data, doc.version::float8 AS version, ARRAY(${sortedNamesSql()}) AS collections
+SELECT ${documentJsonSql('doc')} AS document, doc.version::float8 AS version, ARRAY(${sortedNamesSql()}) AS collections
 FROM documents doc WHERE doc.project_id = $1 AND doc.path = $5`;
 }
 
@@ -125,7 +127,7 @@ function getManyWithCollectionsSql(): string {
     start: 'length(v.path) + 2',
     upper: "v.path || '0'",
   };
-  return `SELECT v.i::int AS i, doc.id, doc.path, doc.data, doc.version::float8 AS version, ARRAY(
+  return `SELECT v.i::int AS i, ${documentJsonSql('doc')} AS document, doc.version::float8 AS version, ARRAY(
 ${namesCte(terms)}
 ${sortedNamesSql()}) AS collections
 FROM unnest($1::int[], $2::text[]) WITH ORDINALITY AS v(project_id, path, i)

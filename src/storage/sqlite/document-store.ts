@@ -59,7 +59,7 @@ VALUES (@project, @path, @parent, @collection, @id, jsonb(@data), @now, @now, @v
 WHERE project_id = @project AND parent = @parent AND collection = @collection AND path > @after
 ORDER BY path LIMIT @limit`,
   /** A document with the first path below it (the skip scan's first step), or no row. */
-  getWithFirstChild: `SELECT id, path, json(data) AS data, version,
+  getWithFirstChild: `SELECT ${DOCUMENT_JSON} AS document, version,
   (SELECT c.path FROM documents c INDEXED BY documents_by_path WHERE c.project_id = @project AND c.path >= @from AND c.path < @to
    ORDER BY c.path LIMIT 1) AS first_child
 FROM documents INDEXED BY documents_by_path WHERE project_id = @project AND path = @path`,
@@ -170,7 +170,11 @@ export class SqliteDocumentStore implements DocumentStore {
   private readonly statements: {
     [K in Exclude<keyof typeof sqliteDocumentSql, 'list' | 'getWithFirstChild'>]: Statement<Row>;
   };
-  private readonly getWithFirstChild: Statement<Row & { first_child: string | null }>;
+  private readonly getWithFirstChild: Statement<{
+    document: DocumentJson;
+    version: number;
+    first_child: string | null;
+  }>;
   private readonly listStatement: JsonStatement;
   private readonly listPage: JsonStatement;
   private readonly queries = new Map<string, JsonStatement>();
@@ -324,7 +328,7 @@ export class SqliteDocumentStore implements DocumentStore {
     const row = this.getWithFirstChild.get({ project: projectId, path, from: prefix, to });
     if (!row) return null;
     const collections = row.first_child === null ? [] : this.collectionsFrom(projectId, path, row.first_child);
-    return { ...toRecord(row), collections, version: row.version };
+    return { document: row.document, collections, version: row.version };
   }
 
   async childCollections(projectId: number, path: string): Promise<string[]> {
