@@ -181,18 +181,20 @@ async function rulesProject(
 /**
  * Starts the service on a prepared database with CDS_WORKERS=`workers` and waits until it is
  * ready (every worker listening); `profileDir` adds `--cpu-prof`. With several workers the
- * child's CPU and RSS figures are the primary's only.
+ * child's CPU and RSS figures are the primary's only. `script` is the entry point: another
+ * checkout's `src/main.ts` runs that version (`service-ab.ts`).
  */
 export async function startService(
   prepared: PreparedDatabase,
   profileDir?: string,
   workers = 1,
+  script = 'src/main.ts',
 ): Promise<RunningService> {
   const port = await freePort();
   const env = cleanEnv({ ...prepared.env, PORT: String(port), HOST: '127.0.0.1', CDS_WORKERS: String(workers) });
   const spawnedAt = performance.now();
   const nodeArgs = [...startScriptNodeFlags(), ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [])];
-  const server = ChildServer.spawn('src/main.ts', env, join(prepared.dataDir, 'service.log'), nodeArgs);
+  const server = ChildServer.spawn(script, env, join(prepared.dataDir, 'service.log'), nodeArgs);
   const baseUrl = `http://127.0.0.1:${port}`;
   try {
     // Each worker compiles the sources with tsx too: on a loaded machine that takes a while.

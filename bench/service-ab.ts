@@ -1,0 +1,105 @@
+/**
+ * `npx tsx bench/service-ab.ts [--workload "document GET"] [--b-root DIR] [--b-env "K=V …"] [--pairs 16] [--slice-seconds 1.5]`:
+ * the server CPU per request of two services side by side, each on its own copy of the quick
+ * datasets (SQLite): A is this checkout, B another checkout (`--b-root`, whose `src/main.ts` runs)
+ * and/or this one with more environment (`--b-env`). Their loads alternate in short slices, so
+ * the host's swings (on a shared VM, more than the differences sought) hit both alike; prints the
+ * median of the pairs' B ÷ A ratios with its quartiles. Two copies of one commit give 1.00 ± 0.06.
+ */
+import { join } from 'node:path';
+import { runHttpLoad } from './http-load.js';
+import { type HttpWorkload, serviceWorkloads } from './http-workloads.js';
+import { rangeWorkloads } from './indexed-collections.js';
+import {
+  clientHeaders,
+  type PreparedDatabase,
+  prepareDatabase,
+  type RunningService,
+  startService,
+} from './service-process.js';
+import { benchSettings } from './settings.js';
+
+function argument(name: string, fallback: string): string {
+  const at = process.argv.indexOf(name);
+  return at >= 0 ? (process.argv[at + 1] ?? fallback) : fallback;
+}
+
+const workloadName = argument('--workload', 'document GET');
+const bRoot = argument('--b-root', '');
+const bEnv = argument('--b-env', '')
+  .split(' ')
+  .filter(Boolean)
+  .map((pair) => pair.split('=', 2) as [string, string]);
+const pairs = Number(argument('--pairs', '16'));
+const sliceSeconds = Number(argument('--slice-seconds', '1.5'));
+
+const settings = benchSettings(true, process.env, ['sqlite']);
+// Only the collections the read rows use matter: the rest small, so set-up is quick.
+Object.assign(settings, { largeDocuments: 1_000, hubDescendants: 1_000, treeLeaves: 1_000, boardEntries: 1_000 });
+
+function findWorkload(): HttpWorkload {
+  const found = [...serviceWorkloads(settings), ...rangeWorkloads(settings)].find((w) => w.name === workloadName);
+  if (!found) throw new Error(`no workload named '${workloadName}'`);
+  return found;
+}
+const workload = findWorkload();
+
+interface Side {
+  prepared: PreparedDatabase;
+  service: RunningService;
+}
+
+/** Prepares a database and starts a service on it, with `env` added to what the child inherits. */
+async function startSide(env: [string, string][], script?: string): Promise<Side> {
+  const prepared = await prepareDatabase('sqlite', settings);
+  for (const [name, value] of env) process.env[name] = value;
+  try {
+    return { prepared, service: await startService(prepared, undefined, 1, script) };
+  } finally {
+    for (const [name] of env) delete process.env[name];
+  }
+}
+
+/** The server's CPU per request over one slice of load, in microseconds. */
+async function slice({ prepared, service }: Side, seconds: number): Promise<number> {
+  const result = await runHttpLoad({
+    ...workload,
+    baseUrl: service.baseUrl,
+    headers: (c) => clientHeaders(prepared.project, c),
+    connections: workload.connections ?? settings.connections,
+    warmupSeconds: 0,
+    durationSeconds: seconds,
+    serverCpuSeconds: () => service.server.cpuSeconds(),
+  });
+  return result.serverCpuUs;
+}
+
+const quantileOf = (values: number[], q: number) =>
+  [...values].sort((x, y) => x - y)[Math.floor(q * values.length)] ?? NaN;
+
+const a = await startSide([]);
+const b = await startSide(bEnv, bRoot ? join(bRoot, 'src/main.ts') : undefined);
+try {
+  for (const side of [a, b]) await slice(side, 3);
+  const cpuA: number[] = [];
+  const cpuB: number[] = [];
+  for (let i = 0; i < pairs; i++) {
+    // Which goes first alternates, so neither always follows the other.
+    const [first, second] = i % 2 === 0 ? [a, b] : [b, a];
+    const x = await slice(first, sliceSeconds);
+    const y = await slice(second, sliceSeconds);
+    cpuA.push(first === a ? x : y);
+    cpuB.push(first === a ? y : x);
+  }
+  const ratios = cpuB.map((value, i) => value / (cpuA[i] ?? NaN));
+  const fmt = (value: number) => value.toFixed(3);
+  console.log(
+    `${workloadName}: A ${quantileOf(cpuA, 0.5).toFixed(1)} µs/request, B ${quantileOf(cpuB, 0.5).toFixed(1)} µs/request; ` +
+      `B ÷ A median ${fmt(quantileOf(ratios, 0.5))} (quartiles ${fmt(quantileOf(ratios, 0.25))}–${fmt(quantileOf(ratios, 0.75))}, ${pairs} pairs)`,
+  );
+} finally {
+  for (const side of [a, b]) {
+    await side.service.server.stop();
+    await side.prepared.drop();
+  }
+}
