@@ -7,6 +7,7 @@
  * median of the pairs' B ÷ A ratios with its quartiles. Two copies of one commit give 1.00 ± 0.06.
  */
 import { join } from 'node:path';
+import { parseArgs } from 'node:util';
 import { runHttpLoad } from './http-load.js';
 import { type HttpWorkload, serviceWorkloads } from './http-workloads.js';
 import { rangeWorkloads } from './indexed-collections.js';
@@ -19,19 +20,23 @@ import {
 } from './service-process.js';
 import { benchSettings } from './settings.js';
 
-function argument(name: string, fallback: string): string {
-  const at = process.argv.indexOf(name);
-  return at >= 0 ? (process.argv[at + 1] ?? fallback) : fallback;
-}
-
-const workloadName = argument('--workload', 'document GET');
-const bRoot = argument('--b-root', '');
-const bEnv = argument('--b-env', '')
+const { values: options } = parseArgs({
+  options: {
+    workload: { type: 'string', default: 'document GET' },
+    'b-root': { type: 'string', default: '' },
+    'b-env': { type: 'string', default: '' },
+    pairs: { type: 'string', default: '16' },
+    'slice-seconds': { type: 'string', default: '1.5' },
+  },
+});
+const workloadName = options.workload;
+const bRoot = options['b-root'];
+const bEnv = options['b-env']
   .split(' ')
   .filter(Boolean)
   .map((pair) => pair.split('=', 2) as [string, string]);
-const pairs = Number(argument('--pairs', '16'));
-const sliceSeconds = Number(argument('--slice-seconds', '1.5'));
+const pairs = Number(options.pairs);
+const sliceSeconds = Number(options['slice-seconds']);
 
 const settings = benchSettings(true, process.env, ['sqlite']);
 // Only the collections the read rows use matter: the rest small, so set-up is quick.
