@@ -153,6 +153,24 @@ for (const engine of engines) {
       expect((await call('GET', '/documents/docs/games/g1/scores/s1')).json().collections).toEqual([]);
     });
 
+    it('GET answers the stored document exactly, whatever its path and data hold', async () => {
+      const path = 'odd"q/b\\s é😀';
+      const data = {
+        text: 'quote " backslash \\ tab \t newline \n é 😀 \u2028',
+        'key "quoted"': [1, -2.5, 1e21, 0.1, null, true, { deep: [[], {}] }],
+        empty: {},
+      };
+      const url = `/documents/docs/${path.split('/').map(encodeURIComponent).join('/')}`;
+      const put = await call('PUT', url, { data });
+      expect(put.statusCode).toBe(200);
+      await call('PUT', `${url}/kids/k1`, { data: {} });
+      const res = await call('GET', url);
+      expect(res.statusCode).toBe(200);
+      expect(res.headers['content-type']).toMatch(/^application\/json/);
+      expect(res.headers.etag).toMatch(/^"\d+"$/);
+      expect(res.json()).toEqual({ id: put.json().id, path, data, collections: ['kids'] });
+    });
+
     it('DELETE removes only that document', async () => {
       await call('PUT', '/documents/docs/del/d1', { data: {} });
       await call('PUT', '/documents/docs/del/d1/kids/k1', { data: {} });
