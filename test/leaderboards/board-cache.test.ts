@@ -8,11 +8,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InProcessBus } from '../../src/bus/in-process-bus.js';
-import {
-  createLeaderboards,
-  type LeaderboardService,
-  type LeaderboardsOptions,
-} from '../../src/core/leaderboards/leaderboard-service.js';
+import { createLeaderboards, type LeaderboardsOptions } from '../../src/core/leaderboards/create-leaderboards.js';
+import type { LeaderboardService } from '../../src/core/leaderboards/leaderboard-service.js';
 import type { LeaderboardStore } from '../../src/core/leaderboards/leaderboard-store.js';
 import { redefineRewrite } from '../../src/core/leaderboards/listing-rewrite.js';
 import type { Storage } from '../../src/core/ports.js';

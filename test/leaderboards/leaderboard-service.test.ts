@@ -4,8 +4,9 @@
  * a seeded property test against ranks computed by a plain sort of what the database holds.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLeaderboards } from '../../src/core/leaderboards/create-leaderboards.js';
 import type { Leaderboard, LeaderboardEntry } from '../../src/core/leaderboards/leaderboard-model.js';
-import { createLeaderboards, type LeaderboardService } from '../../src/core/leaderboards/leaderboard-service.js';
+import type { LeaderboardService } from '../../src/core/leaderboards/leaderboard-service.js';
 import { compareRankKeys, keyOfEntry, scoreOf } from '../../src/core/leaderboards/rank-order.js';
 import type { Storage } from '../../src/core/ports.js';
 import { ManualClock } from '../support/clock.js';

@@ -4,7 +4,8 @@
  * it reads none, and the answer is the same.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLeaderboards, type LeaderboardService } from '../../src/core/leaderboards/leaderboard-service.js';
+import { createLeaderboards } from '../../src/core/leaderboards/create-leaderboards.js';
+import type { LeaderboardService } from '../../src/core/leaderboards/leaderboard-service.js';
 import type { LeaderboardStore } from '../../src/core/leaderboards/leaderboard-store.js';
 import type { Storage } from '../../src/core/ports.js';
 import { ManualClock } from '../support/clock.js';

@@ -7,7 +7,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Bus } from '../../src/core/bus.js';
-import { createLeaderboards, type LeaderboardService } from '../../src/core/leaderboards/leaderboard-service.js';
+import { createLeaderboards } from '../../src/core/leaderboards/create-leaderboards.js';
+import type { LeaderboardService } from '../../src/core/leaderboards/leaderboard-service.js';
 import { RANK_CHANNEL } from '../../src/core/leaderboards/rank-sync.js';
 import type { Storage } from '../../src/core/ports.js';
 import { ManualClock } from '../support/clock.js';
