@@ -18,9 +18,9 @@ import {
   postgresDocumentSql,
   postgresPagingSql,
   postgresQuerySql,
-} from '../../src/storage/postgres/document-store.js';
+} from '../../src/storage/postgres/document-sql.js';
 import { PostgresStorage } from '../../src/storage/postgres/postgres-storage.js';
-import { sqliteDocumentSql, sqlitePagingSql, sqliteQuerySql } from '../../src/storage/sqlite/document-store.js';
+import { sqliteDocumentSql, sqlitePagingSql, sqliteQuerySql } from '../../src/storage/sqlite/document-sql.js';
 import { SqliteStorage } from '../../src/storage/sqlite/sqlite-storage.js';
 import type { SqliteParams } from '../../src/storage/sqlite/where-sql.js';
 import { postgresEngine, sqliteEngine } from '../support/engines.js';
