@@ -2,7 +2,7 @@ import type pg from 'pg';
 import type { LeaderboardDefinition } from '../../core/leaderboards/leaderboard-model.js';
 import type { LeaderboardAdminStore } from '../../core/leaderboards/leaderboard-store.js';
 import type { ListingRewrite } from '../../core/leaderboards/listing-rewrite.js';
-import { writeDefinitionParts } from './leaderboard-store.js';
+import { writeDefinitionParts } from './leaderboard-rows.js';
 import { runListingRewrite } from './listing-rewrite.js';
 import { inTransaction } from './transactions.js';
 

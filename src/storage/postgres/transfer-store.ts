@@ -10,7 +10,7 @@ import { exportedIndex } from '../../core/transfer/export-format.js';
 import type { ImportBoardRows, ImportFound, ImportLookup, ImportRows } from '../../core/transfer/import-plan.js';
 import type { ImportCommit, ImportRequest, TransferStore } from '../../core/transfer/transfer-store.js';
 import { insertIndexDeclaration, listIndexDeclarations } from './index-store.js';
-import { insertBoard, writeDefinitionParts } from './leaderboard-store.js';
+import { insertBoard, writeDefinitionParts } from './leaderboard-rows.js';
 import { currentRulesRevision, saveRulesRevision } from './rules-store.js';
 import { inTransaction, type Queryable, READ_SNAPSHOT } from './transactions.js';
 import { writeTreeSets } from './tree-store.js';

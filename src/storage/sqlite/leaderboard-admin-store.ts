@@ -2,7 +2,7 @@ import type Database from 'better-sqlite3';
 import type { LeaderboardDefinition } from '../../core/leaderboards/leaderboard-model.js';
 import type { LeaderboardAdminStore } from '../../core/leaderboards/leaderboard-store.js';
 import type { ListingRewrite } from '../../core/leaderboards/listing-rewrite.js';
-import { writeDefinitionParts } from './leaderboard-store.js';
+import { writeDefinitionParts } from './leaderboard-rows.js';
 import { runListingRewrite } from './listing-rewrite.js';
 
 /** The admin API's board edits on SQLite, each one immediate transaction or one statement. */
