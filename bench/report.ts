@@ -90,7 +90,7 @@ const RULES_TARGET: [RegExp, number] = [/ under a three-rule owner ruleset$/, 0.
 const INDEXED_PUT_TARGET: [RegExp, number] = [/^document PUT into an indexed collection/, 0.85];
 /** Issue 20: a 1,000-leaf subtree GET against the page of 100 documents (about its size), on both engines. */
 const SUBTREE_TARGET: [RegExp, number] = [/^realtime GET, [\d,]+-leaf subtree$/, 0.4];
-/** §15: the indexed range query over the large collection against the same over 100,000 documents. */
+/** §15: the indexed range query over the large collection against the same over 100,000 documents (both as paired ratios). */
 const LARGE_RANGE = /^query, random range of 100 in (?!100,000 )[\d,]+ \(limit=100\), index on n$/;
 const SMALL_RANGE = 'query, random range of 100 in 100,000 (limit=100), index on n';
 const LARGE_RANGE_TARGET = 0.8;
@@ -153,11 +153,14 @@ export function checkTargets(result: BenchResult): TargetCheck[] {
       ? result.rows.find((other) => other.server === row.server && other.workload === SMALL_RANGE)
       : undefined;
     if (small) {
+      // Each rate taken over the bare page measured in turns with it: the two rows run minutes
+      // apart, and on a shared host the machine's own speed moves more than that in between.
+      const relative = ratio / ratioOf(result, small);
       checks.push({
         target: `${row.workload}: ≥ ${fmt(LARGE_RANGE_TARGET, 2)} of the rate over 100,000`,
         server: row.server,
-        figure: `${fmt(row.rate / small.rate, 2)} (${fmt(row.rate)} vs ${fmt(small.rate)} req/s)`,
-        met: !row.failure && !small.failure && row.rate / small.rate >= LARGE_RANGE_TARGET,
+        figure: `${fmt(relative, 2)} (paired ratios ${fmt(ratio, 2)} vs ${fmt(ratioOf(result, small), 2)}; ${fmt(row.rate)} vs ${fmt(small.rate)} req/s)`,
+        met: !row.failure && !small.failure && relative >= LARGE_RANGE_TARGET,
       });
     }
     if (row.workload.startsWith('fan-out')) {
