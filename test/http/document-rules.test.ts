@@ -24,6 +24,7 @@ const RULES = {
       allow: { list: 'resource.data.owner == request.auth.uid || resource.data.public == true', write: 'true' },
     },
     { match: 'secret/{id}', allow: { write: 'true' } },
+    { match: 'cards/{card}', allow: { get: 'resource.data.visible == true', write: 'true' } },
   ],
 };
 
@@ -88,6 +89,17 @@ for (const engine of engines) {
       expect((await call('GET', `/documents/docs/users/${me()}/saves/missing`)).statusCode).toBe(404);
       expect((await call('GET', '/documents/docs/nowhere/x')).statusCode).toBe(403);
       expect((await call('GET', '/documents/docs/secret/x')).statusCode).toBe(403);
+    });
+
+    it('decides a get rule that reads resource on the stored document; a missing one is denied too', async () => {
+      const shownData = { visible: true, n: 1 };
+      expect((await call('PUT', '/documents/docs/cards/shown', { data: shownData })).statusCode).toBe(200);
+      expect((await call('PUT', '/documents/docs/cards/hidden', { data: { visible: false } })).statusCode).toBe(200);
+      const shown = await call('GET', '/documents/docs/cards/shown', undefined, other.headers);
+      expect(shown.statusCode).toBe(200);
+      expect(shown.json()).toMatchObject({ path: 'cards/shown', data: shownData, collections: [] });
+      expect((await call('GET', '/documents/docs/cards/hidden', undefined, other.headers)).statusCode).toBe(403);
+      expect((await call('GET', '/documents/docs/cards/missing', undefined, other.headers)).statusCode).toBe(403);
     });
 
     it('decides create on request.resource, update on resource and the merged data', async () => {

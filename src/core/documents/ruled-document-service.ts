@@ -69,7 +69,8 @@ export class RuledDocumentService {
     const auth =
       this.auth.cached(caller.projectId, caller.userId) ?? (await this.auth.of(caller.projectId, caller.userId));
     const found = await this.store.getWithCollections(caller.projectId, path);
-    const resource = asResource(found ? parseDocumentJson(found.document) : null);
+    // The stored text is parsed only for a rule that reads `resource`; the others decide without it.
+    const resource = found && check.readsResource ? asResource(parseDocumentJson(found.document)) : null;
     if (!check.decide(this.facts(auth, resource, null)).allowed) throw denied();
     if (!found) throw notFound(DOCUMENT_NOT_FOUND);
     return found;
