@@ -1,15 +1,15 @@
 /**
  * `npx tsx bench/subtree-read.ts`: where the time of a 1,000-leaf subtree GET goes, in process
  * on SQLite (no HTTP): the engine's read, the assembly into objects and their serializations as
- * the GET did before issue 20, and the text path it takes now (`snapshotText` + `subtreeJson`).
+ * the GET did before issue 20, and the text path it takes now (`snapshotText` + `packedSubtreeJson`).
  * Best of several rounds, so a loaded host's noise shows less.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { canonicalJson } from '../src/core/json.js';
+import { packedSubtreeJson } from '../src/core/realtime/packed-subtree.js';
 import { etagOfCanonicalJson, treeEtag } from '../src/core/realtime/tree-atomic.js';
-import { subtreeJson } from '../src/core/realtime/tree-json.js';
 import { SqliteStorage } from '../src/storage/sqlite/sqlite-storage.js';
 import { loadDatasets, roomPath } from './datasets.js';
 
@@ -32,10 +32,13 @@ try {
     },
     'canonicalJson of an assembled subtree': async () => canonicalJson((await tree.snapshot(1, room())).value),
     'snapshotText (read only)': () => tree.snapshotText(1, room()),
-    'after: snapshotText + subtreeJson + ETag + body': async () => {
+    'after: snapshotText + packedSubtreeJson + ETag + body': async () => {
       const path = room();
-      const json = subtreeJson(path, (await tree.snapshotText(1, path)).leaves);
-      return etagOfCanonicalJson(json).length + `{"path":${JSON.stringify(path)},"value":${json}}`.length;
+      const json = packedSubtreeJson(path, (await tree.snapshotText(1, path)).packed);
+      return (
+        etagOfCanonicalJson(json).length +
+        Buffer.concat([Buffer.from(`{"path":${JSON.stringify(path)},"value":`), json, Buffer.from('}')]).length
+      );
     },
   };
   const best = new Map<string, number>();

@@ -1,6 +1,8 @@
 import type { FastifyReply } from 'fastify';
 import type { TreeJson } from '../core/realtime/tree-service.js';
 
+const CLOSE_BRACE = Buffer.from('}');
+
 /**
  * Answers a tree GET `{path, value}` (§3) with the value's JSON text spliced in as it is, and its
  * ETag (§11): the text is already JSON, so the response schema's serializer is not run over it.
@@ -9,5 +11,5 @@ export function sendTreeJson(reply: FastifyReply, answer: TreeJson): FastifyRepl
   return reply
     .header('etag', `"${answer.etag}"`)
     .type('application/json; charset=utf-8')
-    .send(`{"path":${JSON.stringify(answer.path)},"value":${answer.json}}`);
+    .send(Buffer.concat([Buffer.from(`{"path":${JSON.stringify(answer.path)},"value":`), answer.json, CLOSE_BRACE]));
 }

@@ -5,8 +5,9 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { canonicalJson, type JsonObject, type JsonValue } from '../../src/core/json.js';
 import type { Storage } from '../../src/core/ports.js';
+import { packedSubtreeJson } from '../../src/core/realtime/packed-subtree.js';
 import { TreePreconditionFailed, treeEtag, treeWriteHook } from '../../src/core/realtime/tree-atomic.js';
-import { subtreeJson } from '../../src/core/realtime/tree-json.js';
+import { unpackLeaves } from '../../src/core/realtime/tree-json.js';
 import type { ChangeLogRetention, TreeStore, TreeWrite } from '../../src/core/realtime/tree-store.js';
 import { planPatch, planSet } from '../../src/core/realtime/tree-write.js';
 import type { EngineFixture } from '../support/engines.js';
@@ -73,13 +74,14 @@ export function treeStoreCases(engine: EngineFixture): void {
         const text = await store.snapshotText(project, path);
         const snapshot = await store.snapshot(project, path);
         expect(text.version).toBe(snapshot.version);
-        expect(subtreeJson(path, text.leaves)).toBe(canonicalJson(snapshot.value));
-        expect(text.leaves.every((leaf) => path === '' || leaf.path === path || leaf.path.startsWith(`${path}/`))).toBe(
+        expect(Buffer.from(packedSubtreeJson(path, text.packed)).toString()).toBe(canonicalJson(snapshot.value));
+        const leaves = unpackLeaves(text.packed);
+        expect(leaves.every((leaf) => path === '' || leaf.path === path || leaf.path.startsWith(`${path}/`))).toBe(
           true,
         );
       }
-      expect((await store.snapshotText(project, 'users')).leaves).toHaveLength(6);
-      expect(await store.snapshotText(project + 1, '')).toEqual({ version: 0, leaves: [] });
+      expect(unpackLeaves((await store.snapshotText(project, 'users')).packed)).toHaveLength(6);
+      expect(await store.snapshotText(project + 1, '')).toEqual({ version: 0, packed: new Uint8Array(0) });
     });
 
     it('replaces a subtree whole', async () => {

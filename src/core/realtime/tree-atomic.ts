@@ -17,7 +17,7 @@ export function treeEtag(value: JsonValue): string {
 }
 
 /** The ETag of a value given as its canonical JSON text (`subtreeJson`): the same as `treeEtag` of the value. */
-export function etagOfCanonicalJson(json: string): string {
+export function etagOfCanonicalJson(json: string | Uint8Array): string {
   return createHash('sha256').update(json).digest('base64url').slice(0, 27);
 }
 

@@ -1,8 +1,8 @@
 /**
  * A subtree's canonical JSON text (keys sorted, as `canonicalJson` writes it) straight from its
- * leaves' stored JSON text, without assembling the value: what a GET of a large subtree answers
- * and hashes for its ETag (§3, §11). Leaves arrive in any order; the common case (path order,
- * keys without characters below `/`) needs no sort.
+ * leaves' stored JSON text, without assembling the value (§3, §11), for leaves in any order; and
+ * the packed form in which engines hand a subtree's leaves over (`packed-subtree.ts` writes the
+ * common case from it byte by byte).
  */
 import { canonicalJson, type JsonValue } from '../json.js';
 import { ROOT_PATH } from './tree-path.js';
@@ -11,6 +11,23 @@ import { ROOT_PATH } from './tree-path.js';
 export interface TreeLeafText {
   path: string;
   json: string;
+}
+
+/**
+ * Leaves packed in one UTF-8 buffer: `path NUL json`, with NUL between leaves. No path holds NUL
+ * (`parseTreePath`) and JSON text holds it only escaped, so the format is unambiguous.
+ */
+export function packLeaves(leaves: readonly TreeLeafText[]): Buffer {
+  return Buffer.from(leaves.map((leaf) => `${leaf.path}\u0000${leaf.json}`).join('\u0000'));
+}
+
+/** The leaves of `packLeaves`' format. */
+export function unpackLeaves(packed: Uint8Array): TreeLeafText[] {
+  if (packed.length === 0) return [];
+  const parts = Buffer.from(packed.buffer, packed.byteOffset, packed.length).toString().split('\u0000');
+  const leaves: TreeLeafText[] = [];
+  for (let i = 0; i + 1 < parts.length; i += 2) leaves.push({ path: parts[i] as string, json: parts[i + 1] as string });
+  return leaves;
 }
 
 /** A key JSON.stringify writes unchanged between quotes: no quote, backslash, control character or surrogate. */
@@ -24,11 +41,12 @@ function plainKey(key: string): boolean {
 
 const quoted = (key: string) => (plainKey(key) ? `"${key}"` : JSON.stringify(key));
 
-/** An integer of up to 15 digits (safe, and written the same by every engine) without a leading zero. */
+/** An integer of up to 15 digits (safe, and written the same by every engine) as JSON.stringify writes it. */
 function plainInteger(json: string): boolean {
   const start = json.charCodeAt(0) === 0x2d /* - */ ? 1 : 0;
   const digits = json.length - start;
-  if (digits < 1 || digits > 15 || (digits > 1 && json.charCodeAt(start) === 0x30)) return false;
+  // A leading zero only alone, and never as -0 (which JSON.stringify writes as 0).
+  if (digits < 1 || digits > 15 || (json.charCodeAt(start) === 0x30 && (digits > 1 || start > 0))) return false;
   for (let i = start; i < json.length; i++) {
     const c = json.charCodeAt(i);
     if (c < 0x30 || c > 0x39) return false;
@@ -54,27 +72,13 @@ export function canonicalLeafText(json: string): string {
  */
 const sortKey = (relative: string) => relative.replaceAll('/', '\u0000');
 
-/** The canonical JSON of the value at `base` made of `leaves` (at or below it); `null` when there are none. */
+/**
+ * The canonical JSON of the value at `base` made of `leaves` (at or below it, in any order and at
+ * any depth); `null` when there are none.
+ */
 export function subtreeJson(base: string, leaves: readonly TreeLeafText[]): string {
   if (leaves.length === 0) return 'null';
   const cut = base === ROOT_PATH ? 0 : base.length + 1;
-  // The common case in one pass: every leaf a child of the base, in ascending order (for names
-  // without `/` the path order is the key order).
-  let out = '{';
-  let previous = '';
-  for (let i = 0; i < leaves.length; i++) {
-    const leaf = leaves[i] as TreeLeafText;
-    const name = leaf.path.slice(cut);
-    if (leaf.path.length <= cut || name.includes('/') || (i > 0 && name <= previous))
-      return nestedJson(base, cut, leaves);
-    out += `${i > 0 ? ',' : ''}${quoted(name)}:${canonicalLeafText(leaf.json)}`;
-    previous = name;
-  }
-  return `${out}}`;
-}
-
-/** `subtreeJson` for leaves in any order and at any depth. */
-function nestedJson(base: string, cut: number, leaves: readonly TreeLeafText[]): string {
   const keys = leaves.map((leaf) => (leaf.path === base ? '' : sortKey(leaf.path.slice(cut))));
   let order: readonly number[] | null = null;
   if (!ascending(keys)) order = keys.map((_, i) => i).sort((a, b) => compare(keys[a] as string, keys[b] as string));

@@ -2,9 +2,9 @@ import type { Bus } from '../bus.js';
 import { AppError } from '../errors.js';
 import type { JsonObject, JsonValue } from '../json.js';
 import { defaultPathLimits, type PathLimits } from '../paths.js';
+import { packedSubtreeJson } from './packed-subtree.js';
 import { etagOfCanonicalJson, type TreeMatch, TreePreconditionFailed, treeEtag, treeWriteHook } from './tree-atomic.js';
 import { type LocalCommitListener, TreeCommits } from './tree-commits.js';
-import { subtreeJson } from './tree-json.js';
 import { parseTreePath } from './tree-path.js';
 import { type CallerRules, deniedByRules, type PlannedWrite, type TreeRules, type ValueAt } from './tree-rules.js';
 import type { ChangeLogRetention, TreeCommit, TreeHistory, TreeSnapshot, TreeStore, TreeWrite } from './tree-store.js';
@@ -40,10 +40,10 @@ export interface TreeValue {
   value: JsonValue;
 }
 
-/** A read value as its canonical JSON text (keys sorted) and that text's ETag (§11). */
+/** A read value as its canonical JSON text (keys sorted) in UTF-8 and that text's ETag (§11). */
 export interface TreeJson {
   path: string;
-  json: string;
+  json: Uint8Array;
   etag: string;
 }
 
@@ -118,10 +118,11 @@ export class TreeService {
     const path = this.parsePath(rawPath);
     const rules = await this.rulesFor(projectId, userId);
     // A rule reading `resource.value` reads the very snapshot the answer returns.
-    let text: Promise<string> | null = null;
+    let text: Promise<Uint8Array> | null = null;
     const read = () =>
-      (text ??= this.store.snapshotText(projectId, path).then(({ leaves }) => subtreeJson(path, leaves)));
-    if (rules && !(await rules.mayRead(path, async () => JSON.parse(await read()) as JsonValue))) throw deniedByRules();
+      (text ??= this.store.snapshotText(projectId, path).then(({ packed }) => packedSubtreeJson(path, packed)));
+    const value = async () => JSON.parse(new TextDecoder().decode(await read())) as JsonValue;
+    if (rules && !(await rules.mayRead(path, value))) throw deniedByRules();
     const answer = await read();
     return { path, json: answer, etag: etagOfCanonicalJson(answer) };
   }

@@ -1,6 +1,5 @@
 /** The realtime tree port (§3, §4): leaves, commits, snapshots and the change log. */
 import type { JsonValue } from '../json.js';
-import type { TreeLeafText } from './tree-json.js';
 
 /** One leaf of the realtime tree: a non-object JSON value stored whole at its path. */
 export interface TreeLeaf {
@@ -58,9 +57,10 @@ export interface TreeSnapshot {
   version: number;
 }
 
-/** A subtree's leaves as stored JSON text (any order) and the project version they reflect, read at once. */
+/** A subtree's leaves as stored JSON text and the project version they reflect, read at once. */
 export interface TreeTextSnapshot {
-  leaves: TreeLeafText[];
+  /** The leaves in `packLeaves`' format, in any order (path order is the fast one); empty when none. */
+  packed: Uint8Array;
   version: number;
 }
 

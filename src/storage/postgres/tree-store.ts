@@ -33,12 +33,13 @@ const SNAPSHOT_ROOT = `SELECT NULL AS path, NULL::jsonb AS value,
     (SELECT version FROM tree_versions WHERE project_id = $1) AS version
   UNION ALL SELECT path, value, NULL FROM tree_leaves WHERE project_id = $1`;
 
-// The same snapshot as one row: the leaves' paths and their values' JSON text (jsonb's text form;
-// core re-writes what is not canonical) as two JSON arrays in the same order. Two strings cross
-// into JavaScript instead of a row per leaf, which costs more than the read.
+// The same snapshot as one row: the leaves packed for core (`packLeaves`' format, in path order;
+// the JSON is jsonb's text form, which core re-writes where it is not canonical) in one bytea,
+// which crosses into JavaScript as one buffer instead of a row per leaf.
 const textSnapshotSql = (leaves: string) => `SELECT
     (SELECT version FROM tree_versions WHERE project_id = $1) AS version,
-    json_agg(l.path)::text AS paths, json_agg(l.value::text)::text AS texts
+    string_agg(convert_to(l.path, 'UTF8') || '\\x00'::bytea || convert_to(l.value::text, 'UTF8'), '\\x00'::bytea
+      ORDER BY l.path) AS packed
   FROM (${leaves}) l`;
 const TEXT_SNAPSHOT_AT = textSnapshotSql(`SELECT path, value FROM tree_leaves WHERE project_id = $1 AND path = $2
   UNION ALL SELECT path, value FROM tree_leaves WHERE project_id = $1 AND path >= $3 AND path < $4`);
@@ -134,16 +135,13 @@ export class PostgresTreeStore implements TreeStore {
   async snapshotText(projectId: number, path: string): Promise<TreeTextSnapshot> {
     const range = descendantRange(path);
     const root = path === ROOT_PATH;
-    const { rows } = await this.pool.query<{ version: string | null; paths: string | null; texts: string | null }>(
+    const { rows } = await this.pool.query<{ version: string | null; packed: Buffer | null }>(
       root ? TEXT_SNAPSHOT_ROOT : TEXT_SNAPSHOT_AT,
       root ? [projectId] : [projectId, path, range.from, range.to],
     );
     const row = rows[0];
     const version = row?.version ? Number(row.version) : 0;
-    if (!row?.paths || !row.texts) return { version, leaves: [] };
-    const paths = JSON.parse(row.paths) as string[];
-    const texts = JSON.parse(row.texts) as string[];
-    return { version, leaves: paths.map((leafPath, i) => ({ path: leafPath, json: texts[i] as string })) };
+    return { version, packed: row?.packed ?? new Uint8Array(0) };
   }
 
   async children(projectId: number, path: string): Promise<{ leaf: JsonValue; keys: string[] }> {

@@ -1,12 +1,27 @@
 /**
- * `subtreeJson` (a GET's canonical text straight from the leaves' stored JSON) against the
- * reference it replaces: `canonicalJson` of the value `assembleValue` builds from the same leaves.
+ * `subtreeJson` and `packedSubtreeJson` (a GET's canonical text straight from the leaves' stored
+ * JSON) against the reference they replace: `canonicalJson` of the value `assembleValue` builds
+ * from the same leaves.
  */
 import { describe, expect, it } from 'vitest';
 import { canonicalJson, type JsonValue } from '../../../src/core/json.js';
-import { canonicalLeafText, subtreeJson, type TreeLeafText } from '../../../src/core/realtime/tree-json.js';
+import { packedSubtreeJson } from '../../../src/core/realtime/packed-subtree.js';
+import {
+  canonicalLeafText,
+  packLeaves,
+  subtreeJson,
+  type TreeLeafText,
+  unpackLeaves,
+} from '../../../src/core/realtime/tree-json.js';
 import { assembleValue } from '../../../src/core/realtime/tree-value.js';
 import { randomInt, seededRandom } from '../../support/prng.js';
+
+/** Both writers' text, checked to agree. */
+function written(base: string, leaves: TreeLeafText[]): string {
+  const text = subtreeJson(base, leaves);
+  expect(Buffer.from(packedSubtreeJson(base, packLeaves(leaves))).toString()).toBe(text);
+  return text;
+}
 
 const reference = (base: string, leaves: TreeLeafText[]) =>
   canonicalJson(
@@ -56,7 +71,7 @@ const LEAVES: JsonValue[] = [
   ['x', [null]],
 ];
 
-describe('subtreeJson', () => {
+describe('subtreeJson and packedSubtreeJson', () => {
   it('writes the canonical JSON of the assembled value, for leaves in any order', () => {
     const random = seededRandom(20);
     for (let round = 0; round < 300; round++) {
@@ -75,7 +90,7 @@ describe('subtreeJson', () => {
       }
       if (round % 2 === 0) leaves.sort((a, b) => (Buffer.from(a.path) < Buffer.from(b.path) ? -1 : 1));
       else leaves.sort(() => random() - 0.5);
-      const text = subtreeJson(base, leaves);
+      const text = written(base, leaves);
       expect(text).toBe(reference(base, leaves));
       expect(JSON.parse(text)).toEqual(JSON.parse(reference(base, leaves)));
     }
@@ -99,14 +114,17 @@ describe('subtreeJson', () => {
       // Byte order (as the engines' keys) puts '\uffff' before an emoji; UTF-16 order, the reverse.
       if (round % 2 === 0) leaves.sort((a, b) => Buffer.compare(Buffer.from(a.path), Buffer.from(b.path)));
       else leaves.sort(() => random() - 0.5);
-      expect(subtreeJson('room', leaves)).toBe(reference('room', leaves));
+      expect(written('room', leaves)).toBe(reference('room', leaves));
     }
   });
 
   it('answers null without leaves and the leaf itself at a leaf', () => {
-    expect(subtreeJson('a', [])).toBe('null');
-    expect(subtreeJson('a/b', [{ path: 'a/b', json: '"x"' }])).toBe('"x"');
-    expect(subtreeJson('', [{ path: 'k', json: '3' }])).toBe('{"k":3}');
+    expect(written('a', [])).toBe('null');
+    expect(written('a/b', [{ path: 'a/b', json: '"x"' }])).toBe('"x"');
+    expect(written('a/b', [{ path: 'a/b', json: '[1, 2]' }])).toBe('[1,2]');
+    expect(written('', [{ path: '', json: '"root"' }])).toBe('"root"');
+    expect(written('', [{ path: 'k', json: '3' }])).toBe('{"k":3}');
+    expect(written('a', [{ path: 'a/k', json: '3' }])).toBe('{"k":3}');
   });
 
   it('keeps the lower leaf where a leaf lies above another, as assembling in path order does', () => {
@@ -114,7 +132,16 @@ describe('subtreeJson', () => {
       { path: 'r/a', json: '1' },
       { path: 'r/a/b', json: '2' },
     ];
-    expect(subtreeJson('r', leaves)).toBe(reference('r', leaves));
+    expect(written('r', leaves)).toBe(reference('r', leaves));
+  });
+
+  it('packs leaves into one buffer and back, whatever their characters', () => {
+    const leaves = [
+      { path: 'a/é/😀', json: '"say \\"hi\\" é"' },
+      { path: 'q"uote/tab\t', json: '[1, {"b": 2}]' },
+    ];
+    expect(unpackLeaves(packLeaves(leaves))).toEqual(leaves);
+    expect(unpackLeaves(new Uint8Array(0))).toEqual([]);
   });
 
   it("re-writes a leaf's text that is not canonical (jsonb spacing, number forms, escapes, key order)", () => {
@@ -125,5 +152,14 @@ describe('subtreeJson', () => {
     expect(canonicalLeafText('"plain é"')).toBe('"plain é"');
     expect(canonicalLeafText('-12')).toBe('-12');
     expect(canonicalLeafText('true')).toBe('true');
+    const stored = [
+      { path: 'r/a', json: '"\\u0041"' },
+      { path: 'r/b', json: '1.0' },
+      { path: 'r/c', json: '[1, {"b": 2, "a": 1}]' },
+      { path: 'r/d/e', json: '1000000000000000000000' },
+      { path: 'r/d/f', json: '7E0' },
+      { path: 'r/g', json: '-0' },
+    ];
+    expect(written('r', stored)).toBe('{"a":"A","b":1,"c":[1,{"a":1,"b":2}],"d":{"e":1e+21,"f":7},"g":0}');
   });
 });
