@@ -1,7 +1,7 @@
 /**
  * `npx tsx bench/subtree-read.ts`: where the time of a 1,000-leaf subtree GET goes, in process
  * on SQLite (no HTTP): the engine's read, the assembly into objects and their serializations as
- * the GET did before issue 20, and the text path it takes now (`snapshotText` + `packedSubtreeJson`).
+ * the GET did before issue 20, and the text path it takes now (`packedLeaves` + `packedSubtreeJson`).
  * Best of several rounds, so a loaded host's noise shows less.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -31,10 +31,10 @@ try {
       return treeEtag(value).length + JSON.stringify({ path, value }).length;
     },
     'canonicalJson of an assembled subtree': async () => canonicalJson((await tree.snapshot(1, room())).value),
-    'snapshotText (read only)': () => tree.snapshotText(1, room()),
-    'after: snapshotText + packedSubtreeJson + ETag + body': async () => {
+    'packedLeaves (read only)': () => tree.packedLeaves(1, room()),
+    'after: packedLeaves + packedSubtreeJson + ETag + body': async () => {
       const path = room();
-      const json = packedSubtreeJson(path, (await tree.snapshotText(1, path)).packed);
+      const json = packedSubtreeJson(path, await tree.packedLeaves(1, path));
       return (
         etagOfCanonicalJson(json).length +
         Buffer.concat([Buffer.from(`{"path":${JSON.stringify(path)},"value":`), json, Buffer.from('}')]).length

@@ -120,7 +120,7 @@ export class TreeService {
     // A rule reading `resource.value` reads the very snapshot the answer returns.
     let text: Promise<Uint8Array> | null = null;
     const read = () =>
-      (text ??= this.store.snapshotText(projectId, path).then(({ packed }) => packedSubtreeJson(path, packed)));
+      (text ??= this.store.packedLeaves(projectId, path).then((packed) => packedSubtreeJson(path, packed)));
     const value = async () => JSON.parse(new TextDecoder().decode(await read())) as JsonValue;
     if (rules && !(await rules.mayRead(path, value))) throw deniedByRules();
     const answer = await read();

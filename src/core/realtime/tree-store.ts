@@ -57,13 +57,6 @@ export interface TreeSnapshot {
   version: number;
 }
 
-/** A subtree's leaves as stored JSON text and the project version they reflect, read at once. */
-export interface TreeTextSnapshot {
-  /** The leaves in `packLeaves`' format, in any order (path order is the fast one); empty when none. */
-  packed: Uint8Array;
-  version: number;
-}
-
 /** The commits after some version (those with changes, in order) and the current version. */
 export interface TreeHistory {
   version: number;
@@ -106,8 +99,12 @@ export interface TreeStore {
   commit(writes: readonly TreeWrite[], retention: ChangeLogRetention): Promise<TreeWriteOutcome[]>;
   /** The assembled value at `path` with the version it reflects. */
   snapshot(projectId: number, path: string): Promise<TreeSnapshot>;
-  /** The leaves at or below `path` as their stored JSON text (a large GET serializes them without parsing). */
-  snapshotText(projectId: number, path: string): Promise<TreeTextSnapshot>;
+  /**
+   * The leaves at or below `path` as their stored JSON text, read at once, in `packLeaves`' format
+   * (empty when none): a large GET writes its JSON from them without parsing. In path order when
+   * the engine can (core writes that order in one pass, and sorts any other).
+   */
+  packedLeaves(projectId: number, path: string): Promise<Uint8Array>;
   /** The names of the children of `path` when it is an object; its value when a leaf; else none. */
   children(projectId: number, path: string): Promise<{ leaf: JsonValue; keys: string[] }>;
   /** The project's current version: 0 before its first write. */

@@ -8,7 +8,6 @@ import type {
   TreeSet,
   TreeSnapshot,
   TreeStore,
-  TreeTextSnapshot,
   TreeWrite,
   TreeWriteHook,
   TreeWriteOutcome,
@@ -33,17 +32,16 @@ const SNAPSHOT_ROOT = `SELECT NULL AS path, NULL::jsonb AS value,
     (SELECT version FROM tree_versions WHERE project_id = $1) AS version
   UNION ALL SELECT path, value, NULL FROM tree_leaves WHERE project_id = $1`;
 
-// The same snapshot as one row: the leaves packed for core (`packLeaves`' format, in path order;
-// the JSON is jsonb's text form, which core re-writes where it is not canonical) in one bytea,
-// which crosses into JavaScript as one buffer instead of a row per leaf.
-const textSnapshotSql = (leaves: string) => `SELECT
-    (SELECT version FROM tree_versions WHERE project_id = $1) AS version,
+// A subtree's leaves packed for core (`packLeaves`' format, in path order; the JSON is jsonb's
+// text form, which core re-writes where it is not canonical) in one bytea of one statement, which
+// crosses into JavaScript as one buffer instead of a row per leaf.
+const packedSql = (leaves: string) => `SELECT
     string_agg(convert_to(l.path, 'UTF8') || '\\x00'::bytea || convert_to(l.value::text, 'UTF8'), '\\x00'::bytea
       ORDER BY l.path) AS packed
   FROM (${leaves}) l`;
-const TEXT_SNAPSHOT_AT = textSnapshotSql(`SELECT path, value FROM tree_leaves WHERE project_id = $1 AND path = $2
+const PACKED_AT = packedSql(`SELECT path, value FROM tree_leaves WHERE project_id = $1 AND path = $2
   UNION ALL SELECT path, value FROM tree_leaves WHERE project_id = $1 AND path >= $3 AND path < $4`);
-const TEXT_SNAPSHOT_ROOT = textSnapshotSql('SELECT path, value FROM tree_leaves WHERE project_id = $1');
+const PACKED_ROOT = packedSql('SELECT path, value FROM tree_leaves WHERE project_id = $1');
 
 const LEAF_AT = 'SELECT value FROM tree_leaves WHERE project_id = $1 AND path = $2';
 
@@ -132,16 +130,14 @@ export class PostgresTreeStore implements TreeStore {
     return readSnapshot(this.pool, projectId, path);
   }
 
-  async snapshotText(projectId: number, path: string): Promise<TreeTextSnapshot> {
+  async packedLeaves(projectId: number, path: string): Promise<Uint8Array> {
     const range = descendantRange(path);
     const root = path === ROOT_PATH;
-    const { rows } = await this.pool.query<{ version: string | null; packed: Buffer | null }>(
-      root ? TEXT_SNAPSHOT_ROOT : TEXT_SNAPSHOT_AT,
+    const { rows } = await this.pool.query<{ packed: Buffer | null }>(
+      root ? PACKED_ROOT : PACKED_AT,
       root ? [projectId] : [projectId, path, range.from, range.to],
     );
-    const row = rows[0];
-    const version = row?.version ? Number(row.version) : 0;
-    return { version, packed: row?.packed ?? new Uint8Array(0) };
+    return rows[0]?.packed ?? new Uint8Array(0);
   }
 
   async children(projectId: number, path: string): Promise<{ leaf: JsonValue; keys: string[] }> {

@@ -10,7 +10,6 @@ import type {
   TreeSet,
   TreeSnapshot,
   TreeStore,
-  TreeTextSnapshot,
   TreeWrite,
   TreeWriteHook,
   TreeWriteOutcome,
@@ -150,11 +149,20 @@ export class SqliteTreeStore implements TreeStore {
     }))();
   }
 
-  async snapshotText(projectId: number, path: string): Promise<TreeTextSnapshot> {
-    return this.db.transaction(() => ({
-      version: this.readVersion(projectId).version,
-      packed: this.readPacked(projectId, path),
-    }))();
+  async packedLeaves(projectId: number, path: string): Promise<Uint8Array> {
+    const { packedAt, packedInRange, packedAll } = this.statements;
+    if (path === ROOT_PATH) return (packedAll.get(projectId) as Buffer | null) ?? NOTHING_PACKED;
+    // One statement sees one state, and a path holding leaves below it holds no leaf itself: a
+    // subtree needs no transaction. Only when there is none are both reads made in one.
+    const { from, to } = descendantRange(path);
+    const below = packedInRange.get(projectId, from, to) as Buffer | null;
+    if (below) return below;
+    return this.db.transaction(
+      () =>
+        (packedAt.get(projectId, path) as Buffer | undefined) ??
+        (packedInRange.get(projectId, from, to) as Buffer | null) ??
+        NOTHING_PACKED,
+    )();
   }
 
   async children(projectId: number, path: string): Promise<{ leaf: JsonValue; keys: string[] }> {
@@ -245,21 +253,6 @@ export class SqliteTreeStore implements TreeStore {
     if (at) return JSON.parse(at.value) as JsonValue;
     const { from, to } = descendantRange(path);
     return assembleValue(path, toLeaves(this.statements.leavesInRange.all(projectId, from, to) as LeafRow[]));
-  }
-
-  /** The leaves at or below `path`, their values as stored. */
-  private readPacked(projectId: number, path: string): Uint8Array {
-    const { packedAt, packedInRange, packedAll } = this.statements;
-    let packed: Buffer | null | undefined;
-    if (path === ROOT_PATH) packed = packedAll.get(projectId) as Buffer | null;
-    else {
-      packed = packedAt.get(projectId, path) as Buffer | undefined;
-      if (packed === undefined) {
-        const { from, to } = descendantRange(path);
-        packed = packedInRange.get(projectId, from, to) as Buffer | null;
-      }
-    }
-    return packed ?? NOTHING_PACKED;
   }
 
   /** Distinct child names by a skip scan: one index seek per child, never a walk of the descendants. */
