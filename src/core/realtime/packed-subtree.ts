@@ -54,7 +54,7 @@ function writeInPathOrder(packed: Uint8Array, cut: number): Uint8Array | null {
     let pathEnd = at + cut;
     let bounds = 0;
     let start = pathEnd;
-    for (let byte = packed[pathEnd]; byte !== NUL; byte = packed[++pathEnd]) {
+    for (let byte = packed[pathEnd]; byte !== NUL && pathEnd < size; byte = packed[++pathEnd]) {
       if (byte === SLASH) {
         if (bounds === current.length - 2) return null;
         current[bounds++] = start;
@@ -62,11 +62,14 @@ function writeInPathOrder(packed: Uint8Array, cut: number): Uint8Array | null {
         start = pathEnd + 1;
       } else if ((byte as number) >= FOUR_BYTE_LEAD) return null;
     }
+    if (pathEnd >= size) return null; // a path without a value: not the engines' format
     current[bounds++] = start;
     current[bounds++] = pathEnd;
     let valueEnd = pathEnd + 1;
     while (valueEnd < size && packed[valueEnd] !== NUL) valueEnd++;
 
+    // Room for the objects closed, the comma, the keys (4 bytes each beyond their own) and the value.
+    out = grown(out, length, previousBounds + (valueEnd - at) + 3 * bounds + 16);
     // The first segment where this path leaves the previous one's: it must follow it there.
     let level = 0;
     if (previousBounds > 0) {
@@ -82,8 +85,6 @@ function writeInPathOrder(packed: Uint8Array, cut: number): Uint8Array | null {
       out[length++] = COMMA;
     }
 
-    if (length + (valueEnd - at) + 3 * bounds + 16 > out.length)
-      out = grown(out, length, valueEnd - at + 3 * bounds + 16);
     for (let segment = level; segment < bounds; segment += 2) {
       if (segment > level) out[length++] = OPEN;
       const keyStart = length;
@@ -96,7 +97,7 @@ function writeInPathOrder(packed: Uint8Array, cut: number): Uint8Array | null {
           const escaped = Buffer.from(JSON.stringify(decode(packed, current[segment] as number, end)));
           out = grown(out, length, escaped.length + 2 + (bounds - segment) * 8 + valueEnd - at);
           out.set(escaped, length);
-          length += escaped.length - 1;
+          length += escaped.length - 1; // its closing quote is written below
           break;
         }
         out[length++] = byte;
@@ -119,6 +120,7 @@ function writeInPathOrder(packed: Uint8Array, cut: number): Uint8Array | null {
     previousBounds = bounds;
     at = valueEnd + 1;
   }
+  out = grown(out, length, previousBounds);
   for (let open = previousBounds; open > 0; open -= 2) out[length++] = CLOSE;
   return out.subarray(0, length);
 }

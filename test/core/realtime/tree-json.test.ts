@@ -127,6 +127,12 @@ describe('subtreeJson and packedSubtreeJson', () => {
     expect(written('a', [{ path: 'a/k', json: '3' }])).toBe('{"k":3}');
   });
 
+  it('writes objects nested deeper than the leaves are long (its buffer grows)', () => {
+    const deep = Array.from({ length: 60 }, () => 'k').join('/');
+    const leaves = Array.from({ length: 30 }, (_, i) => ({ path: `r/${String(i).padStart(2, '0')}/${deep}`, json: '1' }));
+    expect(written('r', leaves)).toBe(reference('r', leaves));
+  });
+
   it('keeps the lower leaf where a leaf lies above another, as assembling in path order does', () => {
     const leaves = [
       { path: 'r/a', json: '1' },
