@@ -129,7 +129,10 @@ describe('subtreeJson and packedSubtreeJson', () => {
 
   it('writes objects nested deeper than the leaves are long (its buffer grows)', () => {
     const deep = Array.from({ length: 60 }, () => 'k').join('/');
-    const leaves = Array.from({ length: 30 }, (_, i) => ({ path: `r/${String(i).padStart(2, '0')}/${deep}`, json: '1' }));
+    const leaves = Array.from({ length: 30 }, (_, i) => ({
+      path: `r/${String(i).padStart(2, '0')}/${deep}`,
+      json: '1',
+    }));
     expect(written('r', leaves)).toBe(reference('r', leaves));
   });
 
