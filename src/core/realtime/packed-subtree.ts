@@ -38,7 +38,7 @@ export function packedSubtreeJson(base: string, packed: Uint8Array): Uint8Array 
  */
 function writeInPathOrder(packed: Uint8Array, cut: number): Uint8Array | null {
   const size = packed.length;
-  let out: Uint8Array = new Uint8Array(size + (size >> 1) + 64);
+  let out: Uint8Array = Buffer.allocUnsafe(size + (size >> 1) + 64);
   let length = 0;
   // The previous and the current leaf's path segments below the base, as [start, end) pairs.
   let previous = new Int32Array(2 * MAX_SEGMENTS);
@@ -141,7 +141,7 @@ function compareBytes(packed: Uint8Array, a: Int32Array, b: Int32Array, segment:
 /** `out` with room for `more` bytes after its first `length`. */
 function grown(out: Uint8Array, length: number, more: number): Uint8Array {
   if (length + more <= out.length) return out;
-  const larger = new Uint8Array(Math.max(2 * out.length, length + more));
+  const larger = Buffer.allocUnsafe(Math.max(2 * out.length, length + more));
   larger.set(out.subarray(0, length));
   return larger;
 }
