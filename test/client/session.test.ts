@@ -97,7 +97,8 @@ function steadyWriter(writer: Client, path: string, document = false) {
 
 describe('token expiry during a session', () => {
   it('refreshes before expiry and hands the socket the new token (§14 auth): no close at expiry', async () => {
-    const session = await expiringSession('expiry-auth', 3_000, Date.now() + 1_000);
+    // Refreshed after 1 s, expiring after 4–5 s: a loaded machine has seconds to finish the refresh.
+    const session = await expiringSession('expiry-auth', 5_000, Date.now() + 1_000);
     const reader = client(session.storage);
     const writer = client();
     await writer.auth.guest('expiry-writer-1');
