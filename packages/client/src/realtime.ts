@@ -17,6 +17,17 @@ export interface TransactionResult {
 }
 
 const MAX_TRANSACTION_ATTEMPTS = 25;
+const FIRST_RETRY_CEILING_MS = 4;
+const RETRY_CEILING_MS = 250;
+
+/**
+ * A random pause before a lost transaction tries again, its ceiling doubling with each loss: clients
+ * racing on one path spread out instead of colliding in lockstep, and a slow one is not starved.
+ */
+function pauseAfterLoss(losses: number): Promise<void> {
+  const ceiling = Math.min(RETRY_CEILING_MS, FIRST_RETRY_CEILING_MS * 2 ** (losses - 1));
+  return new Promise((resolve) => setTimeout(resolve, Math.random() * ceiling));
+}
 
 /** `ref(path)`: a node of the realtime tree (§3, §4). Writes go over the client's one socket. */
 export class RealtimeRef {
@@ -72,7 +83,7 @@ export class RealtimeRef {
 
   /**
    * Writes `fn(current)` only while the path still holds `current` (§11 `if_match`), calling `fn`
-   * again with the newer value until it wins. `fn` returning `undefined` aborts
+   * again with the newer value, after a short random pause, until it wins. `fn` returning `undefined` aborts
    * (`committed: false`). Resolves to the value written (or found, when aborted).
    */
   async transaction(fn: (current: unknown) => unknown): Promise<TransactionResult> {
@@ -92,6 +103,7 @@ export class RealtimeRef {
         if (state.resent && jsonEqual(error.current.value, next)) return { committed: true, value: next };
         current = error.current.value;
         etag = error.current.etag;
+        await pauseAfterLoss(attempt + 1);
       }
     }
     throw new CdsError(409, `Transaction gave up after ${MAX_TRANSACTION_ATTEMPTS} attempts`, 'precondition-failed');
