@@ -1,7 +1,8 @@
 /**
  * Query plans of the PostgreSQL tree commit over 100,000 leaves: a batch of 50 writes finds what
  * it deletes and reads by index lookups, never by scanning the leaves table, even under the
- * generic plan a prepared statement ends up with (the arrays' sizes unknown to the planner).
+ * generic plan a prepared statement ends up with (the arrays' sizes unknown to the planner), and
+ * without compiling them with JIT, which that plan's estimates over a large tree would otherwise ask for.
  */
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -116,6 +117,39 @@ describe.skipIf(postgresEngine.unavailable)('PostgreSQL tree commit plans', () =
     expect(plan.some((line) => line.includes('tree_leaves'))).toBe(true);
     expect(executedScans(plan, 'tree_leaves')).toEqual([]);
     expect(executedScans(plan, 'tree_changes')).toEqual([]);
+  });
+
+  it('compiles none of the statements of cds_tree_commit with JIT, even when every plan would qualify', async () => {
+    const { rows: jit } = await client.query<{ available: boolean }>('SELECT pg_jit_available() AS available');
+    // Each plan auto_explain shows is one LOG notice; a compiled one reports its "JIT:" timings.
+    const notices: string[] = [];
+    const onNotice = (notice: { message?: string }) => notices.push(notice.message ?? '');
+    client.on('notice', onNotice);
+    // Whether a plan is compiled is decided when it is planned: the function's plans cached by the
+    // tests before must be made again under this threshold.
+    await client.query('DISCARD PLANS');
+    await client.query('BEGIN');
+    try {
+      await client.query(`LOAD 'auto_explain'`);
+      await client.query(`SET LOCAL auto_explain.log_min_duration = 0`);
+      await client.query(`SET LOCAL auto_explain.log_analyze = on`);
+      await client.query(`SET LOCAL auto_explain.log_nested_statements = on`);
+      await client.query(`SET LOCAL client_min_messages = log`);
+      await client.query(`SET LOCAL jit_above_cost = 0`);
+      await client.query(`SELECT count(*) FROM tree_leaves WHERE path > 'rooms/r5'`);
+      await client.query(
+        `SELECT * FROM cds_tree_commit($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)`,
+        [...batchOf50(1), [1], [N], 1000, 600_000],
+      );
+    } finally {
+      await client.query('ROLLBACK');
+      client.off('notice', onNotice);
+    }
+    const [outside, ...inside] = notices.filter((plan) => !plan.includes('FROM cds_tree_commit('));
+    // The statement outside the function shows that this server compiles whatever it is allowed to.
+    expect(outside?.includes('JIT:')).toBe(jit[0]?.available);
+    expect(inside.length).toBeGreaterThan(0);
+    expect(inside.filter((plan) => plan.includes('JIT:'))).toEqual([]);
   });
 
   it('reads the subtrees of 50 writes by index lookups', async () => {
