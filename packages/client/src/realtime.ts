@@ -83,8 +83,8 @@ export class RealtimeRef {
 
   /**
    * Writes `fn(current)` only while the path still holds `current` (§11 `if_match`), calling `fn`
-   * again with the newer value, after a short random pause, until it wins. `fn` returning `undefined` aborts
-   * (`committed: false`). Resolves to the value written (or found, when aborted).
+   * again with the newer value, after a short random pause, until it wins. `fn` returning
+   * `undefined` aborts (`committed: false`). Resolves to the value written (or found, when aborted).
    */
   async transaction(fn: (current: unknown) => unknown): Promise<TransactionResult> {
     const read = await this.http.tagged<{ value: unknown }>('GET', this.url);
