@@ -46,15 +46,19 @@ SELECT * FROM unnest($1::int[], $2::bigint[], $3::int[], $4::text[], $5::uuid[],
   /**
    * Trims a project's log like the tree's: finds the first entry still fresh (scanning from the
    * oldest, so the cost follows what is trimmed), moves the floor past the expired and the
-   * surplus, deletes below it; the commit's own entries (`$3`) are not looked at. Unlike the tree's, a commit may log nothing (all its writes were
-   * refused): with no entry fresh, the floor moves to the last entry, not to the version. `$2` is the floor before the commit, `$3` its version.
+   * surplus, deletes below it. Unlike the tree's, a commit may log nothing (all its writes were
+   * refused): with no entry fresh, the floor moves to the last entry, not to the version. `$2` is
+   * the floor before the commit, `$3` its version. The search for a fresh entry has a lower bound
+   * only, as the tree's has: with `version < $3` too, the generic plan takes the range for a few
+   * rows and reads and sorts the whole log (73,000 entries, 40 ms a commit) instead of walking the
+   * key from the oldest. It stops at the commit's own entries at the latest, which count as none.
    */
   trimLog: `WITH fresh AS (
     SELECT version FROM document_changes
-    WHERE project_id = $1 AND version > $2 AND version < $3 AND created_at >= clock_timestamp() - $5 * interval '1 millisecond'
+    WHERE project_id = $1 AND version > $2 AND created_at >= clock_timestamp() - $5 * interval '1 millisecond'
     ORDER BY version, seq LIMIT 1
   ), cut AS (
-    SELECT GREATEST($2::bigint, $3::bigint - $4::bigint, COALESCE((SELECT version FROM fresh) - 1,
+    SELECT GREATEST($2::bigint, $3::bigint - $4::bigint, COALESCE(NULLIF((SELECT version FROM fresh), $3::bigint) - 1,
       (SELECT max(version) FROM document_changes WHERE project_id = $1 AND version > $2 AND version < $3), $2::bigint)) AS floor
   ), trimmed AS (
     DELETE FROM document_changes WHERE project_id = $1 AND version > $2 AND version <= (SELECT floor FROM cut)
