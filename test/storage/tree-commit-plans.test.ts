@@ -91,28 +91,37 @@ describe.skipIf(postgresEngine.unavailable)('PostgreSQL tree commit plans', () =
     expect(executedScans(plan, 'tree_changes')).toEqual([]);
   });
 
-  it('commits 50 PUTs in one call of cds_tree_commit without scanning the leaves or the change log', async () => {
-    // auto_explain shows the plans of the function's statements, sent to this client as LOG notices.
-    const notices: string[] = [];
-    const onNotice = (notice: { message?: string }) => notices.push(notice.message ?? '');
+  /**
+   * Runs `body` in a transaction rolled back after it, collecting the plan of each statement it
+   * runs, the function's own included: auto_explain sends each to this client as a LOG notice.
+   */
+  const explained = async <T>(settings: string[], body: () => Promise<T>): Promise<{ result: T; plans: string[] }> => {
+    const plans: string[] = [];
+    const onNotice = (notice: { message?: string }) => plans.push(notice.message ?? '');
     client.on('notice', onNotice);
     await client.query('BEGIN');
     try {
       await client.query(`LOAD 'auto_explain'`);
-      await client.query(`SET LOCAL auto_explain.log_min_duration = 0`);
-      await client.query(`SET LOCAL auto_explain.log_analyze = on`);
-      await client.query(`SET LOCAL auto_explain.log_nested_statements = on`);
-      await client.query(`SET LOCAL client_min_messages = log`);
-      const { rows } = await client.query<{ locked_project: number; base: string }>(
-        `SELECT * FROM cds_tree_commit($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)`,
-        [...batchOf50(1), [1], [N], 1000, 600_000],
-      );
-      expect(rows).toEqual([{ locked_project: 1, base: '5000' }]);
+      const always = ['auto_explain.log_min_duration = 0', 'auto_explain.log_analyze = on'];
+      const nested = ['auto_explain.log_nested_statements = on', 'client_min_messages = log'];
+      for (const setting of [...always, ...nested, ...settings]) await client.query(`SET LOCAL ${setting}`);
+      return { result: await body(), plans };
     } finally {
       await client.query('ROLLBACK');
       client.off('notice', onNotice);
     }
-    const plan = notices.join('\n').split('\n');
+  };
+
+  const commit50 = () =>
+    client.query<{ locked_project: number; base: string }>(
+      `SELECT * FROM cds_tree_commit($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)`,
+      [...batchOf50(1), [1], [N], 1000, 600_000],
+    );
+
+  it('commits 50 PUTs in one call of cds_tree_commit without scanning the leaves or the change log', async () => {
+    const { result, plans } = await explained([], commit50);
+    expect(result.rows).toEqual([{ locked_project: 1, base: '5000' }]);
+    const plan = plans.join('\n').split('\n');
     console.log(plan.join('\n'));
     expect(plan.some((line) => line.includes('tree_leaves'))).toBe(true);
     expect(executedScans(plan, 'tree_leaves')).toEqual([]);
@@ -121,31 +130,15 @@ describe.skipIf(postgresEngine.unavailable)('PostgreSQL tree commit plans', () =
 
   it('compiles none of the statements of cds_tree_commit with JIT, even when every plan would qualify', async () => {
     const { rows: jit } = await client.query<{ available: boolean }>('SELECT pg_jit_available() AS available');
-    // Each plan auto_explain shows is one LOG notice; a compiled one reports its "JIT:" timings.
-    const notices: string[] = [];
-    const onNotice = (notice: { message?: string }) => notices.push(notice.message ?? '');
-    client.on('notice', onNotice);
     // Whether a plan is compiled is decided when it is planned: the function's plans cached by the
     // tests before must be made again under this threshold.
     await client.query('DISCARD PLANS');
-    await client.query('BEGIN');
-    try {
-      await client.query(`LOAD 'auto_explain'`);
-      await client.query(`SET LOCAL auto_explain.log_min_duration = 0`);
-      await client.query(`SET LOCAL auto_explain.log_analyze = on`);
-      await client.query(`SET LOCAL auto_explain.log_nested_statements = on`);
-      await client.query(`SET LOCAL client_min_messages = log`);
-      await client.query(`SET LOCAL jit_above_cost = 0`);
+    const { plans } = await explained(['jit_above_cost = 0'], async () => {
       await client.query(`SELECT count(*) FROM tree_leaves WHERE path > 'rooms/r5'`);
-      await client.query(
-        `SELECT * FROM cds_tree_commit($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)`,
-        [...batchOf50(1), [1], [N], 1000, 600_000],
-      );
-    } finally {
-      await client.query('ROLLBACK');
-      client.off('notice', onNotice);
-    }
-    const [outside, ...inside] = notices.filter((plan) => !plan.includes('FROM cds_tree_commit('));
+      await commit50();
+    });
+    // A compiled plan reports its "JIT:" timings.
+    const [outside, ...inside] = plans.filter((plan) => !plan.includes('FROM cds_tree_commit('));
     // The statement outside the function shows that this server compiles whatever it is allowed to.
     expect(outside?.includes('JIT:')).toBe(jit[0]?.available);
     expect(inside.length).toBeGreaterThan(0);
