@@ -1,8 +1,9 @@
 /**
  * Query plans of the PostgreSQL tree commit over 100,000 leaves: a batch of 50 writes finds what
  * it deletes and reads by index lookups, never by scanning the leaves table, even under the
- * generic plan a prepared statement ends up with (the arrays' sizes unknown to the planner), and
- * without compiling them with JIT, which that plan's estimates over a large tree would otherwise ask for.
+ * generic plan a prepared statement ends up with (the arrays' sizes unknown to the planner); and
+ * the function's statements are never compiled with JIT, which that plan's estimates over a large
+ * tree would otherwise ask for.
  */
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -102,9 +103,14 @@ describe.skipIf(postgresEngine.unavailable)('PostgreSQL tree commit plans', () =
     await client.query('BEGIN');
     try {
       await client.query(`LOAD 'auto_explain'`);
-      const always = ['auto_explain.log_min_duration = 0', 'auto_explain.log_analyze = on'];
-      const nested = ['auto_explain.log_nested_statements = on', 'client_min_messages = log'];
-      for (const setting of [...always, ...nested, ...settings]) await client.query(`SET LOCAL ${setting}`);
+      for (const setting of [
+        'auto_explain.log_min_duration = 0',
+        'auto_explain.log_analyze = on',
+        'auto_explain.log_nested_statements = on',
+        'client_min_messages = log',
+        ...settings,
+      ])
+        await client.query(`SET LOCAL ${setting}`);
       return { result: await body(), plans };
     } finally {
       await client.query('ROLLBACK');
