@@ -69,7 +69,8 @@ export function treeStoreCases(engine: EngineFixture): void {
       const value = { name: 'Ann', 'a-b': { z: 1.5, é: 'x"y' }, a: { tags: [2, { b: 1, a: null }], on: true } };
       await set('users/ann', value);
       await set('users/bob', 7);
-      await set('other', 'outside');
+      // Control characters: PostgreSQL's packing joins value texts with U+0001, which jsonb writes escaped.
+      await set('other', 'out\u0001side\n');
       await set('users-x', 'a sibling between users and users/');
       for (const path of ['users/ann', 'users', '', 'users/bob', 'users/ann/a/tags', 'none']) {
         const packed = await store.packedLeaves(project, path);
