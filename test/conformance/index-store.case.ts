@@ -2,7 +2,9 @@
  * Behavioural tests of the `IndexStore` port (§15 declared indexes), run against every engine by
  * test/storage/index-store.test.ts. Each test uses its own project ids.
  */
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { putMutation } from '../../src/core/documents/document-writes.js';
 import type { IndexStore } from '../../src/core/documents/index-store.js';
 import { chooseIndex, type IndexField, parseIndexFields } from '../../src/core/documents/indexes.js';
 import { parseDocumentPath } from '../../src/core/paths.js';
@@ -69,6 +71,38 @@ export function indexStoreCases(engine: EngineFixture): void {
       const result = await storage.documents.query(p, { collection: 'items', where, ...(plan ? { index: plan } : {}) });
       expect(result.documents).toHaveLength(2);
       expect(result.rowsScanned).toBe(2);
+    });
+
+    it('pages a range it must sort by path as the path indexes do, whether its matches are few or many', async () => {
+      const p = project++;
+      // Levels fall as paths rise, so the index yields the matches in the reverse of path order.
+      const writes = Array.from({ length: 1500 }, (_, i) =>
+        putMutation(parseDocumentPath(`items/i${String(i).padStart(4, '0')}`), { level: 1500 - i }, randomUUID()),
+      );
+      await storage.documents.apply(p, writes);
+      const index = await declare(p, 'items', BY_LEVEL);
+      expect(await store.build(index)).toBe('ready');
+      const listed = await store.list(p);
+      const cases = [
+        { clauses: ['level__gt:1200'], matches: 300 },
+        { clauses: ['level__gte:1'], matches: 1500 },
+      ];
+      for (const { clauses, matches } of cases) {
+        const where = parseWhere(clauses);
+        const plan = chooseIndex(listed, where, undefined);
+        expect(plan?.ordered).toBe(false);
+        for (const page of [{}, { limit: 10 }, { offset: 290, limit: 20 }, { offset: 1490, limit: 100 }]) {
+          const options = { collection: 'items', where, ...page };
+          const indexed = await storage.documents.query(p, { ...options, ...(plan ? { index: plan } : {}) });
+          const unindexed = await storage.documents.query(p, options);
+          expect(indexed.documents).toEqual(unindexed.documents);
+          expect(indexed.documents).toHaveLength(
+            Math.max(0, Math.min(page.limit ?? matches, matches - (page.offset ?? 0))),
+          );
+          // Sorted: every match was read, whatever the page.
+          expect(indexed.rowsScanned).toBeGreaterThanOrEqual(matches);
+        }
+      }
     });
 
     it('leaves a ready declaration as it is, and a dropped one dropped', async () => {

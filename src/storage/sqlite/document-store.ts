@@ -55,6 +55,12 @@ const toRecord = (row: Row): DocumentRecord => ({ id: row.id, path: row.path, da
 // Dynamic query statements are cached by their SQL text; clause shapes repeat, values are bound.
 const QUERY_CACHE_SIZE = 200;
 
+/** Rows a query sorted whole may read; past them it is run again with SQLite's LIMIT, which keeps only the page. */
+const WHOLE_SORT_ROWS = 1000;
+
+/** Thrown by `cds_row_seen()` to stop a whole sort that reads more rows than its cap. */
+class WholeSortTooLarge extends Error {}
+
 /** Documents in the `documents` table of an embedded SQLite database; data is JSONB. */
 export class SqliteDocumentStore implements DocumentStore {
   private readonly statements: {
@@ -73,6 +79,8 @@ export class SqliteDocumentStore implements DocumentStore {
   private changeLog: DocumentChangeLog = { retention: defaultRetention };
   /** Rows visited by the running query (`cds_row_seen()` in its SQL); statements run synchronously, one at a time. */
   private rowsSeen = 0;
+  /** How many rows the running query may read (a whole sort's cap). */
+  private rowCap = Number.POSITIVE_INFINITY;
 
   constructor(
     private readonly db: Database.Database,
@@ -80,7 +88,7 @@ export class SqliteDocumentStore implements DocumentStore {
   ) {
     this.log = new SqliteDocumentLog(db);
     db.function('cds_row_seen', { deterministic: false }, () => {
-      this.rowsSeen++;
+      if (++this.rowsSeen > this.rowCap) throw new WholeSortTooLarge();
       return 1;
     });
     const prepare = (sql: string) => db.prepare<SqliteParams, Row>(sql);
@@ -288,10 +296,12 @@ export class SqliteDocumentStore implements DocumentStore {
   }
 
   private querySync(projectId: number, options: QueryDocumentsOptions): QueryResult {
-    const { sql, params } = sqliteQuerySql(projectId, options);
+    const { sql, sortedWhole, params } = sqliteQuerySql(projectId, options);
     let statement: JsonStatement;
+    let whole: JsonStatement | undefined;
     try {
       statement = this.queryStatement(sql);
+      whole = sortedWhole === undefined ? undefined : this.queryStatement(sortedWhole);
     } catch (error) {
       // An index dropped after the query was planned: the path indexes still answer it.
       if (!options.index || !/no such index/.test(String(error))) throw error;
@@ -299,8 +309,27 @@ export class SqliteDocumentStore implements DocumentStore {
       return this.querySync(projectId, unindexed);
     }
     this.rowsSeen = 0;
-    const documents = statement.all(params);
+    const documents = (whole && this.pageOfWholeSort(whole, params, options)) ?? statement.all(params);
     return { documents, rowsScanned: this.rowsSeen };
+  }
+
+  /** The query's page cut from all its rows sorted by SQLite, or undefined when they are too many. */
+  private pageOfWholeSort(
+    whole: JsonStatement,
+    params: SqliteParams,
+    options: QueryDocumentsOptions,
+  ): DocumentJson[] | undefined {
+    const offset = options.offset ?? 0;
+    const end = options.limit === undefined ? Number.POSITIVE_INFINITY : offset + options.limit;
+    this.rowCap = Math.max(WHOLE_SORT_ROWS, end);
+    try {
+      return whole.all(params).slice(offset, end);
+    } catch (error) {
+      if (error instanceof WholeSortTooLarge) return undefined;
+      throw error;
+    } finally {
+      this.rowCap = Number.POSITIVE_INFINITY;
+    }
   }
 
   async explainQuery(projectId: number, options: QueryDocumentsOptions): Promise<string[]> {
