@@ -263,6 +263,16 @@ describe.skipIf(sqliteEngine.unavailable)('query plans on sqlite', () => {
       });
     }
 
+    it('name the scope by the partial index literals alone (a bound project id would re-prepare them at each call)', () => {
+      for (const query of INDEXED) {
+        const { sql, sortedWhole } = sqliteQuerySql(
+          PROJECT,
+          plannedCase(indexes, query.options, query.index, query.ordered),
+        );
+        for (const statement of [sql, sortedWhole ?? '']) expect(statement).not.toMatch(/@project|@collection/);
+      }
+    });
+
     it('equality on the first field and a range on the second seek a two-field index', async () => {
       const options = plannedCase(indexes, TWO_FIELDS, 2, false);
       const { sql, params } = sqliteQuerySql(PROJECT, options);
