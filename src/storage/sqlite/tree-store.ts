@@ -46,11 +46,12 @@ const SQL = {
   allLeaves: 'SELECT path, value FROM tree_leaves WHERE project_id = ?',
   // A subtree's leaves packed for core (`packLeaves`' format) as one blob: one buffer crosses into
   // JavaScript instead of a row object per leaf, which costs more than the read. In the primary
-  // key's order as it is scanned, which core writes fastest (it does not depend on it).
-  packedAt: `SELECT CAST(path || char(0) || value AS BLOB) FROM tree_leaves WHERE project_id = ? AND path = ?`,
-  packedInRange: `SELECT CAST(group_concat(path || char(0) || value, char(0)) AS BLOB) FROM tree_leaves
+  // key's order as it is scanned, which core writes fastest (it does not depend on it). NUL is
+  // the literal x'00', not char(0): a function call per leaf is 5 % of the read.
+  packedAt: `SELECT CAST(path || x'00' || value AS BLOB) FROM tree_leaves WHERE project_id = ? AND path = ?`,
+  packedInRange: `SELECT CAST(group_concat(path || x'00' || value, x'00') AS BLOB) FROM tree_leaves
     WHERE project_id = ? AND path >= ? AND path < ?`,
-  packedAll: `SELECT CAST(group_concat(path || char(0) || value, char(0)) AS BLOB) FROM tree_leaves
+  packedAll: `SELECT CAST(group_concat(path || x'00' || value, x'00') AS BLOB) FROM tree_leaves
     WHERE project_id = ?`,
   firstPathAfter: `SELECT path FROM tree_leaves WHERE project_id = ? AND path >= ? AND path < ?
     ORDER BY path LIMIT 1`,
