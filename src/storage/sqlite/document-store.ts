@@ -24,7 +24,8 @@ import type { JsonObject } from '../../core/json.js';
 import type { DocumentPath } from '../../core/paths.js';
 import { defaultRetention } from '../../core/realtime/tree-service.js';
 import { type CommitLogEntry, SqliteDocumentLog } from './document-log.js';
-import { belowPath, sqliteDocumentSql, sqlitePagingSql, sqliteQuerySql } from './document-sql.js';
+import { type JsonStatement, prepareJson, SqliteDocumentQueries } from './document-queries.js';
+import { belowPath, sqliteDocumentSql, sqlitePagingSql } from './document-sql.js';
 import type { GroupCommit } from './group-commit.js';
 import type { SqliteParams } from './where-sql.js';
 
@@ -47,19 +48,8 @@ interface Row {
 }
 
 type Statement<R> = Database.Statement<[SqliteParams], R>;
-/** A statement whose only column is a `DocumentJson`, read with `pluck`. */
-type JsonStatement = Database.Statement<[SqliteParams], DocumentJson>;
 
 const toRecord = (row: Row): DocumentRecord => ({ id: row.id, path: row.path, data: JSON.parse(row.data) });
-
-// Dynamic query statements are cached by their SQL text; clause shapes repeat, values are bound.
-const QUERY_CACHE_SIZE = 200;
-
-/** Rows a query sorted whole may read; past them it is run again with SQLite's LIMIT, which keeps only the page. */
-const WHOLE_SORT_ROWS = 1000;
-
-/** Thrown by `cds_row_seen()` to stop a whole sort that reads more rows than its cap. */
-class WholeSortTooLarge extends Error {}
 
 /** Documents in the `documents` table of an embedded SQLite database; data is JSONB. */
 export class SqliteDocumentStore implements DocumentStore {
@@ -73,24 +63,17 @@ export class SqliteDocumentStore implements DocumentStore {
   }>;
   private readonly listStatement: JsonStatement;
   private readonly listPage: JsonStatement;
-  private readonly queries = new Map<string, JsonStatement>();
+  private readonly queries: SqliteDocumentQueries;
   private readonly countChildrenStatement: Statement<{ n: number }>;
   private readonly log: SqliteDocumentLog;
   private changeLog: DocumentChangeLog = { retention: defaultRetention };
-  /** Rows visited by the running query (`cds_row_seen()` in its SQL); statements run synchronously, one at a time. */
-  private rowsSeen = 0;
-  /** How many rows the running query may read (a whole sort's cap). */
-  private rowCap = Number.POSITIVE_INFINITY;
 
   constructor(
     private readonly db: Database.Database,
     private readonly commits: GroupCommit,
   ) {
     this.log = new SqliteDocumentLog(db);
-    db.function('cds_row_seen', { deterministic: false }, () => {
-      if (++this.rowsSeen > this.rowCap) throw new WholeSortTooLarge();
-      return 1;
-    });
+    this.queries = new SqliteDocumentQueries(db);
     const prepare = (sql: string) => db.prepare<SqliteParams, Row>(sql);
     this.statements = {
       get: prepare(sqliteDocumentSql.get),
@@ -103,8 +86,8 @@ export class SqliteDocumentStore implements DocumentStore {
       firstFrom: prepare(sqliteDocumentSql.firstFrom),
     };
     this.getWithFirstChild = db.prepare(sqliteDocumentSql.getWithFirstChild);
-    this.listStatement = this.prepareJson(sqliteDocumentSql.list);
-    this.listPage = this.prepareJson(sqlitePagingSql.listPage);
+    this.listStatement = prepareJson(db, sqliteDocumentSql.list);
+    this.listPage = prepareJson(db, sqlitePagingSql.listPage);
     this.countChildrenStatement = db.prepare<SqliteParams, { n: number }>(sqlitePagingSql.countChildren);
   }
 
@@ -148,7 +131,7 @@ export class SqliteDocumentStore implements DocumentStore {
     // Statements of this connection run one at a time; the read transaction keeps other processes out.
     return this.db.transaction(() => ({
       version: this.log.currentVersion(projectId),
-      documents: this.querySync(projectId, options).documents,
+      documents: this.queries.run(projectId, options).documents,
     }))();
   }
 
@@ -292,67 +275,11 @@ export class SqliteDocumentStore implements DocumentStore {
   }
 
   async query(projectId: number, options: QueryDocumentsOptions): Promise<QueryResult> {
-    return this.querySync(projectId, options);
-  }
-
-  private querySync(projectId: number, options: QueryDocumentsOptions): QueryResult {
-    const { sql, sortedWhole, params } = sqliteQuerySql(projectId, options);
-    let statement: JsonStatement;
-    let whole: JsonStatement | undefined;
-    try {
-      statement = this.queryStatement(sql);
-      whole = sortedWhole === undefined ? undefined : this.queryStatement(sortedWhole);
-    } catch (error) {
-      // An index dropped after the query was planned: the path indexes still answer it.
-      if (!options.index || !/no such index/.test(String(error))) throw error;
-      const { index: _dropped, ...unindexed } = options;
-      return this.querySync(projectId, unindexed);
-    }
-    this.rowsSeen = 0;
-    const documents = (whole && this.pageOfWholeSort(whole, params, options)) ?? statement.all(params);
-    return { documents, rowsScanned: this.rowsSeen };
-  }
-
-  /** The query's page cut from all its rows sorted by SQLite, or undefined when they are too many. */
-  private pageOfWholeSort(
-    whole: JsonStatement,
-    params: SqliteParams,
-    options: QueryDocumentsOptions,
-  ): DocumentJson[] | undefined {
-    const offset = options.offset ?? 0;
-    const end = options.limit === undefined ? Number.POSITIVE_INFINITY : offset + options.limit;
-    this.rowCap = Math.max(WHOLE_SORT_ROWS, end);
-    try {
-      return whole.all(params).slice(offset, end);
-    } catch (error) {
-      if (error instanceof WholeSortTooLarge) return undefined;
-      throw error;
-    } finally {
-      this.rowCap = Number.POSITIVE_INFINITY;
-    }
+    return this.queries.run(projectId, options);
   }
 
   async explainQuery(projectId: number, options: QueryDocumentsOptions): Promise<string[]> {
-    const { sql, params } = sqliteQuerySql(projectId, options);
-    const rows = this.db.prepare<SqliteParams, { detail: string }>(`EXPLAIN QUERY PLAN ${sql}`).all(params);
-    return rows.map((row) => row.detail);
-  }
-
-  private prepareJson(sql: string): JsonStatement {
-    return this.db.prepare<SqliteParams, DocumentJson>(sql).pluck(true);
-  }
-
-  private queryStatement(sql: string): JsonStatement {
-    let statement = this.queries.get(sql);
-    if (statement) {
-      this.queries.delete(sql);
-    } else {
-      statement = this.prepareJson(sql);
-      const oldest = this.queries.keys().next();
-      if (this.queries.size >= QUERY_CACHE_SIZE && !oldest.done) this.queries.delete(oldest.value);
-    }
-    this.queries.set(sql, statement);
-    return statement;
+    return this.queries.explain(projectId, options);
   }
 
   private columns(projectId: number, path: DocumentPath, data: JsonObject): SqliteParams {
