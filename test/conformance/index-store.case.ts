@@ -101,6 +101,9 @@ export function indexStoreCases(engine: EngineFixture): void {
           );
           // Sorted: every match was read, whatever the page.
           expect(indexed.rowsScanned).toBeGreaterThanOrEqual(matches);
+          // The same inside the snapshot's read transaction (listeners, §10).
+          const snapshot = await storage.documents.querySnapshot(p, { ...options, ...(plan ? { index: plan } : {}) });
+          expect(snapshot.documents).toEqual(unindexed.documents);
         }
       }
     });
