@@ -149,6 +149,9 @@ export class RealtimeSocket {
     this.refreshTimer = setTimeout(
       () => {
         this.refreshTimer = null;
+        // A timer may fire a millisecond before the clock says the refresh is due, and then
+        // accessToken() would not refresh and nothing would wake this again: wait once more.
+        if (Date.now() < at) return this.scheduleRefresh();
         // accessToken() refreshes when due; the session's change event sends `auth`.
         this.options.session.accessToken().catch(() => this.scheduleRefresh());
       },
