@@ -133,6 +133,30 @@ export function indexStoreCases(engine: EngineFixture): void {
       expect(await store.build(again)).toBe('ready');
     });
 
+    it('answers a query planned with an index dropped since, as the path indexes do', async () => {
+      const p = project++;
+      for (let i = 0; i < 30; i++) {
+        await storage.documents.upsert(p, parseDocumentPath(`items/i${i}`), { level: 30 - i });
+      }
+      const index = await declare(p, 'items', BY_LEVEL);
+      expect(await store.build(index)).toBe('ready');
+      for (const clauses of [['level__exact:7'], ['level__gte:10']]) {
+        const where = parseWhere(clauses);
+        const plan = chooseIndex(await store.list(p), where, undefined);
+        expect(plan?.index.id).toBe(index.id);
+        const unindexed = await storage.documents.query(p, { collection: 'items', where, limit: 5 });
+        if (clauses[0] === 'level__gte:10') expect(await store.drop(p, index.id)).toBe(true);
+        const stale = await storage.documents.query(p, {
+          collection: 'items',
+          where,
+          limit: 5,
+          ...(plan ? { index: plan } : {}),
+        });
+        expect(stale.documents).toEqual(unindexed.documents);
+        expect(stale.documents.length).toBeGreaterThan(0);
+      }
+    });
+
     it('builds a declaration a process left building when it died before building it', async () => {
       const p = project++;
       await storage.documents.upsert(p, parseDocumentPath('items/a'), { level: 1 });

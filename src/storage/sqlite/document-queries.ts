@@ -40,20 +40,18 @@ export class SqliteDocumentQueries {
   /** Runs a query; synchronous, so a caller's transaction holds it together with other reads. */
   run(projectId: number, options: QueryDocumentsOptions): QueryResult {
     const { sql, sortedWhole, params } = sqliteQuerySql(projectId, options);
-    let statement: JsonStatement;
-    let whole: JsonStatement | undefined;
+    this.rowsSeen = 0;
     try {
-      statement = this.statement(sql);
-      whole = sortedWhole === undefined ? undefined : this.statement(sortedWhole);
+      const page =
+        sortedWhole === undefined ? undefined : this.pageOfWholeSort(this.statement(sortedWhole), params, options);
+      // The LIMIT form is prepared only when it runs: no whole sort, or one past its cap.
+      return { documents: page ?? this.statement(sql).all(params), rowsScanned: this.rowsSeen };
     } catch (error) {
       // An index dropped after the query was planned: the path indexes still answer it.
       if (!options.index || !/no such index/.test(String(error))) throw error;
       const { index: _dropped, ...unindexed } = options;
       return this.run(projectId, unindexed);
     }
-    this.rowsSeen = 0;
-    const documents = (whole && this.pageOfWholeSort(whole, params, options)) ?? statement.all(params);
-    return { documents, rowsScanned: this.rowsSeen };
   }
 
   explain(projectId: number, options: QueryDocumentsOptions): string[] {
