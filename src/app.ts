@@ -184,6 +184,7 @@ export function createServices(config: Config, storage: Storage, options: Servic
     retention: { maxWrites: config.realtime.logMaxWrites, maxAgeMs: config.realtime.logMaxAgeSeconds * 1000 },
     onPublishError: publishFailures(log),
     rules: new TreeRules({ source: ruleSource, auth: ruleAuth, clock }),
+    readCacheBytes: config.realtime.readCacheBytes,
   });
   const indexes = new IndexService({
     store: storage.indexes,

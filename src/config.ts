@@ -29,6 +29,7 @@ const EnvSchema = Type.Object({
   CDS_REALTIME_MAX_SUBSCRIPTIONS: Type.Integer({ minimum: 1, default: 256 }),
   CDS_REALTIME_LOG_MAX_WRITES: Type.Integer({ minimum: 1, default: 10_000 }),
   CDS_REALTIME_LOG_MAX_AGE: Type.Integer({ minimum: 1, default: 600 }),
+  CDS_REALTIME_READ_CACHE_MB: Type.Integer({ minimum: 0, maximum: 65_536, default: 64 }),
   CDS_WS_MAX_BUFFER: Type.Integer({ minimum: 65_536, default: 8 * 1024 * 1024 }),
   CDS_WS_PING_INTERVAL: Type.Integer({ minimum: 1, default: 30 }),
   CDS_LEADERBOARD_RESET_CHECK_MS: Type.Integer({ minimum: 0, default: 1000 }),
@@ -82,6 +83,8 @@ export interface Config {
     maxSubscriptions: number;
     logMaxWrites: number;
     logMaxAgeSeconds: number;
+    /** Bytes of large subtrees' JSON each process keeps between GETs (0: none). */
+    readCacheBytes: number;
     wsMaxBufferedBytes: number;
     wsPingIntervalSeconds: number;
   };
@@ -129,6 +132,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       maxSubscriptions: e.CDS_REALTIME_MAX_SUBSCRIPTIONS,
       logMaxWrites: e.CDS_REALTIME_LOG_MAX_WRITES,
       logMaxAgeSeconds: e.CDS_REALTIME_LOG_MAX_AGE,
+      readCacheBytes: e.CDS_REALTIME_READ_CACHE_MB * 1024 * 1024,
       wsMaxBufferedBytes: e.CDS_WS_MAX_BUFFER,
       wsPingIntervalSeconds: e.CDS_WS_PING_INTERVAL,
     },

@@ -73,17 +73,23 @@ export function treeStoreCases(engine: EngineFixture): void {
       await set('other', 'out\u0001side\n');
       await set('users-x', 'a sibling between users and users/');
       for (const path of ['users/ann', 'users', '', 'users/bob', 'users/ann/a/tags', 'none']) {
-        const packed = await store.packedLeaves(project, path);
+        const { packed, version } = await store.packedLeaves(project, path);
         const snapshot = await store.snapshot(project, path);
+        expect(version).toBe(snapshot.version);
         expect(Buffer.from(packedSubtreeJson(path, packed)).toString()).toBe(canonicalJson(snapshot.value));
         const leaves = unpackLeaves(packed);
         expect(leaves.every((leaf) => path === '' || leaf.path === path || leaf.path.startsWith(`${path}/`))).toBe(
           true,
         );
       }
-      expect(unpackLeaves(await store.packedLeaves(project, 'users'))).toHaveLength(6);
-      expect(await store.packedLeaves(project + 1, '')).toHaveLength(0);
-      expect(await store.packedLeaves(project, 'none')).toHaveLength(0);
+      expect(unpackLeaves((await store.packedLeaves(project, 'users')).packed)).toHaveLength(6);
+      expect(await store.packedLeaves(project + 1, '')).toEqual({ packed: new Uint8Array(0), version: 0 });
+      expect((await store.packedLeaves(project, 'none')).packed).toHaveLength(0);
+      // A leaf read alone, the root and a subtree each come with the version they reflect.
+      expect((await store.packedLeaves(project, 'users/bob')).version).toBe(4);
+      expect((await store.packedLeaves(project, '')).version).toBe(4);
+      await set('users/bob', 8);
+      expect((await store.packedLeaves(project, 'users')).version).toBe(5);
     });
 
     it('replaces a subtree whole', async () => {
@@ -194,6 +200,33 @@ export function treeStoreCases(engine: EngineFixture): void {
       expect(await store.changesSince(project, 5)).toBeNull();
       expect(await store.changesSince(project, -1)).toBeNull();
       expect(await store.changesSince(project + 1, 0)).toEqual({ version: 0, commits: [] });
+    });
+
+    it('lists the paths changed after a version, or null when the log cannot tell', async () => {
+      await set('a', 1);
+      await patch('', { b: 2, 'c/d': 3 });
+      await store.delete(project, 'a', KEEP);
+      const changed = async (since: number, maxCommits: number) => {
+        const answer = await store.changedPathsSince(project, since, maxCommits);
+        return answer && { version: answer.version, paths: [...answer.paths].sort() };
+      };
+      expect(await changed(0, 10)).toEqual({ version: 3, paths: ['a', 'a', 'b', 'c/d'] });
+      expect(await changed(1, 10)).toEqual({ version: 3, paths: ['a', 'b', 'c/d'] });
+      expect(await changed(2, 10)).toEqual({ version: 3, paths: ['a'] });
+      expect(await changed(3, 10)).toEqual({ version: 3, paths: [] });
+      // More commits than the caller checks: it reads again rather than checking them.
+      expect(await changed(0, 2)).toBeNull();
+      expect(await changed(1, 2)).toEqual({ version: 3, paths: ['a', 'b', 'c/d'] });
+      expect(await changed(4, 10)).toBeNull();
+      expect(await changed(-1, 10)).toBeNull();
+      expect(await store.changedPathsSince(project + 1, 0, 10)).toEqual({ version: 0, paths: [] });
+      // A trimmed log no longer covers the versions it dropped.
+      for (let i = 0; i < 4; i++) await set('e', i, project, { maxWrites: 2, maxAgeMs: 600_000 });
+      expect(await changed(4, 10)).toBeNull();
+      expect(await changed(5, 10)).toEqual({ version: 7, paths: ['e', 'e'] });
+      // The root's path is the empty one.
+      await set('', { f: 1 });
+      expect(await changed(7, 10)).toEqual({ version: 8, paths: [''] });
     });
 
     it('trims the log to the last N writes', async () => {

@@ -2,8 +2,8 @@ import type { Bus } from '../bus.js';
 import { AppError } from '../errors.js';
 import type { JsonObject, JsonValue } from '../json.js';
 import { defaultPathLimits, type PathLimits } from '../paths.js';
-import { packedSubtreeJson } from './packed-subtree.js';
-import { etagOfCanonicalJson, type TreeMatch, TreePreconditionFailed, treeEtag, treeWriteHook } from './tree-atomic.js';
+import { type SubtreeJson, SubtreeJsonCache } from './subtree-cache.js';
+import { type TreeMatch, TreePreconditionFailed, treeEtag, treeWriteHook } from './tree-atomic.js';
 import { type LocalCommitListener, TreeCommits } from './tree-commits.js';
 import { parseTreePath } from './tree-path.js';
 import { type CallerRules, deniedByRules, type PlannedWrite, type TreeRules, type ValueAt } from './tree-rules.js';
@@ -20,6 +20,8 @@ export interface TreeServiceOptions {
   onPublishError?: (error: unknown) => void;
   /** The access rules of client users (§9); without them every caller may do everything. */
   rules?: TreeRules;
+  /** Bytes of large subtrees' JSON kept between GETs (`SubtreeJsonCache`); none by default. */
+  readCacheBytes?: number;
 }
 
 /** What a tree write carries beyond its path and value (§11). */
@@ -79,6 +81,7 @@ export const defaultRetention: ChangeLogRetention = { maxWrites: 10_000, maxAgeM
 export class TreeService {
   private readonly limits: PathLimits;
   private readonly commits: TreeCommits;
+  private readonly subtrees: SubtreeJsonCache;
 
   constructor(
     private readonly store: TreeStore,
@@ -87,6 +90,7 @@ export class TreeService {
   ) {
     this.limits = options.pathLimits ?? defaultPathLimits;
     this.commits = new TreeCommits(store, bus, options.retention, options.onPublishError);
+    this.subtrees = new SubtreeJsonCache(store, { maxBytes: options.readCacheBytes ?? 0 });
   }
 
   /** Normalizes a client path (§0); 400 on a bad one. */
@@ -112,19 +116,19 @@ export class TreeService {
 
   /**
    * The subtree at `rawPath` as canonical JSON text with its ETag: serialized from the leaves'
-   * stored text, never assembled into objects (a 1,000-leaf GET costs a fraction of `get`).
+   * stored text, never assembled into objects (a 1,000-leaf GET costs a fraction of `get`), or
+   * kept from an earlier GET while the change log shows it unchanged.
    */
   async getJson(projectId: number, rawPath: string, userId?: number): Promise<TreeJson> {
     const path = this.parsePath(rawPath);
     const rules = await this.rulesFor(projectId, userId);
     // A rule reading `resource.value` reads the very snapshot the answer returns.
-    let text: Promise<Uint8Array> | null = null;
-    const read = () =>
-      (text ??= this.store.packedLeaves(projectId, path).then((packed) => packedSubtreeJson(path, packed)));
-    const value = async () => JSON.parse(new TextDecoder().decode(await read())) as JsonValue;
+    let answer: Promise<SubtreeJson> | null = null;
+    const read = () => (answer ??= this.subtrees.read(projectId, path));
+    const value = async () => JSON.parse(new TextDecoder().decode((await read()).json)) as JsonValue;
     if (rules && !(await rules.mayRead(path, value))) throw deniedByRules();
-    const answer = await read();
-    return { path, json: answer, etag: etagOfCanonicalJson(answer) };
+    const { json, etag } = await read();
+    return { path, json, etag };
   }
 
   /** Replaces the subtree at `rawPath`; returns the value now stored there. */

@@ -57,6 +57,18 @@ export interface TreeSnapshot {
   version: number;
 }
 
+/** A subtree's leaves in `packLeaves`' format and the project version they reflect, read at once. */
+export interface PackedSubtree {
+  packed: Uint8Array;
+  version: number;
+}
+
+/** The paths the commits after some version changed, and the current version. */
+export interface ChangedPaths {
+  version: number;
+  paths: string[];
+}
+
 /** The commits after some version (those with changes, in order) and the current version. */
 export interface TreeHistory {
   version: number;
@@ -100,15 +112,22 @@ export interface TreeStore {
   /** The assembled value at `path` with the version it reflects. */
   snapshot(projectId: number, path: string): Promise<TreeSnapshot>;
   /**
-   * The leaves at or below `path` as their stored JSON text, read at once, in `packLeaves`' format
-   * (empty when none): a large GET writes its JSON from them without parsing. In path order when
-   * the engine can (core writes that order in one pass, and sorts any other).
+   * The leaves at or below `path` as their stored JSON text, in `packLeaves`' format (empty when
+   * none), and the version they reflect, read at once: a large GET writes its JSON from them
+   * without parsing. In path order when the engine can (core writes that order in one pass, and
+   * sorts any other).
    */
-  packedLeaves(projectId: number, path: string): Promise<Uint8Array>;
+  packedLeaves(projectId: number, path: string): Promise<PackedSubtree>;
   /** The names of the children of `path` when it is an object; its value when a leaf; else none. */
   children(projectId: number, path: string): Promise<{ leaf: JsonValue; keys: string[] }>;
   /** The project's current version: 0 before its first write. */
   currentVersion(projectId: number): Promise<number>;
+  /**
+   * The paths changed by the commits after `version` (in any order, repeats kept), read at once
+   * with the current version; null when the log no longer covers them, `version` is not in
+   * 0..current, or they are more than `maxCommits` commits.
+   */
+  changedPathsSince(projectId: number, version: number, maxCommits: number): Promise<ChangedPaths | null>;
   /** Every commit after `version`, or null when the log no longer covers them (or `version` is not in 0..current). */
   changesSince(projectId: number, version: number): Promise<TreeHistory | null>;
 }

@@ -3,7 +3,9 @@ import type { JsonValue } from '../../core/json.js';
 import { packLeaves } from '../../core/realtime/tree-json.js';
 import { descendantRange, ROOT_PATH } from '../../core/realtime/tree-path.js';
 import type {
+  ChangedPaths,
   ChangeLogRetention,
+  PackedSubtree,
   TreeCommit,
   TreeHistory,
   TreeSet,
@@ -38,9 +40,11 @@ const SNAPSHOT_ROOT = `SELECT NULL AS path, NULL::jsonb AS value,
 // which jsonb writes only escaped. Two strings cross into JavaScript instead of a row per leaf;
 // the leaves come in the index's order as scanned (an ORDER BY or a bytea aggregate costs
 // PostgreSQL 40–70 % more, measured, and core does not depend on the order).
+// With the project's version, read by the same statement (one statement sees one snapshot).
 const packedSql = (
   leaves: string,
-) => `SELECT json_agg(l.path)::text AS paths, string_agg(l.value::text, chr(1)) AS texts
+) => `SELECT json_agg(l.path)::text AS paths, string_agg(l.value::text, chr(1)) AS texts,
+  (SELECT version FROM tree_versions WHERE project_id = $1) AS version
   FROM (${leaves}) l`;
 const PACKED_AT = packedSql(`SELECT path, value FROM tree_leaves WHERE project_id = $1 AND path = $2
   UNION ALL SELECT path, value FROM tree_leaves WHERE project_id = $1 AND path >= $3 AND path < $4`);
@@ -73,6 +77,11 @@ const CHANGES_AFTER = `SELECT v.version AS current, v.log_floor, c.version, c.pa
   LEFT JOIN tree_changes c ON c.project_id = v.project_id AND c.version > $2 AND $2 >= v.log_floor AND $2 <= v.version
   WHERE v.project_id = $1
   ORDER BY c.version, c.seq`;
+
+const PATHS_CHANGED_AFTER = `SELECT v.version, v.log_floor, ARRAY(
+    SELECT c.path FROM tree_changes c WHERE c.project_id = $1 AND c.version > $2 AND c.version <= $2::bigint + $3::bigint
+  ) AS paths
+  FROM tree_versions v WHERE v.project_id = $1`;
 
 /** The realtime tree on PostgreSQL: one row per leaf (`COLLATE "C"` paths), a version row per project, a change log. */
 export class PostgresTreeStore implements TreeStore {
@@ -133,19 +142,22 @@ export class PostgresTreeStore implements TreeStore {
     return readSnapshot(this.pool, projectId, path);
   }
 
-  async packedLeaves(projectId: number, path: string): Promise<Uint8Array> {
+  async packedLeaves(projectId: number, path: string): Promise<PackedSubtree> {
     const range = descendantRange(path);
     const root = path === ROOT_PATH;
-    const { rows } = await this.pool.query<{ paths: string | null; texts: string | null }>(
+    const { rows } = await this.pool.query<{ paths: string | null; texts: string | null; version: string | null }>(
       root ? PACKED_ROOT : PACKED_AT,
       root ? [projectId] : [projectId, path, range.from, range.to],
     );
     const row = rows[0];
-    if (!row?.paths || row.texts === null) return new Uint8Array(0);
+    const version = Number(row?.version ?? 0);
+    if (!row?.paths || row.texts === null) return { packed: new Uint8Array(0), version };
     const texts = row.texts.split('\u0001');
-    return packLeaves(
-      (JSON.parse(row.paths) as string[]).map((leafPath, i) => ({ path: leafPath, json: texts[i] as string })),
-    );
+    const leaves = (JSON.parse(row.paths) as string[]).map((leafPath, i) => ({
+      path: leafPath,
+      json: texts[i] as string,
+    }));
+    return { packed: packLeaves(leaves), version };
   }
 
   async children(projectId: number, path: string): Promise<{ leaf: JsonValue; keys: string[] }> {
@@ -173,6 +185,18 @@ export class PostgresTreeStore implements TreeStore {
       [projectId],
     );
     return rows[0] ? Number(rows[0].version) : 0;
+  }
+
+  async changedPathsSince(projectId: number, since: number, maxCommits: number): Promise<ChangedPaths | null> {
+    const { rows } = await this.pool.query<{ version: string; log_floor: string; paths: string[] }>(
+      PATHS_CHANGED_AFTER,
+      [projectId, since, maxCommits],
+    );
+    const head = rows[0];
+    const version = head ? Number(head.version) : 0;
+    const floor = head ? Number(head.log_floor) : 0;
+    if (since < floor || since > version || version - since > maxCommits) return null;
+    return { version, paths: head?.paths ?? [] };
   }
 
   async changesSince(projectId: number, since: number): Promise<TreeHistory | null> {

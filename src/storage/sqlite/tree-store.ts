@@ -2,7 +2,9 @@ import type Database from 'better-sqlite3';
 import type { JsonValue } from '../../core/json.js';
 import { ancestorsOf, descendantRange, ROOT_PATH } from '../../core/realtime/tree-path.js';
 import type {
+  ChangedPaths,
   ChangeLogRetention,
+  PackedSubtree,
   TreeChange,
   TreeCommit,
   TreeHistory,
@@ -49,10 +51,13 @@ const SQL = {
   // key's order as it is scanned, which core writes fastest (it does not depend on it). NUL is
   // the literal x'00', not char(0): a function call per leaf is 5 % of the read.
   packedAt: `SELECT CAST(path || x'00' || value AS BLOB) FROM tree_leaves WHERE project_id = ? AND path = ?`,
-  packedInRange: `SELECT CAST(group_concat(path || x'00' || value, x'00') AS BLOB) FROM tree_leaves
+  // With the project's version, read by the same statement (one statement sees one state); the
+  // project id is bound twice.
+  packedInRange: `SELECT CAST(group_concat(path || x'00' || value, x'00') AS BLOB),
+    (SELECT version FROM tree_versions WHERE project_id = ?) FROM tree_leaves
     WHERE project_id = ? AND path >= ? AND path < ?`,
-  packedAll: `SELECT CAST(group_concat(path || x'00' || value, x'00') AS BLOB) FROM tree_leaves
-    WHERE project_id = ?`,
+  packedAll: `SELECT CAST(group_concat(path || x'00' || value, x'00') AS BLOB),
+    (SELECT version FROM tree_versions WHERE project_id = ?) FROM tree_leaves WHERE project_id = ?`,
   firstPathAfter: `SELECT path FROM tree_leaves WHERE project_id = ? AND path >= ? AND path < ?
     ORDER BY path LIMIT 1`,
   firstPathAfterOpen: 'SELECT path FROM tree_leaves WHERE project_id = ? AND path >= ? ORDER BY path LIMIT 1',
@@ -63,12 +68,21 @@ const SQL = {
     ORDER BY version, seq LIMIT 1`,
   changesAfter:
     'SELECT version, path, value FROM tree_changes WHERE project_id = ? AND version > ? ORDER BY version, seq',
+  // One statement, so the version and the paths are of one state (no transaction to pay for). The
+  // commits read are bounded by version: a bound LIMIT in the subquery cost 5 times the statement.
+  pathsChangedAfter: `SELECT version, log_floor, (SELECT group_concat(path, x'00') FROM tree_changes
+      WHERE project_id = ? AND version > ? AND version <= ?) AS paths
+    FROM tree_versions WHERE project_id = ?`,
 };
 
 type Statements = { [K in keyof typeof SQL]: Database.Statement };
 
-// The statements that answer one packed text: the value of their only column, not a row object.
-const PLUCKED: readonly (keyof typeof SQL)[] = ['packedAt', 'packedInRange', 'packedAll'];
+// The statements answering one column (a packed text, a path): its value, not a row object.
+const PLUCKED: readonly (keyof typeof SQL)[] = ['packedAt'];
+// The packed texts read with their version: `[packed, version]`, not a row object.
+const RAW: readonly (keyof typeof SQL)[] = ['packedInRange', 'packedAll'];
+
+type PackedRow = [Buffer | null, number | null];
 
 /** The realtime tree on SQLite: one row per leaf, a version row per project, a change log. */
 export class SqliteTreeStore implements TreeStore {
@@ -90,7 +104,8 @@ export class SqliteTreeStore implements TreeStore {
     this.statements = Object.fromEntries(
       Object.entries(SQL).map(([name, sql]) => {
         const statement = db.prepare(sql);
-        return [name, PLUCKED.includes(name as keyof typeof SQL) ? statement.pluck() : statement];
+        const key = name as keyof typeof SQL;
+        return [name, PLUCKED.includes(key) ? statement.pluck() : RAW.includes(key) ? statement.raw() : statement];
       }),
     ) as Statements;
     const write = db.transaction(this.applyWrite.bind(this));
@@ -150,20 +165,19 @@ export class SqliteTreeStore implements TreeStore {
     }))();
   }
 
-  async packedLeaves(projectId: number, path: string): Promise<Uint8Array> {
+  async packedLeaves(projectId: number, path: string): Promise<PackedSubtree> {
     const { packedAt, packedInRange, packedAll } = this.statements;
-    if (path === ROOT_PATH) return (packedAll.get(projectId) as Buffer | null) ?? NOTHING_PACKED;
+    if (path === ROOT_PATH) return packedSubtree(packedAll.get(projectId, projectId) as PackedRow);
     // One statement sees one state, and a path holding leaves below it holds no leaf itself: a
-    // subtree needs no transaction. Only when there is none are both reads made in one.
+    // subtree needs no transaction. Only when there is none are the reads made in one.
     const { from, to } = descendantRange(path);
-    const below = packedInRange.get(projectId, from, to) as Buffer | null;
-    if (below) return below;
-    return this.db.transaction(
-      () =>
-        (packedAt.get(projectId, path) as Buffer | undefined) ??
-        (packedInRange.get(projectId, from, to) as Buffer | null) ??
-        NOTHING_PACKED,
-    )();
+    const below = packedInRange.get(projectId, projectId, from, to) as PackedRow;
+    if (below[0]) return packedSubtree(below);
+    return this.db.transaction(() => {
+      const leaf = packedAt.get(projectId, path) as Buffer | undefined;
+      if (leaf) return { packed: leaf, version: this.readVersion(projectId).version };
+      return packedSubtree(packedInRange.get(projectId, projectId, from, to) as PackedRow);
+    })();
   }
 
   async children(projectId: number, path: string): Promise<{ leaf: JsonValue; keys: string[] }> {
@@ -176,6 +190,16 @@ export class SqliteTreeStore implements TreeStore {
 
   async currentVersion(projectId: number): Promise<number> {
     return this.readVersion(projectId).version;
+  }
+
+  async changedPathsSince(projectId: number, since: number, maxCommits: number): Promise<ChangedPaths | null> {
+    const row = this.statements.pathsChangedAfter.get(projectId, since, since + maxCommits, projectId) as
+      | (VersionRow & { paths: string | null })
+      | undefined;
+    const { version, log_floor } = row ?? { version: 0, log_floor: 0 };
+    if (since < log_floor || since > version || version - since > maxCommits) return null;
+    // NULL when no commit; '' is the root's path.
+    return { version, paths: row && row.paths !== null ? row.paths.split('\u0000') : [] };
   }
 
   async changesSince(projectId: number, since: number): Promise<TreeHistory | null> {
@@ -284,6 +308,10 @@ export class SqliteTreeStore implements TreeStore {
 }
 
 const NOTHING_PACKED = new Uint8Array(0);
+
+function packedSubtree([packed, version]: PackedRow): PackedSubtree {
+  return { packed: packed ?? NOTHING_PACKED, version: version ?? 0 };
+}
 
 function toLeaves(rows: LeafRow[]): TreeLeaf[] {
   return rows.map((row) => ({ path: row.path, value: JSON.parse(row.value) as JsonValue }));
