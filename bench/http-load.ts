@@ -100,10 +100,14 @@ async function cannon(spec: LoadTarget, seconds: number, recordAt: number | null
         {
           setupRequest: (request) => {
             const next = spec.request(counter++);
-            const headers =
-              next.user !== undefined && spec.userHeaders
-                ? { ...request.headers, ...spec.userHeaders(next.user) }
-                : request.headers;
+            let headers = request.headers ?? {};
+            // autocannon writes a body's length into the headers it builds it with: a request with
+            // no body, after one with a body, must not carry it.
+            if (next.body === undefined && 'Content-Length' in headers) {
+              const { 'Content-Length': _length, ...rest } = headers;
+              headers = rest;
+            }
+            if (next.user !== undefined && spec.userHeaders) headers = { ...headers, ...spec.userHeaders(next.user) };
             return { ...request, method: next.method, path: next.path, body: next.body, headers };
           },
         },

@@ -78,6 +78,18 @@ export function serviceWorkloads(settings: BenchSettings): HttpWorkload[] {
       request: (i) => ({ method: 'GET', path: `/realtime/db/${roomPath(spread(i, rooms))}` }),
     },
     {
+      // The case the kept JSON of a subtree cannot serve: each GET follows a write into its subtree.
+      name: `realtime PUT into a ${settings.subtreeLeaves.toLocaleString('en-US')}-leaf subtree, then its GET (alternating)`,
+      baseline: 'bare 100-document GET',
+      expectStatus: 200,
+      request: (i) => {
+        const path = `/realtime/db/${roomPath(spread(i >> 1, rooms))}`;
+        return i % 2 === 0
+          ? { method: 'PUT', path: `${path}/w`, body: JSON.stringify({ value: i }) }
+          : { method: 'GET', path };
+      },
+    },
+    {
       name: 'leaderboard me rank',
       baseline: 'bare GET',
       expectStatus: 200,

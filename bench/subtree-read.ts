@@ -34,7 +34,7 @@ try {
     'packedLeaves (read only)': () => tree.packedLeaves(1, room()),
     'after: packedLeaves + packedSubtreeJson + ETag + body': async () => {
       const path = room();
-      const json = packedSubtreeJson(path, await tree.packedLeaves(1, path));
+      const json = packedSubtreeJson(path, (await tree.packedLeaves(1, path)).packed);
       return (
         etagOfCanonicalJson(json).length +
         Buffer.concat([Buffer.from(`{"path":${JSON.stringify(path)},"value":`), json, Buffer.from('}')]).length
