@@ -77,7 +77,7 @@ const SQL = {
 
 type Statements = { [K in keyof typeof SQL]: Database.Statement };
 
-// The statements answering one column (a packed text, a path): its value, not a row object.
+// The statement answering one packed text: the value of its only column, not a row object.
 const PLUCKED: readonly (keyof typeof SQL)[] = ['packedAt'];
 // The packed texts read with their version: `[packed, version]`, not a row object.
 const RAW: readonly (keyof typeof SQL)[] = ['packedInRange', 'packedAll'];
