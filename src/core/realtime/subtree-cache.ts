@@ -61,7 +61,7 @@ export class SubtreeJsonCache {
     const { packed, version } = await this.store.packedLeaves(projectId, path);
     const json = packedSubtreeJson(path, packed);
     const answer = { json, etag: etagOfCanonicalJson(json), version };
-    if (json.length >= this.minBytes) this.kept?.set(key, answer);
+    if (this.kept && json.length >= this.minBytes) this.kept.set(key, { ...answer, json: exactCopy(json) });
     else if (kept) this.kept?.delete(key);
     return answer;
   }
@@ -74,4 +74,12 @@ export class SubtreeJsonCache {
     kept.version = Math.max(kept.version, changed.version);
     return true;
   }
+}
+
+/**
+ * The bytes alone, copied (a Buffer's `slice` would be another view): the writer's answer views a
+ * buffer about 1.5 times its size, which a kept answer would otherwise hold on to uncounted.
+ */
+function exactCopy(json: Uint8Array): Uint8Array {
+  return json.byteLength === json.buffer.byteLength ? json : new Uint8Array(json);
 }
