@@ -4,7 +4,7 @@
  * (SIGKILL after a bounded wait). Its output goes to a log file, as a deployment's would.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { closeSync, openSync, readFileSync } from 'node:fs';
+import { closeSync, openSync, readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 
@@ -140,16 +140,13 @@ export class ChildServer {
     }
   }
 
-  /** CPU time (user + system) the process has used, in seconds (Linux /proc); NaN where unavailable. */
+  /**
+   * CPU time (user + system) the process and its live descendants (CDS_WORKERS' workers) have
+   * used, in seconds (Linux /proc); NaN where unavailable. A worker that exited takes its share.
+   */
   cpuSeconds(): number {
-    try {
-      // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th.
-      const stat = readFileSync(`/proc/${this.pid}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
-    } catch {
-      return Number.NaN;
-    }
+    const seconds = processTree(this.pid).map(processCpuSeconds);
+    return seconds.length === 0 ? Number.NaN : seconds.reduce((sum, s) => sum + s, 0);
   }
 
   /** SIGTERM, then SIGKILL if it has not exited within the grace; resolves with the exit code. */
@@ -163,5 +160,35 @@ export class ChildServer {
       }
     }
     return this.exitCode;
+  }
+}
+
+/** `pid` and its descendants, from each thread's `children` list (Linux /proc); [] if it is gone. */
+function processTree(pid: number): number[] {
+  let threads: string[];
+  try {
+    threads = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return [];
+  }
+  const children = threads.flatMap((tid) => {
+    try {
+      return readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8').split(' ').filter(Boolean).map(Number);
+    } catch {
+      return [];
+    }
+  });
+  return [pid, ...children.flatMap(processTree)];
+}
+
+/** CPU seconds (user + system) of one process; 0 once it has exited. */
+function processCpuSeconds(pid: number): number {
+  try {
+    // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th.
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+  } catch {
+    return 0;
   }
 }

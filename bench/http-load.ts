@@ -5,6 +5,7 @@
  * latencies are recorded from every response at sub-millisecond resolution. Any answer other than
  * the expected status fails the load.
  */
+import { readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
 
 /** One request of a load. */
@@ -53,6 +54,10 @@ export interface HttpLoadResult {
   /** Server CPU per answered request, in microseconds, and the share of one core it kept busy. */
   serverCpuUs: number;
   serverBusy: number;
+  /** This process's CPU per answered request (autocannon and its callbacks), in microseconds. */
+  generatorCpuUs: number;
+  /** Cores of the whole machine busy (or taken by the hypervisor) while measured (Linux /proc/stat). */
+  machineBusy: number;
   /** With a baseline: its rate over its slices, and each round's ratio of the two rates. */
   baselineRate?: number;
   roundRatios?: number[];
@@ -158,11 +163,18 @@ export async function runHttpLoad(spec: HttpLoadSpec): Promise<HttpLoadResult> {
   const base: CannonCount = { recorded: 0, unexpected: 0, errors: 0, seconds: 0 };
   const roundRatios: number[] = [];
   let cpu = 0;
+  let generatorCpu = 0;
+  let machineBusySeconds = 0;
   for (let round = 0; round < rounds; round++) {
     const baseline = spec.baselineTarget ? await cannon(spec.baselineTarget, slice / 2, null) : null;
     const cpuBefore = spec.serverCpuSeconds?.() ?? Number.NaN;
+    const generatorBefore = process.cpuUsage();
+    const machineBefore = machineCpuSeconds();
     const counted = await cannon(spec, slice, total.recorded);
     cpu += (spec.serverCpuSeconds?.() ?? Number.NaN) - cpuBefore;
+    const generator = process.cpuUsage(generatorBefore);
+    generatorCpu += (generator.user + generator.system) / 1e6;
+    machineBusySeconds += machineCpuSeconds() - machineBefore;
     add(total, counted);
     if (baseline) {
       add(base, baseline);
@@ -179,6 +191,8 @@ export async function runHttpLoad(spec: HttpLoadSpec): Promise<HttpLoadResult> {
     errors: total.errors,
     serverCpuUs: (cpu * 1e6) / (total.recorded + total.unexpected),
     serverBusy: cpu / total.seconds,
+    generatorCpuUs: (generatorCpu * 1e6) / (total.recorded + total.unexpected),
+    machineBusy: machineBusySeconds / total.seconds,
     ...(spec.baselineTarget ? { baselineRate: base.recorded / base.seconds, roundRatios } : {}),
   };
   if (total.unexpected > 0 || total.errors > 0) {
@@ -187,6 +201,18 @@ export async function runHttpLoad(spec: HttpLoadSpec): Promise<HttpLoadResult> {
     result.failure = `baseline: ${base.unexpected} unexpected answers, ${base.errors} errors`;
   }
   return result;
+}
+
+/** Busy CPU seconds of the whole machine since boot (the `cpu` line of /proc/stat); NaN elsewhere. */
+function machineCpuSeconds(): number {
+  try {
+    const line = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0] ?? '';
+    // user nice system idle iowait irq softirq steal …, in USER_HZ (100 per second).
+    const [user, nice, system, , , irq, softirq, steal] = line.split(/\s+/).slice(1).map(Number);
+    return ((user ?? 0) + (nice ?? 0) + (system ?? 0) + (irq ?? 0) + (softirq ?? 0) + (steal ?? 0)) / 100;
+  } catch {
+    return Number.NaN;
+  }
 }
 
 function add(sum: CannonCount, part: CannonCount): void {

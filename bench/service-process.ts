@@ -181,7 +181,7 @@ async function rulesProject(
 /**
  * Starts the service on a prepared database with CDS_WORKERS=`workers` and waits until it is
  * ready (every worker listening); `profileDir` adds `--cpu-prof`. With several workers the
- * child's CPU and RSS figures are the primary's only. `script` is the entry point: another
+ * child's CPU counts every process, its RSS the primary's only. `script` is the entry point: another
  * checkout's `src/main.ts` runs that version (`service-ab.ts`).
  */
 export async function startService(

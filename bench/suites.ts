@@ -117,8 +117,8 @@ async function idleRows(
 }
 
 /**
- * Runs one HTTP workload against `service`, paired in turns with its bare baseline. The service's
- * CPU per request is a figure only when `withCpu` (with workers, the child is the primary alone).
+ * Runs one HTTP workload against `service`, paired in turns with its bare baseline; the service's
+ * CPU per request counts all its processes (CDS_WORKERS' workers with their primary).
  */
 export function loadWorkload(
   context: SuiteContext,
@@ -126,7 +126,6 @@ export function loadWorkload(
   workload: HttpWorkload,
   service: RunningService,
   prepared: PreparedDatabase,
-  withCpu = true,
 ): Promise<HttpLoadResult> {
   const baseline = baselineWorkloads.find((bare) => bare.name === workload.baseline);
   return runHttpLoad({
@@ -135,7 +134,7 @@ export function loadWorkload(
     baseUrl: service.baseUrl,
     headers: (c) => clientHeaders(prepared.project, c),
     userHeaders: (u) => clientHeaders(prepared.project, u),
-    ...(withCpu ? { serverCpuSeconds: () => service.server.cpuSeconds() } : {}),
+    serverCpuSeconds: () => service.server.cpuSeconds(),
     ...(baseline ? { baselineTarget: bareTarget(context, baseline, workload.connections) } : {}),
   });
 }
