@@ -1,14 +1,23 @@
 /**
- * The `workers` section (`npm run bench -- --only workers --workers 2`): document GET, document
- * PUT and fan-out against the service with CDS_WORKERS=1, then with CDS_WORKERS=N, in the same
- * run on the same small database (the big datasets change nothing for these requests), each HTTP
- * workload paired in turns with its bare baseline as elsewhere. Without Redis, so the N workers
- * broadcast through the primary's IPC relay. The load generator shares the machine's cores.
+ * The `workers` section (`npm run bench -- --only workers --workers 2`): document GET, a
+ * 100-document list, document PUT and fan-out against two services running side by side on the
+ * same small database (the big datasets change nothing for these requests), one with
+ * CDS_WORKERS=1 and one with CDS_WORKERS=N. Each HTTP workload is measured on each service paired
+ * in turns with its bare baseline as elsewhere, then on the two services in turns for the N ÷ 1
+ * figure. Without Redis, so the N workers broadcast through the primary's IPC relay. The load
+ * generator shares the machine's cores.
  */
 import { availableParallelism } from 'node:os';
-import type { HttpLoadResult } from './http-load.js';
-import { serviceWorkloads } from './http-workloads.js';
-import { clientHeaders, prepareDatabase, startService } from './service-process.js';
+import { type HttpLoadResult, type LoadTarget, runHttpLoad } from './http-load.js';
+import { type HttpWorkload, serviceWorkloads } from './http-workloads.js';
+import type { Figure } from './report.js';
+import {
+  clientHeaders,
+  type PreparedDatabase,
+  prepareDatabase,
+  type RunningService,
+  startService,
+} from './service-process.js';
 import type { BenchSettings, Engine } from './settings.js';
 import { fanoutRows, httpRow, loadWorkload, type SuiteContext } from './suites.js';
 
@@ -18,6 +27,8 @@ const WORKLOADS = ['document GET', 'list (limit=100)', 'document PUT (upsert)'];
  * compiling their code while measured: 1.5–2× the CPU per request of one process, gone after 20 s.
  */
 const MIN_WARMUP_SECONDS = 5;
+/** Slices of the N-worker service, each after a slice of the one-worker service. */
+const HEAD_TO_HEAD_ROUNDS = 8;
 
 /** Small datasets (the workloads read and write single documents), fan-out at 100 subscribers. */
 function smallSettings(settings: BenchSettings): BenchSettings {
@@ -40,56 +51,110 @@ function smallSettings(settings: BenchSettings): BenchSettings {
 const pairedRatio = (load: HttpLoadResult) => load.requestsPerSecond / (load.baselineRate ?? Number.NaN);
 const fmtUs = (us: number) => us.toFixed(0);
 
+/** A running service per worker count, each on the same database. */
+type Services = Map<number, RunningService>;
+
 /** Runs the section on one engine: rows per workload and worker count, and the N ÷ 1 figures. */
 export async function runWorkersSuite(context: SuiteContext, engine: Engine): Promise<void> {
   const { result, log } = context;
   const settings = smallSettings(context.settings);
-  const counts = [1, Math.max(2, context.settings.workers)];
-  log(`workers on ${engine}: CDS_WORKERS=${counts.join(' then ')}`);
+  const counts = [1, Math.max(2, context.settings.workers)] as const;
+  log(`workers on ${engine}: CDS_WORKERS=${counts.join(' and ')}, side by side`);
   const prepared = await prepareDatabase(engine, settings);
-  const loads = new Map<string, HttpLoadResult[]>();
+  const services: Services = new Map();
   try {
     for (const workers of counts) {
-      const label = ` (CDS_WORKERS=${workers})`;
       const service = await startService(prepared, undefined, workers);
-      try {
-        log(`  CDS_WORKERS=${workers}: ready in ${service.readyMs.toFixed(0)} ms`);
+      services.set(workers, service);
+      log(`  CDS_WORKERS=${workers}: ready in ${service.readyMs.toFixed(0)} ms`);
+    }
+    for (const workload of serviceWorkloads(settings).filter((w) => WORKLOADS.includes(w.name))) {
+      const loads: HttpLoadResult[] = [];
+      for (const [workers, service] of services) {
         // Each worker compiles its own hot code: it gets as long a warm-up as one process alone.
-        const warmed = { ...settings, warmupSeconds: Math.max(MIN_WARMUP_SECONDS, settings.warmupSeconds) * workers };
-        for (const workload of serviceWorkloads(settings).filter((w) => WORKLOADS.includes(w.name))) {
-          const load = await loadWorkload(context, warmed, workload, service, prepared);
-          result.rows.push(httpRow(`${workload.name}${label}`, engine, load, workload.baseline));
-          loads.set(workload.name, [...(loads.get(workload.name) ?? []), load]);
-          log(`  ${workload.name}${label}: ${Math.round(load.requestsPerSecond)} req/s`);
-        }
-        const target = { url: service.wsUrl, headers: clientHeaders(prepared.project) };
-        await fanoutRows({ ...context, settings }, engine, target, { url: context.bare.wsUrl, headers: {} }, label);
-      } finally {
-        const code = await service.server.stop();
-        if (code !== 0) log(`  service exited with ${code}; log: ${service.server.logFile}`);
+        const warmupSeconds = Math.max(MIN_WARMUP_SECONDS, settings.warmupSeconds) * workers;
+        const load = await loadWorkload(context, { ...settings, warmupSeconds }, workload, service, prepared);
+        result.rows.push(httpRow(`${workload.name} (CDS_WORKERS=${workers})`, engine, load, workload.baseline));
+        loads.push(load);
+        log(`  ${workload.name} (CDS_WORKERS=${workers}): ${Math.round(load.requestsPerSecond)} req/s`);
       }
+      const headToHead = await alternate(settings, workload, services, counts, prepared);
+      result.figures.push(workersFigure(workload.name, engine, counts[1], headToHead, loads));
+    }
+    for (const [workers, service] of services) {
+      const target = { url: service.wsUrl, headers: clientHeaders(prepared.project) };
+      const label = ` (CDS_WORKERS=${workers})`;
+      await fanoutRows({ ...context, settings }, engine, target, { url: context.bare.wsUrl, headers: {} }, label);
     }
   } finally {
+    for (const service of services.values()) {
+      const code = await service.server.stop();
+      if (code !== 0) log(`  service exited with ${code}; log: ${service.server.logFile}`);
+    }
     await prepared.drop();
   }
+}
+
+/**
+ * The N-worker service loaded in turns with the one-worker service, slice after slice, so the
+ * ratio of their rates comes from the same minutes of a host whose speed moves (measured one
+ * after the other, the two halves of a run gave 0.73× and 1.48× for the same build).
+ */
+function alternate(
+  settings: BenchSettings,
+  workload: HttpWorkload,
+  services: Services,
+  counts: readonly [number, number],
+  prepared: PreparedDatabase,
+): Promise<HttpLoadResult> {
+  const target = (service: RunningService | undefined): LoadTarget => {
+    if (!service) throw new Error('a service of the section is missing');
+    return {
+      ...workload,
+      connections: workload.connections ?? settings.connections,
+      baseUrl: service.baseUrl,
+      headers: (c) => clientHeaders(prepared.project, c),
+      userHeaders: (u) => clientHeaders(prepared.project, u),
+    };
+  };
+  return runHttpLoad({
+    ...target(services.get(counts[1])),
+    warmupSeconds: 0,
+    durationSeconds: settings.durationSeconds,
+    rounds: HEAD_TO_HEAD_ROUNDS,
+    baselineTarget: target(services.get(counts[0])),
+  });
+}
+
+/** The N ÷ 1 figure: the rate ratio of the alternated slices, with what each request cost. */
+function workersFigure(
+  name: string,
+  engine: Engine,
+  workers: number,
+  headToHead: HttpLoadResult,
+  [one, many]: HttpLoadResult[],
+): Figure {
   const cores = availableParallelism();
-  for (const [name, [one, many]] of loads) {
-    if (!one || !many) continue;
+  const rounds = headToHead.roundRatios ?? [];
+  const detail = [`rounds ${Math.min(...rounds).toFixed(2)}–${Math.max(...rounds).toFixed(2)}`];
+  if (one && many) {
     // With every request costing the machine what it did with one worker, more workers can at most
     // fill the idle cores: what the load generator and the database leave is the ceiling.
-    const ceiling = Math.min(counts[1] ?? 1, cores / one.machineBusy);
-    result.figures.push({
-      name: `${name}: CDS_WORKERS=${counts[1]} ÷ CDS_WORKERS=1${name === 'document GET' ? ' (target ≥ 1.3)' : ''}`,
-      server: engine,
-      value: many.requestsPerSecond / one.requestsPerSecond,
-      unit: '×',
-      detail: [
-        `paired ratios to the bare baseline ${pairedRatio(one).toFixed(2)} → ${pairedRatio(many).toFixed(2)}`,
-        `service CPU ${fmtUs(one.serverCpuUs)} → ${fmtUs(many.serverCpuUs)} µs/req`,
-        `load generator ${fmtUs(one.generatorCpuUs)} → ${fmtUs(many.generatorCpuUs)} µs/req`,
-        `machine busy ${one.machineBusy.toFixed(2)} → ${many.machineBusy.toFixed(2)} cores of ${cores}`,
-        `ceiling at one worker's cost per request ${ceiling.toFixed(2)} ×`,
-      ].join('; '),
-    });
+    const ceiling = Math.min(workers, cores / one.machineBusy);
+    detail.push(
+      `measured apart: ${(many.requestsPerSecond / one.requestsPerSecond).toFixed(2)} ×`,
+      `paired ratios to the bare baseline ${pairedRatio(one).toFixed(2)} → ${pairedRatio(many).toFixed(2)}`,
+      `service CPU ${fmtUs(one.serverCpuUs)} → ${fmtUs(many.serverCpuUs)} µs/req`,
+      `load generator ${fmtUs(one.generatorCpuUs)} → ${fmtUs(many.generatorCpuUs)} µs/req`,
+      `machine busy ${one.machineBusy.toFixed(2)} → ${many.machineBusy.toFixed(2)} cores of ${cores}`,
+      `ceiling at one worker's cost per request ${ceiling.toFixed(2)} ×`,
+    );
   }
+  return {
+    name: `${name}: CDS_WORKERS=${workers} ÷ CDS_WORKERS=1, in turns${name === 'document GET' ? ' (target ≥ 1.3)' : ''}`,
+    server: engine,
+    value: headToHead.requestsPerSecond / (headToHead.baselineRate ?? Number.NaN),
+    unit: '×',
+    detail: detail.join('; '),
+  };
 }
