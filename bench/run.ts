@@ -22,7 +22,7 @@ const SCALE_OUT = 'scale-out';
 // The realtime issue's shape: 1,000 subscribers on one path + 100 on distinct paths, one writer
 // as fast as it can (bench/fanout-mixed.ts), next to the bare ws server.
 const FANOUT_MIXED = 'fanout-mixed';
-// Document GET, PUT and fan-out with CDS_WORKERS=1 and =N (`--workers N`, default 2) in the same run (bench/workers.ts).
+// Document GET, a 100-document list, PUT and fan-out with CDS_WORKERS=1 and =N (`--workers N`, default 2) side by side (bench/workers.ts).
 const WORKERS = 'workers';
 
 function argument(name: string): string | undefined {
