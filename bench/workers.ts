@@ -98,7 +98,7 @@ export async function runWorkersSuite(context: SuiteContext, engine: Engine): Pr
 /**
  * The N-worker service loaded in turns with the one-worker service, slice after slice, so the
  * ratio of their rates comes from the same minutes of a host whose speed moves (measured one
- * after the other, the two halves of a run gave 0.73× and 1.48× for the same build).
+ * after the other, three runs of one build gave 0.98×, 1.48× and 1.16× on SQLite GET).
  */
 function alternate(
   settings: BenchSettings,
