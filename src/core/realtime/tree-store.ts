@@ -69,6 +69,20 @@ export interface ChangedPaths {
   paths: string[];
 }
 
+/**
+ * Whether a project's change log, holding the commits after `logFloor` up to `version`, answers
+ * "what changed since `since`" with at most `maxCommits` commits: the one rule behind the engines'
+ * `changesSince` and `changedPathsSince` answering null.
+ */
+export function logCovers(
+  since: number,
+  version: number,
+  logFloor: number,
+  maxCommits = Number.POSITIVE_INFINITY,
+): boolean {
+  return since >= logFloor && since <= version && version - since <= maxCommits;
+}
+
 /** The commits after some version (those with changes, in order) and the current version. */
 export interface TreeHistory {
   version: number;

@@ -2,18 +2,19 @@ import type pg from 'pg';
 import type { JsonValue } from '../../core/json.js';
 import { packLeaves } from '../../core/realtime/tree-json.js';
 import { descendantRange, ROOT_PATH } from '../../core/realtime/tree-path.js';
-import type {
-  ChangedPaths,
-  ChangeLogRetention,
-  PackedSubtree,
-  TreeCommit,
-  TreeHistory,
-  TreeSet,
-  TreeSnapshot,
-  TreeStore,
-  TreeWrite,
-  TreeWriteHook,
-  TreeWriteOutcome,
+import {
+  type ChangedPaths,
+  type ChangeLogRetention,
+  logCovers,
+  type PackedSubtree,
+  type TreeCommit,
+  type TreeHistory,
+  type TreeSet,
+  type TreeSnapshot,
+  type TreeStore,
+  type TreeWrite,
+  type TreeWriteHook,
+  type TreeWriteOutcome,
 } from '../../core/realtime/tree-store.js';
 import { assembleValue } from '../../core/realtime/tree-value.js';
 import type { Queryable } from './transactions.js';
@@ -195,7 +196,7 @@ export class PostgresTreeStore implements TreeStore {
     const head = rows[0];
     const version = head ? Number(head.version) : 0;
     const floor = head ? Number(head.log_floor) : 0;
-    if (since < floor || since > version || version - since > maxCommits) return null;
+    if (!logCovers(since, version, floor, maxCommits)) return null;
     return { version, paths: head?.paths ?? [] };
   }
 
@@ -210,7 +211,7 @@ export class PostgresTreeStore implements TreeStore {
     const head = rows[0];
     const version = head ? Number(head.current) : 0;
     const floor = head ? Number(head.log_floor) : 0;
-    if (since < floor || since > version) return null;
+    if (!logCovers(since, version, floor)) return null;
     const commits: TreeCommit[] = [];
     for (const row of rows) {
       if (row.version === null || row.path === null) continue;

@@ -1,20 +1,21 @@
 import type Database from 'better-sqlite3';
 import type { JsonValue } from '../../core/json.js';
 import { ancestorsOf, descendantRange, ROOT_PATH } from '../../core/realtime/tree-path.js';
-import type {
-  ChangedPaths,
-  ChangeLogRetention,
-  PackedSubtree,
-  TreeChange,
-  TreeCommit,
-  TreeHistory,
-  TreeLeaf,
-  TreeSet,
-  TreeSnapshot,
-  TreeStore,
-  TreeWrite,
-  TreeWriteHook,
-  TreeWriteOutcome,
+import {
+  type ChangedPaths,
+  type ChangeLogRetention,
+  logCovers,
+  type PackedSubtree,
+  type TreeChange,
+  type TreeCommit,
+  type TreeHistory,
+  type TreeLeaf,
+  type TreeSet,
+  type TreeSnapshot,
+  type TreeStore,
+  type TreeWrite,
+  type TreeWriteHook,
+  type TreeWriteOutcome,
 } from '../../core/realtime/tree-store.js';
 import { assembleValue, serializedChange } from '../../core/realtime/tree-value.js';
 
@@ -197,7 +198,7 @@ export class SqliteTreeStore implements TreeStore {
       | (VersionRow & { paths: string | null })
       | undefined;
     const { version, log_floor } = row ?? { version: 0, log_floor: 0 };
-    if (since < log_floor || since > version || version - since > maxCommits) return null;
+    if (!logCovers(since, version, log_floor, maxCommits)) return null;
     // NULL when no commit; '' is the root's path.
     return { version, paths: row && row.paths !== null ? row.paths.split('\u0000') : [] };
   }
@@ -205,7 +206,7 @@ export class SqliteTreeStore implements TreeStore {
   async changesSince(projectId: number, since: number): Promise<TreeHistory | null> {
     return this.db.transaction(() => {
       const { version, log_floor } = this.readVersion(projectId);
-      if (since < log_floor || since > version) return null;
+      if (!logCovers(since, version, log_floor)) return null;
       const rows = this.statements.changesAfter.all(projectId, since) as ChangeRow[];
       return { version, commits: groupCommits(rows) };
     })();
