@@ -7,7 +7,7 @@ import { type BaselineServer, runRedisBaselines } from './baselines.js';
 import { sleep } from './child.js';
 import { measureFanout, measureIdleSockets, type WsTarget } from './fanout.js';
 import type { DeliveryReport } from './fanout-clients.js';
-import { type HttpLoadResult, runHttpLoad } from './http-load.js';
+import { type HttpLoadResult, type LoadTarget, runHttpLoad } from './http-load.js';
 import { type BaselineWorkload, baselineWorkloads, type HttpWorkload, serviceWorkloads } from './http-workloads.js';
 import { INDEXED, INDEXED_PUT, putRequest, UNINDEXED, UNINDEXED_PUT_BASELINE } from './indexed-collections.js';
 import {
@@ -130,13 +130,26 @@ export function loadWorkload(
   const baseline = baselineWorkloads.find((bare) => bare.name === workload.baseline);
   return runHttpLoad({
     ...settings,
-    ...workload,
-    baseUrl: service.baseUrl,
-    headers: (c) => clientHeaders(prepared.project, c),
-    userHeaders: (u) => clientHeaders(prepared.project, u),
+    ...serviceTarget(settings, workload, service, prepared),
     serverCpuSeconds: () => service.server.cpuSeconds(),
     ...(baseline ? { baselineTarget: bareTarget(context, baseline, workload.connections) } : {}),
   });
+}
+
+/** What `workload` sends to `service`, each connection (and each request's user) as one of the project's users. */
+export function serviceTarget(
+  settings: BenchSettings,
+  workload: HttpWorkload,
+  service: RunningService,
+  prepared: PreparedDatabase,
+): LoadTarget {
+  return {
+    ...workload,
+    connections: workload.connections ?? settings.connections,
+    baseUrl: service.baseUrl,
+    headers: (c) => clientHeaders(prepared.project, c),
+    userHeaders: (u) => clientHeaders(prepared.project, u),
+  };
 }
 
 /** The table row of an HTTP load; a service row names its baseline and carries the paired rate. */

@@ -19,7 +19,7 @@ import {
   startService,
 } from './service-process.js';
 import type { BenchSettings, Engine } from './settings.js';
-import { fanoutRows, httpRow, loadWorkload, type SuiteContext } from './suites.js';
+import { fanoutRows, httpRow, loadWorkload, type SuiteContext, serviceTarget } from './suites.js';
 
 const WORKLOADS = ['document GET', 'list (limit=100)', 'document PUT (upsert)'];
 /**
@@ -109,13 +109,7 @@ function alternate(
 ): Promise<HttpLoadResult> {
   const target = (service: RunningService | undefined): LoadTarget => {
     if (!service) throw new Error('a service of the section is missing');
-    return {
-      ...workload,
-      connections: workload.connections ?? settings.connections,
-      baseUrl: service.baseUrl,
-      headers: (c) => clientHeaders(prepared.project, c),
-      userHeaders: (u) => clientHeaders(prepared.project, u),
-    };
+    return serviceTarget(settings, workload, service, prepared);
   };
   return runHttpLoad({
     ...target(services.get(counts[1])),
