@@ -1,12 +1,17 @@
 /**
- * One HTTP load: autocannon with a fixed number of connections, an untimed warm-up, then timed
- * slices, each after a slice of its baseline when it has one. Requests come from a generator
- * (path, method, body), each connection may carry its own headers (one user per connection), and
- * latencies are recorded from every response at sub-millisecond resolution. Any answer other than
- * the expected status fails the load.
+ * One HTTP load: a load generator (wrk when installed, else autocannon in this process) with a
+ * fixed number of connections, an untimed warm-up, then timed slices, each after a slice of its
+ * baseline when it has one. Requests come from a generator (path, method, body), each connection
+ * may carry its own headers (one user per connection), and latencies are recorded from every
+ * response at sub-millisecond resolution. Any answer other than the expected status (with wrk:
+ * any status of 400 or above) fails the load.
  */
 import { readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
+import { runWrk } from './wrk-load.js';
+
+/** The program that sends a load's requests: autocannon runs in the bench's process, wrk in its own. */
+export type LoadGenerator = { kind: 'autocannon' } | { kind: 'wrk'; executable: string };
 
 /** One request of a load. */
 export interface LoadRequest {
@@ -32,6 +37,8 @@ export interface LoadTarget {
 
 /** A measured load: a target, its durations, and the baseline it is paired with. */
 export interface HttpLoadSpec extends LoadTarget {
+  /** autocannon when absent. */
+  generator?: LoadGenerator;
   warmupSeconds: number;
   durationSeconds: number;
   /** Measured slices (default 1). */
@@ -54,7 +61,7 @@ export interface HttpLoadResult {
   /** Server CPU per answered request, in microseconds, and the share of one core it kept busy. */
   serverCpuUs: number;
   serverBusy: number;
-  /** This process's CPU per answered request (autocannon and its callbacks), in microseconds. */
+  /** The load generator's CPU per answered request, in microseconds (with autocannon: this process's). */
   generatorCpuUs: number;
   /** Cores of the whole machine busy (or taken by the hypervisor) while measured (Linux /proc/stat). */
   machineBusy: number;
@@ -75,15 +82,55 @@ export function quantile(values: Float64Array, n: number, q: number): number {
   return sorted[Math.min(n - 1, Math.floor(q * n))] ?? Number.NaN;
 }
 
-/** What one autocannon run counted; latencies went to `samples` from `recordAt` on, when given. */
-interface CannonCount {
+/** What one slice counted; latencies went to `samples` from `recordAt` on, when given. */
+interface SliceCount {
   recorded: number;
   unexpected: number;
   errors: number;
   seconds: number;
+  /** Latencies written to `samples` (wrk's histogram, corrected for coordinated omission, holds more than the answers). */
+  sampled: number;
+  /** CPU seconds of the load generator. */
+  generatorSeconds: number;
 }
 
-async function cannon(spec: LoadTarget, seconds: number, recordAt: number | null): Promise<CannonCount> {
+function loadSlice(
+  generator: LoadGenerator | undefined,
+  spec: LoadTarget,
+  seconds: number,
+  recordAt: number | null,
+): Promise<SliceCount> {
+  return generator?.kind === 'wrk'
+    ? wrkSlice(generator.executable, spec, seconds, recordAt)
+    : cannon(spec, seconds, recordAt);
+}
+
+async function wrkSlice(
+  executable: string,
+  spec: LoadTarget,
+  seconds: number,
+  recordAt: number | null,
+): Promise<SliceCount> {
+  const slice = await runWrk(executable, spec, seconds);
+  let at = recordAt ?? 0;
+  if (recordAt !== null) {
+    for (const [ms, count] of slice.latencies) {
+      const end = Math.min(MAX_SAMPLES, at + count);
+      samples.fill(ms, at, end);
+      at = end;
+    }
+  }
+  return {
+    recorded: slice.answered,
+    unexpected: slice.unexpected,
+    errors: slice.errors,
+    seconds: slice.seconds,
+    sampled: at - (recordAt ?? 0),
+    generatorSeconds: slice.cpuSeconds,
+  };
+}
+
+async function cannon(spec: LoadTarget, seconds: number, recordAt: number | null): Promise<SliceCount> {
   let counter = 0;
   let recorded = 0;
   let unexpected = 0;
@@ -129,9 +176,13 @@ async function cannon(spec: LoadTarget, seconds: number, recordAt: number | null
   });
   // autocannon stops itself after `duration`; this bounds a run whose server stopped answering.
   const guard = setTimeout(() => instance.stop(), (seconds + 30) * 1000);
+  const cpuBefore = process.cpuUsage();
   try {
     const result = await done;
-    return { recorded, unexpected, errors: result.errors, seconds: result.duration };
+    const cpu = process.cpuUsage(cpuBefore);
+    const generatorSeconds = (cpu.user + cpu.system) / 1e6;
+    const sampled = recordAt === null ? 0 : Math.max(0, Math.min(recorded, MAX_SAMPLES - recordAt));
+    return { recorded, unexpected, errors: result.errors, seconds: result.duration, sampled, generatorSeconds };
   } finally {
     clearTimeout(guard);
   }
@@ -156,24 +207,21 @@ async function probe(spec: LoadTarget): Promise<string> {
  * minutes of a machine whose speed moves. A load with any unexpected answer carries a `failure`.
  */
 export async function runHttpLoad(spec: HttpLoadSpec): Promise<HttpLoadResult> {
-  if (spec.warmupSeconds > 0) await cannon(spec, spec.warmupSeconds, null);
+  const { generator } = spec;
+  if (spec.warmupSeconds > 0) await loadSlice(generator, spec, spec.warmupSeconds, null);
   const rounds = spec.rounds ?? 1;
   const slice = spec.durationSeconds / rounds;
-  const total: CannonCount = { recorded: 0, unexpected: 0, errors: 0, seconds: 0 };
-  const base: CannonCount = { recorded: 0, unexpected: 0, errors: 0, seconds: 0 };
+  const total = emptyCount();
+  const base = emptyCount();
   const roundRatios: number[] = [];
   let cpu = 0;
-  let generatorCpu = 0;
   let machineBusySeconds = 0;
   for (let round = 0; round < rounds; round++) {
-    const baseline = spec.baselineTarget ? await cannon(spec.baselineTarget, slice / 2, null) : null;
+    const baseline = spec.baselineTarget ? await loadSlice(generator, spec.baselineTarget, slice / 2, null) : null;
     const cpuBefore = spec.serverCpuSeconds?.() ?? Number.NaN;
-    const generatorBefore = process.cpuUsage();
     const machineBefore = machineCpuSeconds();
-    const counted = await cannon(spec, slice, total.recorded);
+    const counted = await loadSlice(generator, spec, slice, total.sampled);
     cpu += (spec.serverCpuSeconds?.() ?? Number.NaN) - cpuBefore;
-    const generator = process.cpuUsage(generatorBefore);
-    generatorCpu += (generator.user + generator.system) / 1e6;
     machineBusySeconds += machineCpuSeconds() - machineBefore;
     add(total, counted);
     if (baseline) {
@@ -181,7 +229,7 @@ export async function runHttpLoad(spec: HttpLoadSpec): Promise<HttpLoadResult> {
       roundRatios.push(counted.recorded / counted.seconds / (baseline.recorded / baseline.seconds));
     }
   }
-  const recorded = Math.min(total.recorded, MAX_SAMPLES);
+  const recorded = Math.min(total.sampled, MAX_SAMPLES);
   const result: HttpLoadResult = {
     requests: total.recorded + total.unexpected,
     requestsPerSecond: total.recorded / total.seconds,
@@ -191,7 +239,7 @@ export async function runHttpLoad(spec: HttpLoadSpec): Promise<HttpLoadResult> {
     errors: total.errors,
     serverCpuUs: (cpu * 1e6) / (total.recorded + total.unexpected),
     serverBusy: cpu / total.seconds,
-    generatorCpuUs: (generatorCpu * 1e6) / (total.recorded + total.unexpected),
+    generatorCpuUs: (total.generatorSeconds * 1e6) / (total.recorded + total.unexpected),
     machineBusy: machineBusySeconds / total.seconds,
     ...(spec.baselineTarget ? { baselineRate: base.recorded / base.seconds, roundRatios } : {}),
   };
@@ -215,9 +263,20 @@ function machineCpuSeconds(): number {
   }
 }
 
-function add(sum: CannonCount, part: CannonCount): void {
+const emptyCount = (): SliceCount => ({
+  recorded: 0,
+  unexpected: 0,
+  errors: 0,
+  seconds: 0,
+  sampled: 0,
+  generatorSeconds: 0,
+});
+
+function add(sum: SliceCount, part: SliceCount): void {
   sum.recorded += part.recorded;
   sum.unexpected += part.unexpected;
   sum.errors += part.errors;
   sum.seconds += part.seconds;
+  sum.sampled += part.sampled;
+  sum.generatorSeconds += part.generatorSeconds;
 }

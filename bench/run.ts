@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --quick] [-- --engines sqlite,postgres] [-- --only http,fanout,memory,redis,scale-out,fanout-mixed,workers] [-- --profile] [-- --match <text>] [-- --seconds N --warmup N] [-- --subscribers 100,1000] [-- --workers N]`:
+ * `npm run bench [-- --quick] [-- --generator wrk|autocannon] [-- --engines sqlite,postgres] [-- --only http,fanout,memory,redis,scale-out,fanout-mixed,workers] [-- --profile] [-- --match <text>] [-- --seconds N --warmup N] [-- --subscribers 100,1000] [-- --workers N]`:
  * every workload against the service on each engine and, in the same run, against the bare
  * baselines; prints the Markdown of BENCHMARKS.md (progress goes to stderr) and writes the
  * result to bench/results/bench[-quick].json. Loopback only; every loop is bounded in count and time.
@@ -12,7 +12,7 @@ import { startBaselines } from './baselines.js';
 import { type FanoutBenchResult, mixedFanoutMarkdown, runMixedFanoutBench } from './fanout-mixed.js';
 import { type BenchResult, checkTargets, markdown } from './report.js';
 import { runScaleOutBench, type ScaleOutResult, scaleOutMarkdown, scaleOutOptions } from './scale-out.js';
-import { benchSettings, type Engine } from './settings.js';
+import { benchSettings, type Engine, loadGenerator } from './settings.js';
 import { runBaselineSuite, runServiceSuite, type Section, type SuiteContext } from './suites.js';
 import { runWorkersSuite } from './workers.js';
 
@@ -67,6 +67,11 @@ const seconds = argument('--seconds');
 const warmup = argument('--warmup');
 if (seconds !== undefined) settings.durationSeconds = Number(seconds);
 if (warmup !== undefined) settings.warmupSeconds = Number(warmup);
+const generator = argument('--generator');
+if (generator !== undefined) {
+  if (generator !== 'wrk' && generator !== 'autocannon') throw new Error('--generator: wrk or autocannon');
+  settings.generator = loadGenerator(generator);
+}
 // CDS_WORKERS of the service in the engines' suites, and the count the workers section compares with 1.
 const workers = argument('--workers');
 if (workers !== undefined) {
@@ -94,7 +99,7 @@ const log = (line: string) => process.stderr.write(`${line}\n`);
 
 const started = performance.now();
 const result: BenchResult = {
-  machine: `${process.platform} ${process.arch}, ${cpus().length} × ${cpus()[0]?.model.trim() ?? 'cpu'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}; PostgreSQL and Redis on the same host`,
+  machine: `${process.platform} ${process.arch}, ${cpus().length} × ${cpus()[0]?.model.trim() ?? 'cpu'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}; PostgreSQL, Redis and the load generator (${settings.generator.kind === 'wrk' ? 'wrk, one thread' : 'autocannon, in the bench process'}) on the same host`,
   quick,
   startedAt: new Date().toISOString(),
   seconds: 0,

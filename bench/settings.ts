@@ -3,6 +3,9 @@
  * version (smaller datasets, short runs) that finishes in under 3 minutes on a laptop.
  */
 
+import type { LoadGenerator } from './http-load.js';
+import { wrkExecutable } from './wrk-load.js';
+
 /** The storage engines the service is measured on. */
 export type Engine = 'sqlite' | 'postgres';
 
@@ -10,7 +13,9 @@ export type Engine = 'sqlite' | 'postgres';
 export interface BenchSettings {
   quick: boolean;
   engines: Engine[];
-  /** Concurrent HTTP connections of autocannon. */
+  /** What sends the HTTP loads (`--generator`): wrk when installed, else autocannon. */
+  generator: LoadGenerator;
+  /** Concurrent HTTP connections of the load generator. */
   connections: number;
   /** Untimed load before each measured HTTP run. */
   warmupSeconds: number;
@@ -68,6 +73,7 @@ export function benchSettings(quick: boolean, env: NodeJS.ProcessEnv, engines?: 
   return {
     quick,
     engines: engines ?? ['sqlite', 'postgres'],
+    generator: loadGenerator(),
     connections: 50,
     warmupSeconds: quick ? 0.25 : 2,
     durationSeconds: quick ? 1 : 10,
@@ -93,4 +99,15 @@ export function benchSettings(quick: boolean, env: NodeJS.ProcessEnv, engines?: 
     datasets: true,
     workers: 1,
   };
+}
+
+/**
+ * wrk when it is on PATH (or `kind` asks for it), else autocannon. wrk spends a third of
+ * autocannon's CPU per request, which matters where the generator shares the service's cores.
+ */
+export function loadGenerator(kind?: LoadGenerator['kind']): LoadGenerator {
+  const executable = kind === 'autocannon' ? undefined : wrkExecutable();
+  if (executable) return { kind: 'wrk', executable };
+  if (kind === 'wrk') throw new Error('--generator wrk: no wrk on PATH (Debian: apt-get install wrk)');
+  return { kind: 'autocannon' };
 }

@@ -113,6 +113,7 @@ function alternate(
   };
   return runHttpLoad({
     ...target(services.get(counts[1])),
+    generator: settings.generator,
     warmupSeconds: 0,
     durationSeconds: settings.durationSeconds,
     rounds: HEAD_TO_HEAD_ROUNDS,
