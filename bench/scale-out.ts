@@ -19,6 +19,9 @@ import { loadConfig } from '../src/config.js';
 import { PLAYER_ROLE } from '../src/core/auth/player-role.js';
 import { PostgresStorage, quoteIdent } from '../src/storage/postgres/postgres-storage.js';
 import { ChildServer, cleanEnv, freePort, sleep } from './child.js';
+import type { LoadGenerator } from './http-load.js';
+import { loadGenerator } from './settings.js';
+import { runWrk } from './wrk-load.js';
 
 /** How a run is shaped. */
 export interface ScaleOutOptions {
@@ -26,8 +29,9 @@ export interface ScaleOutOptions {
   redisUrl: string;
   /** Measured seconds per HTTP load (after a 2 s warm-up). */
   seconds: number;
-  /** autocannon connections of every load, whatever the number of instances. */
+  /** Connections of every load, whatever the number of instances. */
   connections: number;
+  generator: LoadGenerator;
   /** Writes of the unloaded latency probe, and seconds of the paced fan-out. */
   probes: number;
   fanoutSeconds: number;
@@ -136,7 +140,9 @@ async function load(
   headers: Record<string, string>[],
   connections: number,
   seconds: number,
+  generator: LoadGenerator,
 ): Promise<Omit<ThroughputRow, 'workload' | 'instances'>> {
+  if (generator.kind === 'wrk') return loadWithWrk(generator.executable, targets, workload, headers, connections, seconds);
   let counter = 0;
   const latencies: number[] = [];
   let answered = 0;
@@ -189,6 +195,51 @@ async function load(
     p99Ms: percentile(latencies, 99),
     errors,
   };
+}
+
+/** `load` with one wrk process per target, each with its share of the connections and users. */
+async function loadWithWrk(
+  executable: string,
+  targets: string[],
+  workload: Workload,
+  headers: Record<string, string>[],
+  connections: number,
+  seconds: number,
+): Promise<Omit<ThroughputRow, 'workload' | 'instances'>> {
+  const share = Math.floor(connections / targets.length);
+  const slices = await Promise.all(
+    targets.map((baseUrl, t) =>
+      runWrk(
+        executable,
+        {
+          baseUrl,
+          connections: share,
+          expectStatus: 200,
+          headers: (c) => headers[(t * share + c) % headers.length] ?? {},
+          // Each target writes its own part of the paths' sequence, as autocannon's shared counter spreads them.
+          request: (i) => workload.request(i * targets.length + t),
+        },
+        seconds,
+      ),
+    ),
+  );
+  const histogram = slices.flatMap((slice) => slice.latencies).sort(([a], [b]) => a - b);
+  return {
+    requestsPerSecond: slices.reduce((sum, slice) => sum + slice.answered / slice.seconds, 0),
+    p50Ms: histogramQuantile(histogram, 0.5),
+    p99Ms: histogramQuantile(histogram, 0.99),
+    errors: slices.reduce((sum, slice) => sum + slice.unexpected + slice.errors, 0),
+  };
+}
+
+function histogramQuantile(histogram: Array<[number, number]>, q: number): number {
+  const total = histogram.reduce((sum, [, count]) => sum + count, 0);
+  let seen = 0;
+  for (const [value, count] of histogram) {
+    seen += count;
+    if (seen > q * total) return value;
+  }
+  return Number.NaN;
 }
 
 /** Opens a socket and subscribes it to `path`, resolving once its `init` arrived. */
@@ -286,8 +337,9 @@ export async function runScaleOutBench(options: ScaleOutOptions): Promise<ScaleO
   const servers: ChildServer[] = [];
   const measure = async (targets: string[]) => {
     for (const workload of WORKLOADS.filter((w) => !options.match || w.name.includes(options.match))) {
-      await load(targets, workload, prepared.headers, options.connections, 2);
-      const figures = await load(targets, workload, prepared.headers, options.connections, options.seconds);
+      const { connections, generator } = options;
+      await load(targets, workload, prepared.headers, connections, 2, generator);
+      const figures = await load(targets, workload, prepared.headers, connections, options.seconds, generator);
       result.throughput.push({ workload: workload.name, instances: targets.length, ...figures });
       log(`  ${targets.length} instance(s), ${workload.name}: ${Math.round(figures.requestsPerSecond)} req/s`);
     }
@@ -369,6 +421,7 @@ export function scaleOutOptions(quick: boolean, log: (line: string) => void): Sc
     redisUrl: process.env.CDS_BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379',
     seconds: Number(argument('--seconds') ?? (quick ? 2 : 10)),
     connections: Number(argument('--connections') ?? 32),
+    generator: loadGenerator(argument('--generator') as LoadGenerator['kind'] | undefined),
     probes: quick ? 50 : 300,
     fanoutSeconds: quick ? 2 : 6,
     ...(argument('--match') ? { match: argument('--match') as string } : {}),
