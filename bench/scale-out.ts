@@ -142,7 +142,8 @@ async function load(
   seconds: number,
   generator: LoadGenerator,
 ): Promise<Omit<ThroughputRow, 'workload' | 'instances'>> {
-  if (generator.kind === 'wrk') return loadWithWrk(generator.executable, targets, workload, headers, connections, seconds);
+  if (generator.kind === 'wrk')
+    return loadWithWrk(generator.executable, targets, workload, headers, connections, seconds);
   let counter = 0;
   const latencies: number[] = [];
   let answered = 0;

@@ -280,28 +280,41 @@ export function treeStoreCases(engine: EngineFixture): void {
       const versionsOf = (outcomes: Awaited<ReturnType<TreeStore['commit']>>) =>
         outcomes.map((outcome) => (outcome.ok ? outcome.commit.version : null));
 
-      it('stores a batch as its writes one after another would, each at the next version', async () => {
-        // Seeded random writes over a small space of paths, so they overlap in every way.
-        const paths = ['', 'a', 'a/b', 'a/b/c', 'a/d', 'e', 'e/f/g'];
-        const values: JsonValue[] = [null, 1, 'x', [1, 2], { k: 1 }, { b: { c: 2 }, d: true }, {}];
-        const writes = (p: number): TreeWrite[] => {
-          const random = seededRandom(21);
-          const pick = () => values[randomInt(random, values.length)] as JsonValue;
-          return Array.from({ length: 40 }, (_, i) => {
-            const path = paths[randomInt(random, paths.length)] as string;
-            return i % 5 === 4 ? merge(path, { b: pick(), 'x/y': pick() }, p) : put(path, pick(), p);
-          });
-        };
+      // With merges, writes that read back go one by one; PUTs and deletes alone are stored as their net effect.
+      for (const merges of [true, false]) {
+        it(`stores a batch as its writes one after another would, each at the next version (${merges ? 'with merges' : 'PUTs and deletes only'})`, async () => {
+          // Seeded random writes over a small space of paths, so they overlap in every way.
+          const paths = ['', 'a', 'a/b', 'a/b/c', 'a/d', 'e', 'e/f/g'];
+          const values: JsonValue[] = [null, 1, 'x', [1, 2], { k: 1 }, { b: { c: 2 }, d: true }, {}];
+          const writes = (p: number): TreeWrite[] => {
+            const random = seededRandom(21);
+            const pick = () => values[randomInt(random, values.length)] as JsonValue;
+            return Array.from({ length: 40 }, (_, i) => {
+              const path = paths[randomInt(random, paths.length)] as string;
+              return merges && i % 5 === 4 ? merge(path, { b: pick(), 'x/y': pick() }, p) : put(path, pick(), p);
+            });
+          };
+          await set('a', { b: 'stored', z: 1 });
+          await set('a', { b: 'stored', z: 1 }, project + 1);
+          const batch = await store.commit(writes(project), KEEP);
+          const alone = [];
+          for (const write of writes(project + 1)) alone.push(...(await store.commit([write], KEEP)));
+          expect(versionsOf(batch)).toEqual(Array.from({ length: 40 }, (_, i) => i + 2));
+          expect(batch).toEqual(alone);
+          expect(await read('')).toEqual(await read('', project + 1));
+          expect(await store.changesSince(project, 1)).toEqual(await store.changesSince(project + 1, 1));
+          expect(await store.currentVersion(project)).toBe(41);
+        });
+      }
+
+      it("turns stored leaves at the ancestors of a batch's writes into objects", async () => {
         await set('a', { b: 'stored', z: 1 });
-        await set('a', { b: 'stored', z: 1 }, project + 1);
-        const batch = await store.commit(writes(project), KEEP);
-        const alone = [];
-        for (const write of writes(project + 1)) alone.push(...(await store.commit([write], KEEP)));
-        expect(versionsOf(batch)).toEqual(Array.from({ length: 40 }, (_, i) => i + 2));
-        expect(batch).toEqual(alone);
-        expect(await read('')).toEqual(await read('', project + 1));
-        expect(await store.changesSince(project, 1)).toEqual(await store.changesSince(project + 1, 1));
-        expect(await store.currentVersion(project)).toBe(41);
+        const outcomes = await store.commit([put('a/b/c', 1), put('e', 2), put('a/z/y', { x: true })], KEEP);
+        expect(versionsOf(outcomes)).toEqual([2, 3, 4]);
+        expect(await read('')).toEqual({ a: { b: { c: 1 }, z: { y: { x: true } } }, e: 2 });
+        // Read at the paths themselves: a leaf left there would answer alone.
+        expect(await read('a/b')).toEqual({ c: 1 });
+        expect(await read('a/z')).toEqual({ y: { x: true } });
       });
 
       it('lets a hook see the writes before it, and leaves a refused write out alone', async () => {

@@ -8,8 +8,7 @@
  * everything but their writes; versions still follow commit order on every instance.
  */
 import type pg from 'pg';
-import type { JsonValue } from '../../core/json.js';
-import { TreeOverlay } from '../../core/realtime/tree-overlay.js';
+import { batchOutcomes, planTreeBatch } from '../../core/realtime/tree-batch.js';
 import type { ChangeLogRetention, TreeWrite, TreeWriteOutcome } from '../../core/realtime/tree-store.js';
 import { leafColumns } from './tree-commit.js';
 
@@ -92,64 +91,33 @@ const CALL = `SELECT locked_project, base FROM cds_tree_commit(
   $1::int[], $2::text[], $3::int[], $4::text[], $5::text[], $6::int[], $7::int[], $8::text[], $9::jsonb[],
   $10::int[], $11::bigint[], $12::int[], $13::text[], $14::jsonb[], $15::int[], $16::bigint[], $17::bigint, $18::float8)`;
 
-/** Whether `writes` can commit in one round trip: none reads the stored tree. */
-export const readsNothing = (writes: readonly TreeWrite[]) =>
-  writes.every((write) => write.hook === undefined && write.readBack === null);
-
-interface Change {
-  projectId: number;
-  offset: number;
-  seq: number;
-  path: string;
-  value: JsonValue;
-}
-
 /** Commits `writes` (which read nothing: see `readsNothing`) in one autocommitted statement. */
 export async function commitTreeWritesAtOnce(
   pool: Pick<pg.Pool, 'query'>,
   writes: readonly TreeWrite[],
   retention: ChangeLogRetention,
 ): Promise<TreeWriteOutcome[]> {
-  const overlays = new Map<number, TreeOverlay>();
-  const counts = new Map<number, number>();
-  const offsets: number[] = [];
-  const changes: Change[] = [];
-  for (const write of writes) {
-    const overlay = overlays.get(write.projectId) ?? new TreeOverlay();
-    overlays.set(write.projectId, overlay);
-    overlay.apply(write.sets);
-    const offset = (counts.get(write.projectId) ?? 0) + 1;
-    counts.set(write.projectId, offset);
-    offsets.push(offset);
-    for (const [seq, set] of write.sets.entries())
-      changes.push({ projectId: write.projectId, offset, seq, path: set.path, value: set.value });
-  }
+  const plan = planTreeBatch(writes);
+  const writesOf = new Map(plan.projects.map((project) => [project.projectId, project.writes]));
   // Commits the trim would drop at once are not logged at all.
-  const kept = changes.filter((change) => change.offset > (counts.get(change.projectId) ?? 0) - retention.maxWrites);
-  const projects = [...counts.keys()].sort((a, b) => a - b);
+  const kept = plan.changes.filter(
+    (change) => change.offset > (writesOf.get(change.projectId) ?? 0) - retention.maxWrites,
+  );
   const { rows } = await pool.query<{ locked_project: number; base: string }>({
     name: 'cds_tree_commit',
     text: CALL,
     values: [
-      ...leafColumns(projects.map((projectId) => [projectId, overlays.get(projectId) as TreeOverlay] as const)),
+      ...leafColumns(plan.projects.map((project) => [project.projectId, project.overlay] as const)),
       kept.map((change) => change.projectId),
       kept.map((change) => change.offset),
       kept.map((change) => change.seq),
       kept.map((change) => change.path),
-      kept.map((change) => JSON.stringify(change.value)),
-      projects,
-      projects.map((projectId) => counts.get(projectId)),
+      kept.map((change) => change.json),
+      plan.projects.map((project) => project.projectId),
+      plan.projects.map((project) => project.writes),
       retention.maxWrites,
       retention.maxAgeMs,
     ],
   });
-  const bases = new Map(rows.map((row) => [row.locked_project, Number(row.base)]));
-  return writes.map((write, i) => ({
-    ok: true,
-    commit: {
-      version: (bases.get(write.projectId) ?? 0) + (offsets[i] as number),
-      changes: write.sets.map((set) => ({ path: set.path, value: set.value })),
-      value: null,
-    },
-  }));
+  return batchOutcomes(writes, plan, new Map(rows.map((row) => [row.locked_project, Number(row.base)])));
 }

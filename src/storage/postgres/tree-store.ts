@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import type { JsonValue } from '../../core/json.js';
+import { readsNothing } from '../../core/realtime/tree-batch.js';
 import { packLeaves } from '../../core/realtime/tree-json.js';
 import { descendantRange, ROOT_PATH } from '../../core/realtime/tree-path.js';
 import {
@@ -19,7 +20,7 @@ import {
 import { assembleValue } from '../../core/realtime/tree-value.js';
 import type { Queryable } from './transactions.js';
 import { commitTreeWrites } from './tree-commit.js';
-import { commitTreeWritesAtOnce, readsNothing } from './tree-commit-at-once.js';
+import { commitTreeWritesAtOnce } from './tree-commit-at-once.js';
 
 interface LeafRow {
   path: string | null;

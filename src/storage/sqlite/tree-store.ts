@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import type { JsonValue } from '../../core/json.js';
+import { batchOutcomes, planTreeBatch, readsNothing } from '../../core/realtime/tree-batch.js';
 import { ancestorsOf, descendantRange, ROOT_PATH } from '../../core/realtime/tree-path.js';
 import {
   type ChangedPaths,
@@ -36,8 +37,8 @@ interface ChangeRow {
 }
 
 const SQL = {
-  bumpVersion: `INSERT INTO tree_versions (project_id, version, log_floor) VALUES (?, 1, 0)
-    ON CONFLICT (project_id) DO UPDATE SET version = version + 1 RETURNING version, log_floor`,
+  moveVersion: `INSERT INTO tree_versions (project_id, version, log_floor) VALUES (?, ?, 0)
+    ON CONFLICT (project_id) DO UPDATE SET version = version + excluded.version RETURNING version, log_floor`,
   readVersion: 'SELECT version, log_floor FROM tree_versions WHERE project_id = ?',
   setFloor: 'UPDATE tree_versions SET log_floor = ? WHERE project_id = ?',
   deleteAt: 'DELETE FROM tree_leaves WHERE project_id = ? AND path = ?',
@@ -85,6 +86,8 @@ const RAW: readonly (keyof typeof SQL)[] = ['packedInRange', 'packedAll'];
 
 type PackedRow = [Buffer | null, number | null];
 
+type BatchTransaction = (writes: readonly TreeWrite[], retention: ChangeLogRetention) => TreeWriteOutcome[];
+
 /** The realtime tree on SQLite: one row per leaf, a version row per project, a change log. */
 export class SqliteTreeStore implements TreeStore {
   private readonly statements: Statements;
@@ -96,10 +99,8 @@ export class SqliteTreeStore implements TreeStore {
     hook?: TreeWriteHook,
   ) => TreeCommit & { value: JsonValue };
 
-  private readonly batchTransaction: (
-    writes: readonly TreeWrite[],
-    retention: ChangeLogRetention,
-  ) => TreeWriteOutcome[];
+  private readonly batchTransaction: BatchTransaction;
+  private readonly netEffectTransaction: BatchTransaction;
 
   constructor(private readonly db: Database.Database) {
     this.statements = Object.fromEntries(
@@ -125,10 +126,13 @@ export class SqliteTreeStore implements TreeStore {
       }),
     );
     this.batchTransaction = (...args) => batch.immediate(...args);
+    const netEffect = db.transaction(this.storeNetEffect.bind(this));
+    this.netEffectTransaction = (...args) => netEffect.immediate(...args);
   }
 
   /** One immediate transaction for the batch (one WAL sync), each write at its project's next version. */
   async commit(writes: readonly TreeWrite[], retention: ChangeLogRetention): Promise<TreeWriteOutcome[]> {
+    if (readsNothing(writes)) return this.netEffectTransaction(writes, retention);
     return this.batchTransaction(writes, retention);
   }
 
@@ -218,6 +222,36 @@ export class SqliteTreeStore implements TreeStore {
     return { version, changes };
   }
 
+  /**
+   * Writes that read nothing, stored as their net effect (`planTreeBatch`): each project's version
+   * moved once, its leaves deleted and inserted once, one trim of its log. Nothing in them can be
+   * refused alone, so they need no savepoint each.
+   */
+  private storeNetEffect(writes: readonly TreeWrite[], retention: ChangeLogRetention): TreeWriteOutcome[] {
+    const plan = planTreeBatch(writes);
+    const now = Date.now();
+    const { moveVersion, deleteAll, deleteAt, insertLeaf, insertChange } = this.statements;
+    const moved = new Map<number, VersionRow>();
+    for (const { projectId, overlay, writes: count } of plan.projects) {
+      moved.set(projectId, moveVersion.get(projectId, count) as VersionRow);
+      const { all, points, subtrees } = overlay.deletions;
+      if (all) deleteAll.run(projectId);
+      for (const path of points) deleteAt.run(projectId, path);
+      for (const path of subtrees) this.deleteSubtree(projectId, path);
+      for (const leaf of overlay.insertions) insertLeaf.run(projectId, leaf.path, JSON.stringify(leaf.value));
+    }
+    const bases = new Map<number, number>();
+    for (const { projectId, writes: count } of plan.projects)
+      bases.set(projectId, (moved.get(projectId)?.version ?? count) - count);
+    for (const change of plan.changes) {
+      const version = (bases.get(change.projectId) ?? 0) + change.offset;
+      insertChange.run(change.projectId, version, change.seq, change.path, change.json, now);
+    }
+    for (const [projectId, { version, log_floor }] of moved)
+      this.trimLog(projectId, version, log_floor, retention, now);
+    return batchOutcomes(writes, plan, bases);
+  }
+
   private applyWrite(
     projectId: number,
     written: TreeSet[],
@@ -225,7 +259,7 @@ export class SqliteTreeStore implements TreeStore {
     readBack: string | null,
     hook?: TreeWriteHook,
   ): TreeCommit & { value: JsonValue } {
-    const { version, log_floor } = this.statements.bumpVersion.get(projectId) as VersionRow;
+    const { version, log_floor } = this.statements.moveVersion.get(projectId, 1) as VersionRow;
     const now = Date.now();
     // The version row is taken: nothing changes the values the hook reads until this commits.
     const sets = hook
