@@ -26,6 +26,9 @@ export class TreeOverlay {
   private readonly subtrees = new Set<string>();
   private readonly points = new Set<string>();
   private readonly leaves = new Map<string, JsonValue>();
+  /** The paths of the sets whose leaves are in `leaves`, and every ancestor of one. */
+  private readonly setPaths = new Set<string>();
+  private readonly setPathsAndAncestors = new Set<string>();
 
   /**
    * Applies one write's sets (no path a prefix of another, so ancestors, subtrees and new leaves
@@ -40,7 +43,13 @@ export class TreeOverlay {
       }
     }
     for (const set of sets) this.clear(set.path);
-    for (const set of sets) for (const leaf of set.leaves) this.leaves.set(leaf.path, leaf.value);
+    for (const set of sets) {
+      if (set.leaves.length === 0) continue;
+      for (const leaf of set.leaves) this.leaves.set(leaf.path, leaf.value);
+      this.setPaths.add(set.path);
+      this.setPathsAndAncestors.add(set.path);
+      for (const ancestor of ancestorsOf(set.path)) this.setPathsAndAncestors.add(ancestor);
+    }
   }
 
   /** The value at `path` now, given the stored leaves at and below it (read before the batch). */
@@ -78,6 +87,10 @@ export class TreeOverlay {
       return;
     }
     this.subtrees.add(path);
+    // A leaf at or below `path` lies below a set's path on the same line as `path`: without one,
+    // there is nothing to scan for (writes to distinct paths stay linear in the batch's size).
+    const overlaps = this.setPathsAndAncestors.has(path) || ancestorsOf(path).some((a) => this.setPaths.has(a));
+    if (!overlaps) return;
     for (const at of this.leaves.keys()) if (isAtOrBelow(at, path)) this.leaves.delete(at);
   }
 }
