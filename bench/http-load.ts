@@ -252,7 +252,7 @@ export async function runHttpLoad(spec: HttpLoadSpec): Promise<HttpLoadResult> {
 }
 
 /** Busy CPU seconds of the whole machine since boot (the `cpu` line of /proc/stat); NaN elsewhere. */
-function machineCpuSeconds(): number {
+export function machineCpuSeconds(): number {
   try {
     const line = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0] ?? '';
     // user nice system idle iowait irq softirq steal …, in USER_HZ (100 per second).
