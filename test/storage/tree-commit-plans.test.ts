@@ -151,6 +151,19 @@ describe.skipIf(postgresEngine.unavailable)('PostgreSQL tree commit plans', () =
     expect(inside.filter((plan) => plan.includes('JIT:'))).toEqual([]);
   });
 
+  it('runs the statements of cds_tree_commit on their generic plan, whatever the session asks for', async () => {
+    // A custom plan is made anew at each call, with the call's arrays written into it as constants;
+    // the generic plan, made once per connection, refers to the function's parameters.
+    const { plans } = await explained(
+      ['plan_cache_mode = force_custom_plan', 'auto_explain.log_verbose = on'],
+      commit50,
+    );
+    const inside = plans.filter((plan) => !plan.includes('FROM cds_tree_commit('));
+    expect(inside.length).toBeGreaterThan(0);
+    expect(inside.some((plan) => plan.includes('p_ins_path'))).toBe(true);
+    expect(inside.filter((plan) => plan.includes('players/p0'))).toEqual([]);
+  });
+
   it('reads the subtrees of 50 writes by index lookups', async () => {
     const plan = await explain(postgresTreeCommitSql.readSubtrees, [
       ids.map(() => 1),
