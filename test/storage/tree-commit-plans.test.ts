@@ -96,13 +96,17 @@ describe.skipIf(postgresEngine.unavailable)('PostgreSQL tree commit plans', () =
    * Runs `body` in a transaction rolled back after it, collecting the plan of each statement it
    * runs, the function's own included: auto_explain sends each to this client as a LOG notice.
    */
-  const explained = async <T>(settings: string[], body: () => Promise<T>): Promise<{ result: T; plans: string[] }> => {
+  const explained = async <T>(
+    settings: string[],
+    body: () => Promise<T>,
+    connection: pg.Client = client,
+  ): Promise<{ result: T; plans: string[] }> => {
     const plans: string[] = [];
     const onNotice = (notice: { message?: string }) => plans.push(notice.message ?? '');
-    client.on('notice', onNotice);
-    await client.query('BEGIN');
+    connection.on('notice', onNotice);
+    await connection.query('BEGIN');
     try {
-      await client.query(`LOAD 'auto_explain'`);
+      await connection.query(`LOAD 'auto_explain'`);
       for (const setting of [
         'auto_explain.log_min_duration = 0',
         'auto_explain.log_analyze = on',
@@ -110,18 +114,18 @@ describe.skipIf(postgresEngine.unavailable)('PostgreSQL tree commit plans', () =
         'client_min_messages = log',
         ...settings,
       ])
-        await client.query(`SET LOCAL ${setting}`);
+        await connection.query(`SET LOCAL ${setting}`);
       return { result: await body(), plans };
     } finally {
-      await client.query('ROLLBACK');
-      client.off('notice', onNotice);
+      await connection.query('ROLLBACK');
+      connection.off('notice', onNotice);
     }
   };
 
-  const commit50 = () =>
-    client.query<{ locked_project: number; base: string }>(
+  const commit50 = (connection: pg.Client = client, first = 1) =>
+    on.query<{ locked_project: number; base: string }>(
       `SELECT * FROM cds_tree_commit($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)`,
-      [...batchOf50(1), [1], [N], 1000, 600_000],
+      [...batchOf50(first), [1], [N], 1000, 600_000],
     );
 
   it('commits 50 PUTs in one call of cds_tree_commit without scanning the leaves or the change log', async () => {
@@ -162,6 +166,36 @@ describe.skipIf(postgresEngine.unavailable)('PostgreSQL tree commit plans', () =
     expect(inside.length).toBeGreaterThan(0);
     expect(inside.some((plan) => plan.includes('p_ins_path'))).toBe(true);
     expect(inside.filter((plan) => plan.includes('players/p0'))).toEqual([]);
+  });
+
+  it('keeps to lookups by key and by ctid in the plan a connection made while the tables were empty', async () => {
+    const empty = freshSchema();
+    const storage = await PostgresStorage.open({
+      connectionString: TEST_DATABASE_URL,
+      schema: empty.name,
+      poolSize: 1,
+    });
+    await storage.close();
+    const fresh = new pg.Client({ connectionString: TEST_DATABASE_URL, options: `-c search_path=${empty.name}` });
+    await fresh.connect();
+    try {
+      // The first call plans the function's statements on empty tables; the plans stay with the connection.
+      await commit50(fresh);
+      await fresh.query(`INSERT INTO tree_leaves (project_id, path, value)
+        SELECT 1, 'rooms/r' || (i / 10) || '/k' || (i % 10), to_jsonb(i) FROM generate_series(1, 100000) i`);
+      await fresh.query(`INSERT INTO tree_changes (project_id, version, seq, path, value)
+        SELECT 1, v, 0, 'rooms', '1' FROM generate_series(${N + 1}, 5000) v`);
+      await fresh.query('UPDATE tree_versions SET version = 5000');
+      const { plans } = await explained([], () => commit50(fresh, 5001), fresh);
+      const plan = plans.join('\n').split('\n');
+      expect(plan.some((line) => line.includes('tree_changes'))).toBe(true);
+      expect(executedScans(plan, 'tree_leaves')).toEqual([]);
+      expect(executedScans(plan, 'tree_changes')).toEqual([]);
+      expect(executedScans(plan, 'tree_versions')).toEqual([]);
+    } finally {
+      await fresh.end();
+      await empty.drop();
+    }
   });
 
   it('reads the subtrees of 50 writes by index lookups', async () => {
