@@ -123,7 +123,7 @@ describe.skipIf(postgresEngine.unavailable)('PostgreSQL tree commit plans', () =
   };
 
   const commit50 = (connection: pg.Client = client, first = 1) =>
-    on.query<{ locked_project: number; base: string }>(
+    connection.query<{ locked_project: number; base: string }>(
       `SELECT * FROM cds_tree_commit($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)`,
       [...batchOf50(first), [1], [N], 1000, 600_000],
     );
