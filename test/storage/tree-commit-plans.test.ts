@@ -122,10 +122,10 @@ describe.skipIf(postgresEngine.unavailable)('PostgreSQL tree commit plans', () =
     }
   };
 
-  const commit50 = (connection: pg.Client = client, first = 1) =>
+  const commit50 = (connection: pg.Client = client) =>
     connection.query<{ locked_project: number; base: string }>(
       `SELECT * FROM cds_tree_commit($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)`,
-      [...batchOf50(first), [1], [N], 1000, 600_000],
+      [...batchOf50(1), [1], [N], 1000, 600_000],
     );
 
   it('commits 50 PUTs in one call of cds_tree_commit without scanning the leaves or the change log', async () => {
@@ -168,7 +168,7 @@ describe.skipIf(postgresEngine.unavailable)('PostgreSQL tree commit plans', () =
     expect(inside.filter((plan) => plan.includes('players/p0'))).toEqual([]);
   });
 
-  it('keeps to lookups by key and by ctid in the plan a connection made while the tables were empty', async () => {
+  it('keeps to lookups by key and by ctid in the plan a connection made while the tables were small', async () => {
     const empty = freshSchema();
     const storage = await PostgresStorage.open({
       connectionString: TEST_DATABASE_URL,
@@ -179,19 +179,24 @@ describe.skipIf(postgresEngine.unavailable)('PostgreSQL tree commit plans', () =
     const fresh = new pg.Client({ connectionString: TEST_DATABASE_URL, options: `-c search_path=${empty.name}` });
     await fresh.connect();
     try {
-      // The first call plans the function's statements on empty tables; the plans stay with the connection.
+      // Statistics of tables holding one commit; the next call plans the function's statements on
+      // them, and the plans stay with the connection while the tables grow.
+      await commit50(fresh);
+      await fresh.query('ANALYZE tree_leaves, tree_changes, tree_versions');
       await commit50(fresh);
       await fresh.query(`INSERT INTO tree_leaves (project_id, path, value)
         SELECT 1, 'rooms/r' || (i / 10) || '/k' || (i % 10), to_jsonb(i) FROM generate_series(1, 100000) i`);
       await fresh.query(`INSERT INTO tree_changes (project_id, version, seq, path, value)
-        SELECT 1, v, 0, 'rooms', '1' FROM generate_series(${N + 1}, 5000) v`);
+        SELECT 1, v, 0, 'rooms', '1' FROM generate_series(${2 * N + 1}, 5000) v`);
       await fresh.query('UPDATE tree_versions SET version = 5000');
-      const { plans } = await explained([], () => commit50(fresh, 5001), fresh);
+      const { plans } = await explained([], () => commit50(fresh), fresh);
       const plan = plans.join('\n').split('\n');
       expect(plan.some((line) => line.includes('tree_changes'))).toBe(true);
       expect(executedScans(plan, 'tree_leaves')).toEqual([]);
       expect(executedScans(plan, 'tree_changes')).toEqual([]);
       expect(executedScans(plan, 'tree_versions')).toEqual([]);
+      // A bitmap reads every match before the first: the log's age check wants only its oldest entry.
+      expect(plan.filter((line) => line.includes('Bitmap Heap Scan') && !line.includes('never executed'))).toEqual([]);
     } finally {
       await fresh.end();
       await empty.drop();
