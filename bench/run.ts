@@ -67,11 +67,7 @@ const seconds = argument('--seconds');
 const warmup = argument('--warmup');
 if (seconds !== undefined) settings.durationSeconds = Number(seconds);
 if (warmup !== undefined) settings.warmupSeconds = Number(warmup);
-const generator = argument('--generator');
-if (generator !== undefined) {
-  if (generator !== 'wrk' && generator !== 'autocannon') throw new Error('--generator: wrk or autocannon');
-  settings.generator = loadGenerator(generator);
-}
+settings.generator = loadGenerator(argument('--generator'));
 // CDS_WORKERS of the service in the engines' suites, and the count the workers section compares with 1.
 const workers = argument('--workers');
 if (workers !== undefined) {

@@ -432,7 +432,7 @@ export function scaleOutOptions(quick: boolean, log: (line: string) => void): Sc
     redisUrl: process.env.CDS_BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379',
     seconds: Number(argument('--seconds') ?? (quick ? 2 : 10)),
     connections: Number(argument('--connections') ?? 32),
-    generator: loadGenerator(argument('--generator') as LoadGenerator['kind'] | undefined),
+    generator: loadGenerator(argument('--generator')),
     probes: quick ? 50 : 300,
     fanoutSeconds: quick ? 2 : 6,
     ...(argument('--match') ? { match: argument('--match') as string } : {}),

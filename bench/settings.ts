@@ -105,7 +105,9 @@ export function benchSettings(quick: boolean, env: NodeJS.ProcessEnv, engines?: 
  * wrk when it is on PATH (or `kind` asks for it), else autocannon. wrk spends a third of
  * autocannon's CPU per request, which matters where the generator shares the service's cores.
  */
-export function loadGenerator(kind?: LoadGenerator['kind']): LoadGenerator {
+export function loadGenerator(kind?: string): LoadGenerator {
+  if (kind !== undefined && kind !== 'wrk' && kind !== 'autocannon')
+    throw new Error(`--generator: wrk or autocannon, not ${kind}`);
   const executable = kind === 'autocannon' ? undefined : wrkExecutable();
   if (executable) return { kind: 'wrk', executable };
   if (kind === 'wrk') throw new Error('--generator wrk: no wrk on PATH (Debian: apt-get install wrk)');

@@ -232,17 +232,17 @@ export class SqliteTreeStore implements TreeStore {
     const now = Date.now();
     const { moveVersion, deleteAll, deleteAt, insertLeaf, insertChange } = this.statements;
     const moved = new Map<number, VersionRow>();
+    const bases = new Map<number, number>();
     for (const { projectId, overlay, writes: count } of plan.projects) {
-      moved.set(projectId, moveVersion.get(projectId, count) as VersionRow);
+      const row = moveVersion.get(projectId, count) as VersionRow;
+      moved.set(projectId, row);
+      bases.set(projectId, row.version - count);
       const { all, points, subtrees } = overlay.deletions;
       if (all) deleteAll.run(projectId);
       for (const path of points) deleteAt.run(projectId, path);
       for (const path of subtrees) this.deleteSubtree(projectId, path);
       for (const leaf of overlay.insertions) insertLeaf.run(projectId, leaf.path, JSON.stringify(leaf.value));
     }
-    const bases = new Map<number, number>();
-    for (const { projectId, writes: count } of plan.projects)
-      bases.set(projectId, (moved.get(projectId)?.version ?? count) - count);
     for (const change of plan.changes) {
       const version = (bases.get(change.projectId) ?? 0) + change.offset;
       insertChange.run(change.projectId, version, change.seq, change.path, change.json, now);
