@@ -68,21 +68,31 @@ export class PatternTrie {
   match(segments: readonly string[], ancestors = false): PatternMatch[] {
     // Each rule ends at one node, and a walk reaches each node once: no rule is found twice.
     const found: PatternMatch[] = [];
-    const add = (rule: number, path: readonly string[]) =>
-      found.push({ rule, bindings: bindings(this.patterns[rule] as RulePattern, path) });
-    const visit = (node: TrieNode, depth: number) => {
-      for (const rule of node.rest) add(rule, segments);
-      if (depth === segments.length) {
-        for (const rule of node.exact) add(rule, segments);
-        return;
-      }
-      if (ancestors) for (const rule of node.exact) add(rule, segments.slice(0, depth));
-      const literal = node.literals.get(segments[depth] as string);
-      if (literal) visit(literal, depth + 1);
-      if (node.variable) visit(node.variable, depth + 1);
-    };
-    visit(this.root, 0);
+    this.visit(this.root, 0, segments, ancestors, found);
     return found.length > 1 ? found.sort((a, b) => a.rule - b.rule) : found;
+  }
+
+  /** `match`'s walk below `node`, the path's first `depth` segments behind it (a method: it runs on every request). */
+  private visit(
+    node: TrieNode,
+    depth: number,
+    segments: readonly string[],
+    ancestors: boolean,
+    found: PatternMatch[],
+  ): void {
+    for (const rule of node.rest) found.push(this.bound(rule, segments));
+    if (depth === segments.length) {
+      for (const rule of node.exact) found.push(this.bound(rule, segments));
+      return;
+    }
+    if (ancestors) for (const rule of node.exact) found.push(this.bound(rule, segments.slice(0, depth)));
+    const literal = node.literals.get(segments[depth] as string);
+    if (literal) this.visit(literal, depth + 1, segments, ancestors, found);
+    if (node.variable) this.visit(node.variable, depth + 1, segments, ancestors, found);
+  }
+
+  private bound(rule: number, path: readonly string[]): PatternMatch {
+    return { rule, bindings: bindings(this.patterns[rule] as RulePattern, path) };
   }
 
   /**
