@@ -32,7 +32,7 @@ export class DocumentFeed extends OrderedFeed<DocumentCommitRecord> {
         channel: documentChannel(projectId),
         decode: (message) => {
           const event = decodeDocumentCommit(message);
-          return event && event.projectId === projectId ? [event] : null;
+          return event && event.projectId === projectId ? event.commits : null;
         },
         currentVersion: () => service.currentVersion(projectId),
         changesSince: (version) => service.changesSince(projectId, version),

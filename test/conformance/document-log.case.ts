@@ -71,18 +71,64 @@ export function documentLogCases(engine: EngineFixture): void {
       expect(await store.changesSince(project, -1)).toBeNull();
     });
 
-    it('tells the listener after each commit, also of a version whose writes were all refused', async () => {
+    it('tells the listener after each commit; a refused write takes no version', async () => {
       await put('rooms/a', { x: 1 });
       await expect(store.apply(project, [refused])).rejects.toThrow('no');
       await put('rooms/b', { x: 2 });
-      expect(events.map((e) => [e.projectId, e.version, e.changes.map((c) => c.path)])).toEqual([
+      expect(await store.currentVersion(project)).toBe(2);
+      const told = events.flatMap((e) => e.commits.map((c) => [e.projectId, c.version, c.changes.map((x) => x.path)]));
+      expect(told).toEqual([
         [project, 1, ['rooms/a']],
-        [project, 2, []],
-        [project, 3, ['rooms/b']],
+        [project, 2, ['rooms/b']],
       ]);
     });
 
-    it('logs nothing of a refused batch and everything of an accepted one in one commit', async () => {
+    it('gives each write of a group commit its own version, in the order they apply (§10)', async () => {
+      const paths = ['rooms/g', 'rooms/h', 'rooms/g', 'rooms/i', 'rooms/g'];
+      // Handed over in one turn: the engines commit them together.
+      const applied = await Promise.all([
+        ...paths.map((path, n) =>
+          store.apply(project, [putMutation(parseDocumentPath(path), { n }, crypto.randomUUID())]),
+        ),
+        store.apply(project, [refused]).catch(() => null),
+      ]);
+      const versions = applied.slice(0, paths.length).map((result) => result?.[0]?.version);
+      expect(versions).toEqual([1, 2, 3, 4, 5]);
+      expect(await store.currentVersion(project)).toBe(5);
+      expect(events.flatMap((e) => e.commits.map((c) => c.version))).toEqual([1, 2, 3, 4, 5]);
+      const history = await store.changesSince(project, 0);
+      expect(history?.commits.map((c) => c.changes.map((x) => [x.path, x.data, x.previous]))).toEqual([
+        [['rooms/g', { n: 0 }, null]],
+        [['rooms/h', { n: 1 }, null]],
+        [['rooms/g', { n: 2 }, { n: 0 }]],
+        [['rooms/i', { n: 3 }, null]],
+        [['rooms/g', { n: 4 }, { n: 2 }]],
+      ]);
+      expect(history?.commits).toEqual(events.flatMap((e) => e.commits));
+      const stored = await store.documentSnapshot(project, 'rooms/g');
+      expect(stored.document?.data).toEqual({ n: 4 });
+      expect((await store.getWithCollections(project, 'rooms/g'))?.version).toBe(5);
+      expect((await store.getWithCollections(project, 'rooms/h'))?.version).toBe(2);
+    });
+
+    it('logs a batch writing one document twice as one change, and one created and deleted as none', async () => {
+      await put('rooms/k', { n: 0 });
+      const k = parseDocumentPath('rooms/k');
+      const l = parseDocumentPath('rooms/l');
+      await store.apply(project, [
+        putMutation(k, { n: 1 }, crypto.randomUUID()),
+        putMutation(l, { n: 1 }, crypto.randomUUID()),
+        putMutation(k, { n: 2 }, crypto.randomUUID()),
+        deleteMutation(l),
+      ]);
+      const history = await store.changesSince(project, 1);
+      expect(history?.commits).toEqual([
+        { version: 2, changes: [{ path: 'rooms/k', id: expect.any(String), data: { n: 2 }, previous: { n: 0 } }] },
+      ]);
+      expect(events.flatMap((e) => e.commits).at(-1)).toEqual(history?.commits[0]);
+    });
+
+    it('logs nothing of a refused batch (it takes no version) and everything of an accepted one in one commit', async () => {
       await expect(
         store.apply(project, [putMutation(parseDocumentPath('rooms/x'), {}, crypto.randomUUID()), refused]),
       ).rejects.toThrow('no');
@@ -92,7 +138,7 @@ export function documentLogCases(engine: EngineFixture): void {
       ]);
       const history = await store.changesSince(project, 0);
       expect(history?.commits.map((c) => [c.version, c.changes.map((x) => x.path)])).toEqual([
-        [2, ['rooms/y', 'rooms/z']],
+        [1, ['rooms/y', 'rooms/z']],
       ]);
     });
 

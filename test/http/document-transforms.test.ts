@@ -94,17 +94,50 @@ for (const engine of engines) {
       expect(await dataOf('t/bad')).toEqual({ a: 1 });
     });
 
-    it('50 clients × 100 increments of one field end at exactly 5,000', async () => {
+    it('50 clients × 100 increments of one field end at exactly 5,000, each answer with an ETag of its own', async () => {
       await call('PUT', '/documents/docs/counters/c', { data: { n: 0 } });
+      const answers: { version: number; n: number }[] = [];
       const client = async () => {
         for (let i = 0; i < 100; i++) {
           const res = await call('PATCH', '/documents/docs/counters/c', { transforms: { n: { increment: 1 } } });
           if (res.statusCode !== 200) throw new Error(res.body);
+          answers.push({ version: Number(JSON.parse(res.headers.etag as string)), n: res.json().data.n });
         }
       };
       await Promise.all(Array.from({ length: 50 }, client));
       expect(await dataOf('counters/c')).toEqual({ n: 5000 });
+      // §10: writes committed together still get a version each, so an ETag names exactly one state.
+      expect(new Set(answers.map((answer) => answer.version)).size).toBe(5000);
+      answers.sort((a, b) => a.version - b.version);
+      expect(answers.map((answer) => answer.n)).toEqual(Array.from({ length: 5000 }, (_, i) => i + 1));
     }, 60_000);
+
+    it('refuses an If-Match whose ETag a later write of the same group commit superseded (412)', async () => {
+      const url = '/documents/docs/race/doc';
+      await call('PUT', url, { data: { by: 'nobody' } });
+      let superseded = 0;
+      for (let pair = 0; pair < 20; pair++) {
+        // Two PUTs handed over in one turn share a group commit.
+        const [a, b] = await Promise.all([
+          call('PUT', url, { data: { by: 'a' } }),
+          call('PUT', url, { data: { by: 'b' } }),
+        ]);
+        expect(a.headers.etag).not.toBe(b.headers.etag);
+        const [first, last] =
+          Number(JSON.parse(a.headers.etag as string)) < Number(JSON.parse(b.headers.etag as string)) ? [a, b] : [b, a];
+        const stale = await t.app.http.inject({
+          method: 'PUT',
+          url,
+          headers: { ...t.headers, 'if-match': first.headers.etag as string },
+          payload: { data: { by: 'stale' } },
+        });
+        expect(stale.statusCode).toBe(412);
+        expect(stale.json()).toEqual({ detail: 'Precondition failed' });
+        expect((await call('GET', url)).headers.etag).toBe(last.headers.etag);
+        superseded++;
+      }
+      expect(superseded).toBe(20);
+    });
 
     it('a batch commits its writes in order with one version; the same path twice sees the first', async () => {
       await call('PUT', '/documents/docs/b/old', { data: { v: 1 } });

@@ -39,10 +39,11 @@ for (const engine of engines) {
       await t.app.services.storage.documents.apply(t.project.projectId, [
         putMutation(parseDocumentPath(path), data, crypto.randomUUID()),
       ]);
-      return unpublished[unpublished.length - 1] as DocumentCommitEvent;
+      const event = unpublished[unpublished.length - 1] as DocumentCommitEvent;
+      return { ...event, version: event.commits[0]?.version ?? 0 };
     };
-    const publish = (event: DocumentCommitEvent) =>
-      t.app.services.bus.publish(documentChannel(event.projectId), encodeDocumentCommit(event));
+    const publish = ({ projectId, commits }: DocumentCommitEvent) =>
+      t.app.services.bus.publish(documentChannel(projectId), encodeDocumentCommit({ projectId, commits }));
     const changeVersions = (id: string) =>
       listenerMessages(ws, id)
         .filter((m) => m.event === 'changes')

@@ -120,15 +120,19 @@ export interface DocumentChangeEntry {
   previous: JsonObject | null;
 }
 
-/** One commit of a project's documents: its version and the documents it changed (none when every write was refused). */
+/** One commit of a project's documents (one write, or one §11 batch): its version and the documents it changed. */
 export interface DocumentCommitRecord {
   version: number;
   changes: DocumentChangeEntry[];
 }
 
-/** A committed commit as the store reports it after COMMIT (and the bus carries it, §10). */
-export interface DocumentCommitEvent extends DocumentCommitRecord {
+/**
+ * A project's commits of one group commit as the store reports them after COMMIT (and the bus
+ * carries them, §10): consecutive versions, in order.
+ */
+export interface DocumentCommitEvent {
   projectId: number;
+  commits: DocumentCommitRecord[];
 }
 
 /** The commits after some version that changed documents, in order, and the current version. */
@@ -140,7 +144,7 @@ export interface DocumentHistory {
 /** What the store keeps of each commit and whom it tells (§10): set once by the composition root. */
 export interface DocumentChangeLog {
   retention: ChangeLogRetention;
-  /** Called after each commit, once per project it bumped (changes may be empty), in commit order. */
+  /** Called after each group commit, once per project it wrote, with that project's commits in order. */
   onCommit?: (event: DocumentCommitEvent) => void;
 }
 
@@ -177,7 +181,8 @@ export interface DocumentStore {
   /**
    * Applies the mutations in order as one commit of the project's documents (§10, §11): one new
    * version for all of them, all or none (the first `decide` that throws rejects the call with
-   * its error). Writes arriving together may share a commit with other calls.
+   * its error, and it takes no version). Calls arriving together may share a transaction (a
+   * group commit), each still with a version of its own, in the order they apply.
    */
   apply(projectId: number, mutations: readonly DocumentMutation[]): Promise<AppliedMutation[]>;
   /** Inserts or replaces the document at `path`; `created` tells which happened. */

@@ -2,15 +2,18 @@
  * The document writes of PostgreSQL as commits: the `DocumentStore.apply` calls that arrive
  * while the previous commit runs share the next transaction, which
  *
- * 1. begins and takes the next document version of each project it writes, locking those rows
- *    in project order (one round trip): every document writer locks them first, so a project's
- *    writers queue there, versions follow commit order on every instance, and no deadlock forms;
+ * 1. begins and locks the document version row of each project it writes, in project order
+ *    (one round trip): every document writer locks them first, so a project's writers queue
+ *    there, versions follow commit order on every instance, and no deadlock forms;
  * 2. reads the stored documents its mutations need (one statement), unless none does;
- * 3. lets each mutation decide, in order, on the documents as the commit left them so far (a
- *    call whose mutation refuses is left out, alone);
- * 4. writes the outcome (one statement) and commits.
+ * 3. lets each call decide, in order, on the documents as the commit left them so far, each
+ *    accepted call with the next version of its project (`ProjectCommits`; a call whose
+ *    mutation refuses is left out, alone, and takes no version);
+ * 4. writes the outcome (one statement), the change log (one), stores each project's last
+ *    version with the log's trim (one per project) and commits.
  */
 import type pg from 'pg';
+import { CallChanges, ProjectCommits } from '../../core/documents/commit-versions.js';
 import type {
   AppliedMutation,
   DocumentChangeEntry,
@@ -44,34 +47,35 @@ RETURNING project_id, path, id, (xmax = 0) AS created,
   logChanges: `INSERT INTO document_changes (project_id, version, seq, path, id, data, previous)
 SELECT * FROM unnest($1::int[], $2::bigint[], $3::int[], $4::text[], $5::uuid[], $6::jsonb[], $7::jsonb[])`,
   /**
-   * Trims a project's log like the tree's: finds the first entry still fresh (scanning from the
+   * Stores a project's last version after a commit and trims its log like the tree's: finds the first entry still fresh (scanning from the
    * oldest, so the cost follows what is trimmed), moves the floor past the expired and the
    * surplus, deletes below it. Unlike the tree's, a commit may log nothing (all its writes were
    * refused): with no entry fresh, the floor moves to the last entry, not to the version. `$2` is
-   * the floor before the commit, `$3` its version. The search for a fresh entry has a lower bound
+   * the floor before the commit, `$3` the project's last version after it (stored here), `$6`
+   * the first version it gave out. The search for a fresh entry has a lower bound
    * only, as the tree's has: with `version < $3` too, the generic plan takes the range for a few
    * rows and reads and sorts the whole log (73,000 entries, 40 ms a commit) instead of walking the
    * key from the oldest. It stops at the commit's own entries at the latest, which count as none.
    */
-  trimLog: `WITH fresh AS (
+  storeVersion: `WITH fresh AS (
     SELECT version FROM document_changes
     WHERE project_id = $1 AND version > $2 AND created_at >= clock_timestamp() - $5 * interval '1 millisecond'
     ORDER BY version, seq LIMIT 1
   ), cut AS (
-    SELECT GREATEST($2::bigint, $3::bigint - $4::bigint, COALESCE(NULLIF((SELECT version FROM fresh), $3::bigint) - 1,
-      (SELECT max(version) FROM document_changes WHERE project_id = $1 AND version > $2 AND version < $3), $2::bigint)) AS floor
+    SELECT GREATEST($2::bigint, $3::bigint - $4::bigint, COALESCE(NULLIF((SELECT version FROM fresh), $6::bigint) - 1,
+      (SELECT max(version) FROM document_changes WHERE project_id = $1 AND version > $2 AND version < $6), $2::bigint)) AS floor
   ), trimmed AS (
     DELETE FROM document_changes WHERE project_id = $1 AND version > $2 AND version <= (SELECT floor FROM cut)
   )
-  UPDATE document_versions SET log_floor = (SELECT floor FROM cut)
-  WHERE project_id = $1 AND log_floor < (SELECT floor FROM cut)`,
+  UPDATE document_versions SET version = $3, log_floor = GREATEST(log_floor, (SELECT floor FROM cut))
+  WHERE project_id = $1`,
 } as const;
 
-/** BEGIN and the version bump of `projects` (integers, ascending) as one simple-protocol query. */
-function beginAndBump(projects: readonly number[]): string {
+/** BEGIN and the lock of `projects`' version rows (integers, ascending) as one simple-protocol query. */
+function beginAndLock(projects: readonly number[]): string {
   return `BEGIN; INSERT INTO document_versions (project_id, version)
-SELECT p, 1 FROM unnest('{${projects.join(',')}}'::int[]) AS p
-ON CONFLICT (project_id) DO UPDATE SET version = document_versions.version + 1
+SELECT p, 0 FROM unnest('{${projects.join(',')}}'::int[]) AS p
+ON CONFLICT (project_id) DO UPDATE SET version = document_versions.version
 RETURNING project_id, version, log_floor`;
 }
 
@@ -88,10 +92,13 @@ interface Slot {
   projectId: number;
   document: StoredDocument | null;
   inDatabase: boolean;
-  /** The id and data of the document as stored before the commit (null when absent or not read). */
-  storedId: string | null;
-  storedData: JsonObject | null;
   dirty: boolean;
+}
+
+interface VersionRow {
+  project_id: number;
+  version: string;
+  log_floor: string;
 }
 
 interface StoredRow {
@@ -181,36 +188,50 @@ export class DocumentCommits {
   private async commit(calls: readonly ApplyCall[]): Promise<Outcome[]> {
     const client = await this.pool.connect();
     try {
-      const projects = [...new Set(calls.map((call) => call.projectId))].sort((a, b) => a - b);
-      const results = (await client.query(beginAndBump(projects))) as unknown as pg.QueryResult<{
-        project_id: number;
-        version: string;
-        log_floor: string;
-      }>[];
-      const bumped = results[1]?.rows ?? [];
-      const versions = new Map(bumped.map((row) => [row.project_id, Number(row.version)]));
+      const projectIds = [...new Set(calls.map((call) => call.projectId))].sort((a, b) => a - b);
+      const results = (await client.query(beginAndLock(projectIds))) as unknown as pg.QueryResult<VersionRow>[];
+      const locked = results[1]?.rows ?? [];
+      const projects = new Map(
+        locked.map((row) => [row.project_id, new ProjectCommits(row.project_id, Number(row.version))]),
+      );
       const time = Date.now();
       const read = needsRead(calls);
       const slots = read ? await readSlots(client, calls) : new Map<string, Slot>();
-      const outcomes = calls.map((call) =>
-        decideCall(call, { version: versions.get(call.projectId) ?? 0, time }, slots),
-      );
+      const outcomes = calls.map((call) => {
+        const project = projects.get(call.projectId) as ProjectCommits;
+        const decided = decideCall(call, { version: project.next, time }, slots);
+        if (decided.ok) project.accept(decided.changes);
+        return decided;
+      });
       const written = await writeSlots(client, slots);
+      // Without a read, each document is written once: the write statement tells its id and data before.
+      if (!read) for (const project of projects.values()) withStoredRows(project, written);
+      await logCommits(client, projects.values());
       const log = this.changeLog();
-      const changes = await logSlots(client, slots, written, versions);
-      for (const row of bumped) {
+      for (const row of locked) {
+        const project = projects.get(row.project_id) as ProjectCommits;
+        if (project.commits.length === 0) continue;
         await client.query({
-          name: 'cds_documents_trim_log',
-          text: postgresCommitSql.trimLog,
-          values: [row.project_id, row.log_floor, row.version, log.retention.maxWrites, log.retention.maxAgeMs],
+          name: 'cds_documents_store_version',
+          text: postgresCommitSql.storeVersion,
+          values: [
+            row.project_id,
+            row.log_floor,
+            project.last,
+            log.retention.maxWrites,
+            log.retention.maxAgeMs,
+            project.base + 1,
+          ],
         });
       }
       await client.query('COMMIT');
-      for (const [projectId, version] of versions) {
-        log.onCommit?.({ projectId, version, changes: changes.get(projectId) ?? [] });
+      for (const project of projects.values()) {
+        if (project.commits.length > 0) log.onCommit?.({ projectId: project.projectId, commits: [...project.commits] });
       }
-      // Without a read, the write statement tells which documents were new and keeps stored ids.
-      return read ? outcomes : outcomes.map((outcome, i) => withStoredIds(outcome, calls[i]?.projectId ?? 0, written));
+      const answers = outcomes.map(
+        (decided): Outcome => (decided.ok ? { ok: true, applied: decided.applied } : decided),
+      );
+      return read ? answers : answers.map((outcome, i) => withStoredIds(outcome, calls[i]?.projectId ?? 0, written));
     } catch (error) {
       await client.query('ROLLBACK').catch(() => undefined);
       throw error;
@@ -253,8 +274,6 @@ async function readSlots(client: pg.PoolClient, calls: readonly ApplyCall[]): Pr
     if (!slot) continue;
     slot.document = { id: row.id, path: row.path, data: row.data, version: Number(row.version) };
     slot.inDatabase = true;
-    slot.storedId = row.id;
-    slot.storedData = row.data;
   }
   return slots;
 }
@@ -264,34 +283,38 @@ const emptySlot = (projectId: number, path: DocumentPath): Slot => ({
   path,
   document: null,
   inDatabase: false,
-  storedId: null,
-  storedData: null,
   dirty: false,
 });
+
+type Decided = { ok: true; applied: AppliedMutation[]; changes: CallChanges } | { ok: false; error: unknown };
 
 /**
  * Lets the call's mutations decide in order on the documents as the commit has them; the call's
  * changes reach `slots` only when every one of its mutations accepted.
  */
-function decideCall(call: ApplyCall, commit: DocumentCommit, slots: Map<string, Slot>): Outcome {
+function decideCall(call: ApplyCall, commit: DocumentCommit, slots: Map<string, Slot>): Decided {
   const changed = new Map<string, Slot>();
+  const changes = new CallChanges();
   try {
     const applied = call.mutations.map((mutation): AppliedMutation => {
       const { path } = mutation;
       const key = keyOf(call.projectId, path.path);
       const current = changed.get(key) ?? slots.get(key) ?? emptySlot(call.projectId, path);
       const change = mutation.decide(mutation.readsStored ? current.document : null, commit);
+      const previous = current.document?.data ?? null;
       if (change.kind === 'delete') {
         changed.set(key, { ...current, document: null, dirty: true });
+        if (current.document) changes.add({ path: path.path, id: current.document.id, data: null, previous });
         return { kind: 'deleted', path: path.path, version: commit.version };
       }
       const id = current.document?.id ?? change.newId;
       const document = { id, path: path.path, data: change.data, version: commit.version };
       changed.set(key, { ...current, document, dirty: true });
+      changes.add({ path: path.path, id, data: change.data, previous });
       return { kind: 'written', ...document, created: current.document === null };
     });
     for (const [key, slot] of changed) slots.set(key, slot);
-    return { ok: true, applied };
+    return { ok: true, applied, changes };
   } catch (error) {
     return { ok: false, error };
   }
@@ -326,37 +349,15 @@ async function writeSlots(client: pg.PoolClient, slots: Map<string, Slot>): Prom
   return new Map(rows.map((row) => [keyOf(row.project_id, row.path), row]));
 }
 
-/**
- * Appends the commit's changes to the log (one statement) and returns them by project: each
- * changed document once, with the id the database kept.
- */
-async function logSlots(
-  client: pg.PoolClient,
-  slots: Map<string, Slot>,
-  written: Map<string, WrittenRow>,
-  versions: Map<number, number>,
-): Promise<Map<number, DocumentChangeEntry[]>> {
-  const byProject = new Map<number, DocumentChangeEntry[]>();
+/** Appends the change log rows of the projects' commits (one statement): one per document each commit changed. */
+async function logCommits(client: pg.PoolClient, projects: Iterable<ProjectCommits>): Promise<void> {
   const rows: { projectId: number; version: number; seq: number; change: DocumentChangeEntry }[] = [];
-  for (const [key, slot] of slots) {
-    if (!slot.dirty) continue;
-    let change: DocumentChangeEntry;
-    if (slot.document) {
-      const row = written.get(key);
-      const previous = slot.inDatabase ? slot.storedData : (row?.previous ?? null);
-      change = { path: slot.path.path, id: row?.id ?? slot.document.id, data: slot.document.data, previous };
-    } else if (slot.inDatabase && slot.storedId !== null) {
-      change = { path: slot.path.path, id: slot.storedId, data: null, previous: slot.storedData };
-    } else continue;
-    let changes = byProject.get(slot.projectId);
-    if (!changes) {
-      changes = [];
-      byProject.set(slot.projectId, changes);
+  for (const project of projects) {
+    for (const { version, changes } of project.commits) {
+      for (const [seq, change] of changes.entries()) rows.push({ projectId: project.projectId, version, seq, change });
     }
-    rows.push({ projectId: slot.projectId, version: versions.get(slot.projectId) ?? 0, seq: changes.length, change });
-    changes.push(change);
   }
-  if (rows.length === 0) return byProject;
+  if (rows.length === 0) return;
   await client.query({
     name: 'cds_documents_log_changes',
     text: postgresCommitSql.logChanges,
@@ -370,7 +371,18 @@ async function logSlots(
       rows.map((row) => (row.change.previous === null ? null : JSON.stringify(row.change.previous))),
     ],
   });
-  return byProject;
+}
+
+/** The changes of blind writes (each document written once) with the id the database kept and the data before. */
+function withStoredRows(project: ProjectCommits, written: Map<string, WrittenRow>): void {
+  for (const { changes } of project.commits) {
+    for (const change of changes) {
+      const row = written.get(keyOf(project.projectId, change.path));
+      if (!row) continue;
+      change.id = row.id;
+      change.previous = row.previous;
+    }
+  }
 }
 
 /** The outcome of blind writes with the id the database kept and whether the row was new. */

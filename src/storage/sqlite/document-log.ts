@@ -11,8 +11,8 @@ import type {
 import type { ChangeLogRetention } from '../../core/realtime/tree-store.js';
 
 const SQL = {
-  bumpVersion: `INSERT INTO document_versions (project_id, version, log_floor) VALUES (?, 1, 0)
-    ON CONFLICT (project_id) DO UPDATE SET version = version + 1 RETURNING version, log_floor`,
+  storeVersion: `INSERT INTO document_versions (project_id, version, log_floor) VALUES (?, ?, 0)
+    ON CONFLICT (project_id) DO UPDATE SET version = excluded.version`,
   readVersion: 'SELECT version, log_floor FROM document_versions WHERE project_id = ?',
   setFloor: 'UPDATE document_versions SET log_floor = ? WHERE project_id = ?',
   insertChange: `INSERT INTO document_changes (project_id, version, seq, path, id, data, previous, created_at)
@@ -25,7 +25,7 @@ const SQL = {
     'SELECT version, path, id, data, previous FROM document_changes WHERE project_id = ? AND version > ? ORDER BY version, seq',
 };
 
-interface VersionRow {
+export interface VersionRow {
   version: number;
   log_floor: number;
 }
@@ -38,27 +38,6 @@ interface ChangeRow {
   previous: string | null;
 }
 
-/** A project's part of one group commit: its version and what its writes changed, in order. */
-export class CommitLogEntry {
-  private seq = 0;
-  /** The changes of the writes that succeeded, last change of a path last. */
-  readonly changes = new Map<string, DocumentChangeEntry>();
-
-  constructor(
-    readonly projectId: number,
-    readonly version: number,
-  ) {}
-
-  nextSeq(): number {
-    return this.seq++;
-  }
-
-  /** The commit's record: each changed document once, in the order of its last change. */
-  record(): DocumentCommitRecord {
-    return { version: this.version, changes: [...this.changes.values()] };
-  }
-}
-
 /** Statements of the document change log. */
 export class SqliteDocumentLog {
   private readonly s: { [K in keyof typeof SQL]: Database.Statement };
@@ -69,39 +48,33 @@ export class SqliteDocumentLog {
     };
   }
 
-  /** Takes the project's next version and trims its log (inside the commit's transaction). */
-  bump(projectId: number, retention: ChangeLogRetention, now: number): CommitLogEntry {
-    const { version, log_floor } = this.s.bumpVersion.get(projectId) as VersionRow;
-    this.trim(projectId, version, log_floor, retention, now);
-    return new CommitLogEntry(projectId, version);
+  /** The project's version and log floor before a commit (inside its transaction). */
+  read(projectId: number): VersionRow {
+    return (this.s.readVersion.get(projectId) as VersionRow | undefined) ?? { version: 0, log_floor: 0 };
   }
 
-  /** Appends one change of the commit (inside its transaction: a refused batch takes it back). */
-  append(entry: CommitLogEntry, change: DocumentChangeEntry, now: number): void {
-    const data = change.data === null ? null : JSON.stringify(change.data);
-    const previous = change.previous === null ? null : JSON.stringify(change.previous);
-    this.s.insertChange.run(
-      entry.projectId,
-      entry.version,
-      entry.nextSeq(),
-      change.path,
-      change.id,
-      data,
-      previous,
-      now,
-    );
+  /** Appends what one commit changed (inside its transaction: a refused batch takes it back). */
+  append(projectId: number, version: number, changes: readonly DocumentChangeEntry[], now: number): void {
+    changes.forEach((change, seq) => {
+      const data = change.data === null ? null : JSON.stringify(change.data);
+      const previous = change.previous === null ? null : JSON.stringify(change.previous);
+      this.s.insertChange.run(projectId, version, seq, change.path, change.id, data, previous, now);
+    });
+  }
+
+  /** Stores the project's version after a group commit's calls and trims its log (inside the transaction). */
+  close(projectId: number, before: VersionRow, version: number, retention: ChangeLogRetention, now: number): void {
+    this.s.storeVersion.run(projectId, version);
+    this.trim(projectId, version, before.log_floor, retention, now);
   }
 
   currentVersion(projectId: number): number {
-    return ((this.s.readVersion.get(projectId) as VersionRow | undefined) ?? { version: 0 }).version;
+    return this.read(projectId).version;
   }
 
   changesSince(projectId: number, since: number): DocumentHistory | null {
     return this.db.transaction(() => {
-      const { version, log_floor } = (this.s.readVersion.get(projectId) as VersionRow | undefined) ?? {
-        version: 0,
-        log_floor: 0,
-      };
+      const { version, log_floor } = this.read(projectId);
       if (since < log_floor || since > version) return null;
       const commits: DocumentCommitRecord[] = [];
       for (const row of this.s.changesAfter.all(projectId, since) as ChangeRow[]) {

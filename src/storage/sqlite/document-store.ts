@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';
+import { CallChanges, ProjectCommits } from '../../core/documents/commit-versions.js';
 import type {
   AppliedMutation,
-  DocumentChangeEntry,
   DocumentChangeLog,
   DocumentCommit,
   DocumentHistory,
@@ -23,10 +23,10 @@ import { deleteThrough, mergeThrough, writtenOf } from '../../core/documents/sto
 import type { JsonObject } from '../../core/json.js';
 import type { DocumentPath } from '../../core/paths.js';
 import { defaultRetention } from '../../core/realtime/tree-service.js';
-import { type CommitLogEntry, SqliteDocumentLog } from './document-log.js';
+import { SqliteDocumentLog } from './document-log.js';
 import { type JsonStatement, prepareJson, SqliteDocumentQueries } from './document-queries.js';
 import { belowPath, sqliteDocumentSql, sqlitePagingSql } from './document-sql.js';
-import type { GroupCommit } from './group-commit.js';
+import type { CommitScope, GroupCommit } from './group-commit.js';
 import type { SqliteParams } from './where-sql.js';
 
 /** The first segment of `rest` (everything before its first `/`). */
@@ -97,26 +97,34 @@ export class SqliteDocumentStore implements DocumentStore {
 
   apply(projectId: number, mutations: readonly DocumentMutation[]): Promise<AppliedMutation[]> {
     return this.commits.run((scope) => {
-      // Taken before the savepoint, so a batch that fails never rolls back a version the commit's other writes use.
-      const entry = scope.once(`documents:${projectId}`, () => {
-        const bumped = this.log.bump(projectId, this.changeLog.retention, scope.time);
-        // Every bumped version is announced, even one whose writes were all refused: feeds expect consecutive versions.
-        scope.afterCommit(() => this.changeLog.onCommit?.({ projectId, ...bumped.record() }));
-        return bumped;
-      });
-      const commit = { version: entry.version, time: scope.time };
-      const changes: DocumentChangeEntry[] = [];
-      const applyAll = () => mutations.map((mutation) => this.applyOne(projectId, mutation, commit, entry, changes));
+      const project = scope.once(`documents:${projectId}`, () => this.openProject(projectId, scope));
+      const commit = { version: project.next, time: scope.time };
+      const changes = new CallChanges();
+      const applyAll = () => {
+        const applied = mutations.map((mutation) => this.applyOne(projectId, mutation, commit, changes));
+        this.log.append(projectId, commit.version, changes.list(), commit.time);
+        return applied;
+      };
       // Several writes go in a savepoint: a refusal of any of them undoes the others.
       const applied = mutations.length > 1 ? this.db.transaction(applyAll)() : applyAll();
-      for (const change of changes) {
-        // Changed twice in one commit: the commit's change is from the first previous to the last data.
-        const first = entry.changes.get(change.path);
-        entry.changes.delete(change.path);
-        entry.changes.set(change.path, first ? { ...change, previous: first.previous } : change);
-      }
+      project.accept(changes);
       return applied;
     });
+  }
+
+  /** A project's part of a group commit: its version read once, stored and announced once. */
+  private openProject(projectId: number, scope: CommitScope): ProjectCommits {
+    const before = this.log.read(projectId);
+    const project = new ProjectCommits(projectId, before.version);
+    scope.beforeCommit(() => {
+      if (project.commits.length > 0) {
+        this.log.close(projectId, before, project.last, this.changeLog.retention, scope.time);
+      }
+    });
+    scope.afterCommit(() => {
+      if (project.commits.length > 0) this.changeLog.onCommit?.({ projectId, commits: [...project.commits] });
+    });
+    return project;
   }
 
   async currentVersion(projectId: number): Promise<number> {
@@ -158,8 +166,7 @@ export class SqliteDocumentStore implements DocumentStore {
     projectId: number,
     mutation: DocumentMutation,
     commit: DocumentCommit,
-    entry: CommitLogEntry,
-    changes: DocumentChangeEntry[],
+    changes: CallChanges,
   ): AppliedMutation {
     const path = mutation.path;
     const key = { project: projectId, path: path.path };
@@ -170,8 +177,7 @@ export class SqliteDocumentStore implements DocumentStore {
     const { version } = commit;
     if (change.kind === 'delete') {
       if (this.statements.delete.run(key).changes > 0 && stored) {
-        const change = { path: path.path, id: stored.id, data: null, previous: stored.data };
-        this.logChange(entry, changes, change, commit.time);
+        changes.add({ path: path.path, id: stored.id, data: null, previous: stored.data });
       }
       return { kind: 'deleted', path: path.path, version };
     }
@@ -188,14 +194,8 @@ export class SqliteDocumentStore implements DocumentStore {
       id = change.newId;
     }
     const created = mutation.readsStored ? !stored : id === change.newId;
-    const previous = stored?.data ?? null;
-    this.logChange(entry, changes, { path: path.path, id, data: change.data, previous }, commit.time);
+    changes.add({ path: path.path, id, data: change.data, previous: stored?.data ?? null });
     return { kind: 'written', id, path: path.path, data: change.data, version, created };
-  }
-
-  private logChange(entry: CommitLogEntry, changes: DocumentChangeEntry[], change: DocumentChangeEntry, now: number) {
-    this.log.append(entry, change, now);
-    changes.push(change);
   }
 
   async get(projectId: number, path: string): Promise<DocumentRecord | null> {

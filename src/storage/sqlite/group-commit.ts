@@ -6,9 +6,14 @@ export interface CommitScope {
   readonly time: number;
   /**
    * The value `compute` gave for `key` earlier in this commit, else computes it now: a
-   * project's version is bumped once per commit, by its first write.
+   * project's version is read once per commit, by its first write.
    */
   once<T>(key: string, compute: () => T): T;
+  /**
+   * Runs `callback` inside the transaction after every write of the commit, in the order
+   * registered (a project's last version is stored there); a throw fails the whole commit.
+   */
+  beforeCommit(callback: () => void): void;
   /** Runs `callback` after the commit succeeded (not when it failed), in the order registered. */
   afterCommit(callback: () => void): void;
 }
@@ -57,8 +62,12 @@ export class GroupCommit {
     this.queue = [];
     let outcomes: Outcome[];
     const shared = new Map<string, unknown>();
+    const closing: (() => void)[] = [];
     const committed: (() => void)[] = [];
     const scope: CommitScope = {
+      beforeCommit(callback) {
+        closing.push(callback);
+      },
       afterCommit(callback) {
         committed.push(callback);
       },
@@ -71,7 +80,13 @@ export class GroupCommit {
       },
     };
     try {
-      outcomes = this.db.transaction(() => batch.map((pending) => this.attempt(pending, scope))).immediate();
+      outcomes = this.db
+        .transaction(() => {
+          const attempted = batch.map((pending) => this.attempt(pending, scope));
+          for (const callback of closing) callback();
+          return attempted;
+        })
+        .immediate();
     } catch (error) {
       for (const pending of batch) pending.reject(error);
       return;
