@@ -39,19 +39,23 @@ describe.skipIf(unavailable)('atomic increments on two instances over one Postgr
     await Promise.all(apps.flatMap((app) => Array.from({ length: clients }, () => client(app))));
   }
 
-  it('2 × 25 clients × 100 document increments end at exactly 5,000', async () => {
+  it('2 × 25 clients × 100 document increments end at exactly 5,000, with 5,000 ETags', async () => {
     const [a] = apps as [App];
     await a.http.inject({ method: 'PUT', url: '/documents/docs/counters/c', headers, payload: { data: { n: 0 } } });
-    await onBoth(25, 100, (app) =>
-      app.http.inject({
+    const etags = new Set<string>();
+    await onBoth(25, 100, async (app) => {
+      const res = await app.http.inject({
         method: 'PATCH',
         url: '/documents/docs/counters/c',
         headers,
         payload: { transforms: { n: { increment: 1 } } },
-      }),
-    );
+      });
+      etags.add(res.headers.etag as string);
+      return res;
+    });
     const stored = await a.http.inject({ method: 'GET', url: '/documents/docs/counters/c', headers });
     expect(stored.json().data).toEqual({ n: 5000 });
+    expect(etags.size).toBe(5000);
   }, 120_000);
 
   it('2 × 10 clients × 50 tree increments end at exactly 1,000', async () => {

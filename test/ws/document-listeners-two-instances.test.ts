@@ -76,4 +76,34 @@ describe.skipIf(unavailable)('document listeners on two instances over one Postg
       ).toEqual(want);
     }
   }, 90_000);
+
+  it('200 PUTs sent at once through both instances reach listeners on both as 200 changes with their ETags', async () => {
+    const [a, b] = apps;
+    const { headers } = await createProjectWithPlayer(a, 'org-rapid', 'two');
+    const listeners: TestSocket[] = [];
+    for (const app of apps) {
+      const { port } = app.http.server.address() as AddressInfo;
+      const socket = await open(`ws://127.0.0.1:${port}/realtime/ws`, headers);
+      sockets.push(socket);
+      listeners.push(socket);
+      await socket.request({ action: 'listen', id: 'rapid', collection: 'rapid' });
+    }
+    const answers = await Promise.all(
+      Array.from({ length: 200 }, (_, i) =>
+        (i % 2 === 0 ? a : b).http.inject({
+          method: 'PUT',
+          url: `/documents/docs/rapid/d${i % 10}`,
+          headers,
+          payload: { data: { i } },
+        }),
+      ),
+    );
+    const etags = answers.map((answer) => Number(JSON.parse(answer.headers.etag as string))).sort((x, y) => x - y);
+    expect(new Set(etags).size).toBe(200);
+    for (const socket of listeners) {
+      await socket.waitForCount((m) => m.id === 'rapid' && (m.event as string) === 'changes', 200);
+      const versions = socket.messages.filter((m) => m.id === 'rapid' && m.event === 'changes').map((m) => m.version);
+      expect(versions).toEqual(etags);
+    }
+  }, 60_000);
 });

@@ -144,6 +144,34 @@ for (const engine of engines) {
       });
     });
 
+    it('200 PUTs sent at once reach a query listener as 200 changes with their ETags, live and on resume', async () => {
+      await ws.request({ action: 'listen', id: 'rapid', collection: 'rapid' });
+      const start = copyOf(ws, 'rapid').version;
+      // Sent in one turn: the engines commit them together, each still with a version of its own.
+      const answers = await Promise.all(
+        Array.from({ length: 200 }, (_, i) =>
+          t.app.http.inject({
+            method: 'PUT',
+            url: `/documents/docs/rapid/d${i % 10}`,
+            headers: t.headers,
+            payload: { data: { i } },
+          }),
+        ),
+      );
+      const etags = answers.map((answer) => Number(JSON.parse(answer.headers.etag as string))).sort((a, b) => a - b);
+      expect(new Set(etags).size).toBe(200);
+      await ws.waitForCount((m) => m.id === 'rapid' && (m.event as string) === 'changes', 200);
+      const live = listenerMessages(ws, 'rapid').filter((m) => m.event === 'changes');
+      expect(live.map((m) => m.version)).toEqual(etags);
+      expect(live.every((m) => m.changes?.length === 1)).toBe(true);
+      await ws.request({ action: 'unlisten', id: 'rapid' });
+      const resumed = await ws.request({ action: 'listen', id: 'again', collection: 'rapid', since: start });
+      expect(resumed).toEqual({ event: 'resume', id: 'again', version: start });
+      await ws.waitForCount((m) => m.id === 'again' && (m.event as string) === 'changes', 200);
+      const replayed = listenerMessages(ws, 'again').filter((m) => m.event === 'changes');
+      expect(replayed.map((m) => [m.version, m.changes])).toEqual(live.map((m) => [m.version, m.changes]));
+    });
+
     it('keeps the copy exact under writes racing the snapshot', async () => {
       const writes: Promise<unknown>[] = [];
       for (let i = 0; i < 60; i++) writes.push(put(`race/r${i % 15}`, { i, even: i % 2 === 0 }));
