@@ -102,7 +102,9 @@ describe.skipIf(unavailable)('document listeners on two instances over one Postg
     expect(new Set(etags).size).toBe(200);
     for (const socket of listeners) {
       await socket.waitForCount((m) => m.id === 'rapid' && (m.event as string) === 'changes', 200);
-      const versions = socket.messages.filter((m) => m.id === 'rapid' && m.event === 'changes').map((m) => m.version);
+      const versions = socket.messages
+        .filter((m) => m.id === 'rapid' && (m.event as string) === 'changes')
+        .map((m) => m.version);
       expect(versions).toEqual(etags);
     }
   }, 60_000);
