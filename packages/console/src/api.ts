@@ -1,5 +1,10 @@
 /** The only `fetch` of the console: the admin API with the signed-in admin's token. */
 
+/**
+ * The session is kept in this module and mirrored in `sessionStorage` (this tab only, gone when
+ * it closes) so that a reload keeps it (§13); never in `localStorage`, where it would outlive the
+ * tab and be readable from every page of the origin later (packages/console/README.md, Security).
+ */
 const TOKEN_KEY = 'cds-console-token';
 
 /** An answer of the API that was not a success, with its `detail` as text. */
@@ -17,22 +22,47 @@ interface Session {
   expiresAt: number;
 }
 
-/** The stored session, unless it expired. */
-export function loadSession(): Session | null {
+let current: Session | null = null;
+
+/** Earlier consoles kept the token in `localStorage`: it is removed on the first load of this one. */
+function forgetLegacyToken(): void {
   try {
-    const session = JSON.parse(localStorage.getItem(TOKEN_KEY) ?? 'null') as Session | null;
-    return session && session.expiresAt > Date.now() ? session : null;
+    localStorage.removeItem(TOKEN_KEY);
   } catch {
-    return null;
+    // Storage disabled: nothing was kept there either.
   }
+}
+forgetLegacyToken();
+
+/** The session of this tab, unless it expired. */
+export function loadSession(): Session | null {
+  if (!current) {
+    try {
+      current = JSON.parse(sessionStorage.getItem(TOKEN_KEY) ?? 'null') as Session | null;
+    } catch {
+      current = null;
+    }
+  }
+  if (current && !(current.expiresAt > Date.now())) clearSession();
+  return current;
 }
 
 export function saveSession(token: string, expiresIn: number): void {
-  localStorage.setItem(TOKEN_KEY, JSON.stringify({ token, expiresAt: Date.now() + expiresIn * 1000 }));
+  current = { token, expiresAt: Date.now() + expiresIn * 1000 };
+  try {
+    sessionStorage.setItem(TOKEN_KEY, JSON.stringify(current));
+  } catch {
+    // Storage disabled or full: the session lasts until the page is left.
+  }
 }
 
 export function clearSession(): void {
-  localStorage.removeItem(TOKEN_KEY);
+  current = null;
+  try {
+    sessionStorage.removeItem(TOKEN_KEY);
+  } catch {
+    // Storage disabled: there is nothing to remove.
+  }
 }
 
 /** `{detail}` as one line: a string as it is, a §0 validation list as `loc: msg` items. */
