@@ -9,7 +9,7 @@ import type { IndexStore } from '../../src/core/documents/index-store.js';
 import { chooseIndex, type IndexField, parseIndexFields } from '../../src/core/documents/indexes.js';
 import { parseDocumentPath } from '../../src/core/paths.js';
 import type { Storage } from '../../src/core/ports.js';
-import { parseWhere } from '../../src/core/where.js';
+import { parseOrderBy, parseWhere } from '../../src/core/where.js';
 import type { EngineFixture } from '../support/engines.js';
 
 const BY_LEVEL: IndexField[] = parseIndexFields([{ field: 'level' }]);
@@ -104,6 +104,42 @@ export function indexStoreCases(engine: EngineFixture): void {
           // The same inside the snapshot's read transaction (listeners, §10).
           const snapshot = await storage.documents.querySnapshot(p, { ...options, ...(plan ? { index: plan } : {}) });
           expect(snapshot.documents).toEqual(unindexed.documents);
+        }
+      }
+    });
+
+    it('counts the rows a query read when it returns none: every candidate without an index, the seek with one', async () => {
+      const p = project++;
+      const writes = Array.from({ length: 300 }, (_, i) =>
+        putMutation(parseDocumentPath(`items/i${i}`), { level: i % 30, n: i }, randomUUID()),
+      );
+      await storage.documents.apply(p, writes);
+      const index = await declare(p, 'items', BY_LEVEL);
+      expect(await store.build(index)).toBe('ready');
+      const listed = await store.list(p);
+      const pages = [{}, { limit: 5 }, { orderBy: parseOrderBy('n') }, { orderBy: parseOrderBy('-n'), limit: 5 }];
+      const cases = [
+        // The seek finds nothing.
+        { clauses: ['level__exact:99'], pages, seeks: 0 },
+        // The seek reads the 10 documents of level 7; the clause it does not serve refuses them all.
+        { clauses: ['level__exact:7', 'n__lt:0'], pages, seeks: 10 },
+        // The 10 matches are all skipped by the offset.
+        {
+          clauses: ['level__exact:7'],
+          pages: pages.map((page) => ({ ...page, offset: 10 })),
+          seeks: 10,
+        },
+      ];
+      for (const { clauses, pages, seeks } of cases) {
+        const where = parseWhere(clauses);
+        for (const page of pages) {
+          const options = { collection: 'items', where, ...page };
+          const plan = chooseIndex(listed, where, options.orderBy);
+          expect(plan?.index.id).toBe(index.id);
+          const what = `${clauses.join('&')} ${JSON.stringify(page)}`;
+          expect(await storage.documents.query(p, options), what).toEqual({ documents: [], rowsScanned: 300 });
+          const indexed = await storage.documents.query(p, { ...options, ...(plan ? { index: plan } : {}) });
+          expect(indexed, what).toEqual({ documents: [], rowsScanned: seeks });
         }
       }
     });

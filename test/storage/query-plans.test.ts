@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { parseDocumentJson } from '../../src/core/documents/document-service.js';
 import type { QueryDocumentsOptions } from '../../src/core/documents/document-store.js';
 import { chooseIndex, type DocumentIndex, parseIndexFields } from '../../src/core/documents/indexes.js';
@@ -463,6 +463,32 @@ describe.skipIf(postgresEngine.unavailable)('query plans on postgres', () => {
       expect((await storage.documents.query(PROJECT, query.options)).documents.length).toBeGreaterThan(0);
     });
   }
+
+  it('a query tells the rows it read in its own statement, also when it returns none (no second one counts them)', async () => {
+    // c2 holds 1,000 documents, n in 52, 152, …, 952.
+    const cases: { options: QueryDocumentsOptions; documents: number; scanned: number }[] = [
+      { options: { collection: 'c2', where: parseWhere(['n__exact:7']) }, documents: 0, scanned: 1000 },
+      { options: { collection: 'c2', where: parseWhere(['n__exact:7']), limit: 10 }, documents: 0, scanned: 1000 },
+      {
+        options: { collection: 'c2', where: parseWhere(['n__exact:7']), orderBy: parseOrderBy('n'), limit: 10 },
+        documents: 0,
+        scanned: 1000,
+      },
+      { options: { collection: 'c2', where: [], offset: 1000 }, documents: 0, scanned: 1000 },
+      { options: { collection: 'c2', where: parseWhere(['n__exact:152']), offset: 5 }, documents: 95, scanned: 1000 },
+    ];
+    const statements = vi.spyOn(storage.pool, 'query');
+    try {
+      for (const { options, documents, scanned } of cases) {
+        const result = await storage.documents.query(PROJECT, options);
+        expect(result.documents).toHaveLength(documents);
+        expect(result.rowsScanned).toBe(scanned);
+      }
+      expect(statements).toHaveBeenCalledTimes(cases.length);
+    } finally {
+      statements.mockRestore();
+    }
+  });
 
   describe('with declared indexes (§15)', () => {
     let indexes: DocumentIndex[] = [];

@@ -4,7 +4,7 @@
  * EXPLAIN exactly what it runs.
  */
 import type pg from 'pg';
-import type { QueryDocumentsOptions } from '../../core/documents/document-store.js';
+import type { DocumentJson, QueryDocumentsOptions, QueryResult } from '../../core/documents/document-store.js';
 import { exactlySought } from '../../core/documents/indexes.js';
 import { compileSeeks, indexScope } from './index-sql.js';
 import { compileOrderBy, compileWhere, PgParamList } from './where-sql.js';
@@ -127,23 +127,32 @@ export function getWithCollectionsQuery(projectId: number, path: string): { sql:
   return { sql: postgresDocumentSql.getWithCollections, params: [...belowParams(projectId, path), path] };
 }
 
-/** A query's statement, and how the rows it read are counted (§15 rows scanned). */
+/** A query's statement (§2, §15): the store runs exactly this and reads its rows with `postgresQueryResult`. */
 export interface PostgresQuery {
   sql: string;
   params: unknown[];
-  /**
-   * `streamed`: rows come out of an index in the query's order, so the scan stops at the limit;
-   * `seen` is then each row's position in the scan (none when every row read is returned).
-   * Otherwise every candidate is read and `seen` is their count.
-   */
-  streamed: boolean;
-  counted: boolean;
-  /** The statement counting the candidates (the rows the scan reads when it reads them all). */
-  countSql: string;
-  countParams: unknown[];
 }
 
-/** The SQL and parameters of a query; the store runs exactly this. */
+/**
+ * A row of a query's statement: a document of the page, or the last row of the scan alone (`doc`
+ * null), which tells what the scan read when no document of the page does. `seen`: how many rows
+ * the scan had read at this row; none when the statement returns every row it reads.
+ */
+export interface PostgresQueryRow {
+  doc: DocumentJson | null;
+  seen?: string;
+}
+
+/**
+ * The SQL and parameters of a query; the store runs exactly this.
+ *
+ * The rows it read (§15 rows scanned) come with the rows it returns, in the same statement: the
+ * candidates (the rows the scope and seeks select) are numbered in the query's order, and the
+ * last of them is returned even when it is no match of the page (`doc` null), so its number is
+ * the count of all of them when the page is not full, or when no document matches at all. When
+ * the rows come out of an index in the query's order the scan stops at the page's last match,
+ * whose number is what it read; when they are sorted, all are read and each carries their count.
+ */
 export function postgresQuerySql(projectId: number, options: QueryDocumentsOptions): PostgresQuery {
   const params = new PgParamList();
   const plan = options.index;
@@ -153,32 +162,49 @@ export function postgresQuerySql(projectId: number, options: QueryDocumentsOptio
   if (!plan) scope.push(`collection = ${params.add(options.collection)}`);
   if (options.startAfter !== undefined) scope.push(`path > ${params.add(options.startAfter)}`);
   const candidates = [...scope, ...(plan ? compileSeeks(plan, params) : [])].join(' AND ');
-  const countParams = [...params.values];
   const sought = exactlySought(plan);
   const residual = compileWhere(
     options.where.filter((clause) => !sought.has(clause)),
     params,
   );
   const orderBy = compileOrderBy(options.orderBy);
-  const page = `LIMIT ${params.add(options.limit ?? null)} OFFSET ${params.add(options.offset ?? 0)}`;
   const streamed = plan ? plan.ordered : !options.orderBy;
-  const countSql = `SELECT count(*)::int AS n FROM documents WHERE ${candidates}`;
-  const base = { params: params.values, streamed, countSql, countParams };
-  if (streamed && residual === 'true') {
-    // LIMIT NULL means no limit.
+  const offset = options.offset ?? 0;
+  // LIMIT NULL means no limit.
+  const limit = `LIMIT ${params.add(options.limit ?? null)}`;
+  if (streamed && residual === 'true' && offset === 0) {
+    // Every row read is returned, and the scan stops at the limit: the rows are the count.
     return {
-      ...base,
-      counted: false,
-      sql: `SELECT ${DOCUMENT_JSON} FROM documents WHERE ${candidates} ORDER BY ${orderBy} ${page}`,
+      params: params.values,
+      sql: `SELECT ${DOCUMENT_JSON} FROM documents WHERE ${candidates} ORDER BY ${orderBy} ${limit}`,
     };
   }
-  // The filter goes outside a window over the candidates, which numbers them in scan order
-  // (streamed) or counts them all (when they are sorted, all are read anyway).
+  // The filter and the page come after the windows, which see every candidate in the query's order
+  // (the subquery's ORDER BY is kept); `lead` reads one row ahead to know the last.
   const seen = streamed ? 'row_number() OVER ()' : 'count(*) OVER ()';
-  const sql = `SELECT doc, seen FROM (SELECT ${DOCUMENT_JSON}, ${residual} AS ok, ${seen} AS seen
-  FROM documents WHERE ${candidates} ORDER BY ${orderBy}) AS candidates
-WHERE ok ${page}`;
-  return { ...base, counted: true, sql };
+  const read = `SELECT id, path, data, ok, ${seen} AS seen, lead(true, 1, false) OVER () AS more
+  FROM (SELECT id, path, data, ${residual} AS ok FROM documents WHERE ${candidates} ORDER BY ${orderBy}) AS candidates`;
+  // `offset` counts matches: they are numbered apart from the rows the filter drops (the last row is last either way).
+  const paged =
+    offset === 0
+      ? `SELECT id, path, data, seen, more, ok AS page FROM (${read}) AS read`
+      : `SELECT id, path, data, seen, more, ok AND row_number() OVER () > ${params.add(offset)} AS page
+  FROM (${read}) AS read WHERE ok OR NOT more`;
+  const sql = `SELECT CASE WHEN page THEN ${documentJsonSql('scanned')} END AS doc, seen
+FROM (${paged}) AS scanned
+WHERE page OR NOT more ${limit}`;
+  return { params: params.values, sql };
+}
+
+/**
+ * The page and the rows read of a query's rows (`postgresQuerySql`): the last row's `seen`, or
+ * the rows themselves when the statement returns every row it reads.
+ */
+export function postgresQueryResult(rows: readonly PostgresQueryRow[]): QueryResult {
+  const documents: DocumentJson[] = [];
+  for (const row of rows) if (row.doc !== null) documents.push(row.doc);
+  const last = rows.at(-1);
+  return { documents, rowsScanned: last?.seen === undefined ? rows.length : Number(last.seen) };
 }
 
 /**

@@ -26,8 +26,10 @@ import { currentDocumentVersion, documentChangesSince } from './document-log.js'
 import {
   childCollectionsQuery,
   getWithCollectionsQuery,
+  type PostgresQueryRow,
   postgresDocumentSql,
   postgresPagingSql,
+  postgresQueryResult,
   postgresQuerySql,
   prepared,
 } from './document-sql.js';
@@ -99,9 +101,9 @@ export class PostgresDocumentStore implements DocumentStore {
       this.pool,
       async (client) => ({
         version: await currentDocumentVersion(client, projectId),
-        documents: (await client.query<JsonRow>(this.queryNames.config(query.sql, query.params))).rows.map(
-          documentJson,
-        ),
+        documents: postgresQueryResult(
+          (await client.query<PostgresQueryRow>(this.queryNames.config(query.sql, query.params))).rows,
+        ).documents,
       }),
       READ_SNAPSHOT,
     );
@@ -182,28 +184,8 @@ export class PostgresDocumentStore implements DocumentStore {
 
   async query(projectId: number, options: QueryDocumentsOptions): Promise<QueryResult> {
     const query = postgresQuerySql(projectId, options);
-    const { rows } = await this.pool.query<JsonRow & { seen?: string }>(
-      this.queryNames.config(query.sql, query.params),
-    );
-    const documents = rows.map(documentJson);
-    const offset = options.offset ?? 0;
-    const last = rows.at(-1);
-    const limited = options.limit !== undefined && rows.length === options.limit;
-    let rowsScanned: number | null = null;
-    if (!query.counted) {
-      // Every row read was returned, after the `offset` skipped (all of them when some came back).
-      if (limited || rows.length > 0 || offset === 0) rowsScanned = offset + rows.length;
-    } else if (query.streamed) {
-      if (limited && last) rowsScanned = Number(last.seen);
-    } else if (last) {
-      rowsScanned = Number(last.seen);
-    }
-    // The scan read every candidate and no returned row tells how many: count them.
-    if (rowsScanned === null) {
-      const counted = await this.pool.query<{ n: number }>(this.queryNames.config(query.countSql, query.countParams));
-      rowsScanned = counted.rows[0]?.n ?? 0;
-    }
-    return { documents, rowsScanned };
+    const { rows } = await this.pool.query<PostgresQueryRow>(this.queryNames.config(query.sql, query.params));
+    return postgresQueryResult(rows);
   }
 
   async explainQuery(projectId: number, options: QueryDocumentsOptions): Promise<string[]> {
