@@ -17,6 +17,7 @@ import { AppError } from '../core/errors.js';
 import { registerConsole } from './console-route.js';
 import { registerCors } from './cors.js';
 import { handleError } from './errors.js';
+import { answerExpectContinue } from './expect-continue.js';
 import { logSerializers, redactPaths } from './logging.js';
 import { registerOpenApi } from './openapi.js';
 import { type RateLimits, registerRateLimits } from './rate-limit.js';
@@ -125,6 +126,7 @@ export async function createHttpApp(options: HttpOptions): Promise<HttpApp> {
   app.addHook('onRoute', (route) => {
     if (route.schema?.body) route.preValidation = [...hookList(route.preValidation), emptyBodyAsObject];
   });
+  answerExpectContinue(app as unknown as HttpApp);
   coalesceResponseWrites(app);
   app.setErrorHandler(handleError);
   await registerCors(app as unknown as HttpApp, options.corsOrigins ?? '*');

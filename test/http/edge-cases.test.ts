@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAdmin, orgOf } from '../support/admin.js';
 import { engines } from '../support/engines.js';
+import { sendExpectingContinue } from '../support/expect-continue.js';
 import { type RealtimeTestApp, startRealtimeApp } from '../support/realtime.js';
 import { MemoryRulesSource } from '../support/rules.js';
 
@@ -110,6 +111,24 @@ for (const engine of engines) {
       } as RequestInit);
       expect(streamed.status).toBe(413);
       expect((await send('GET', '/documents/docs/big/b1')).statusCode).toBe(404);
+    });
+
+    const expecting = (url: string, body: string, headers = t.headers) =>
+      sendExpectingContinue('PUT', `${base}${url}`, body, headers);
+
+    it('answers a body over the limit sent with Expect: 100-continue with the 413 before any 100 Continue', async () => {
+      const big = JSON.stringify({ data: { big: 'x'.repeat(1.5 * 1024 * 1024) } });
+      for (let attempt = 0; attempt < 3; attempt++) {
+        const refused = await expecting('/documents/docs/big/b3', big);
+        expect(refused).toEqual({ continued: false, status: 413, body: '{"detail":"Request body is too large"}' });
+      }
+      // Credentials refused are answered before the body too.
+      const stranger = await expecting('/documents/docs/big/b3', big, { ...t.headers, authorization: 'Bearer x' });
+      expect([stranger.continued, stranger.status]).toEqual([false, 401]);
+      // A body within the limit gets its 100 Continue, then is read and stored.
+      const small = await expecting('/documents/docs/big/b3', '{"data":{"small":true}}');
+      expect([small.continued, small.status]).toEqual([true, 200]);
+      expect(JSON.parse(small.body)).toMatchObject({ path: 'big/b3', data: { small: true } });
     });
 
     it('stores document data of 64 levels and refuses 65 and 100,000 levels with 422, rules or not', async () => {
