@@ -1,16 +1,23 @@
 /**
  * `cds backup` / `cds restore` (§14): a backup taken under write load restores to a consistent
  * state (a prefix of the acknowledged writes), one taken at rest to an identical §8 export, and
- * tokens issued before stay valid (the generated secret travels in the backup).
+ * tokens issued before stay valid (the generated secret travels in the backup). A backup of a
+ * database of 10,000 pages finishes while a client writes through the running service without
+ * pause, and holds every write acknowledged before it began (test/storage/sqlite-backup.test.ts
+ * interleaves the commits with the copy exactly, in one process).
  */
+import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { type App, buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { createProjectWithPlayer } from '../support/app.js';
-import { cdsRunner } from '../support/cli.js';
+import { cdsRunner, type RunResult } from '../support/cli.js';
+import { CLI_BUNDLE } from '../support/cli-bundle.js';
+import { type ServerProcess, startServerProcess } from '../support/server-process.js';
 
 const dirs: string[] = [];
 const freshDir = () => {
@@ -22,9 +29,37 @@ const freshDir = () => {
 const serve = (dataDir: string) =>
   buildApp(loadConfig({ CDS_DATA_DIR: dataDir, CDS_LOG_LEVEL: 'silent', CDS_JWT_SECRET: '' }));
 
-afterAll(() => {
+const servers: ServerProcess[] = [];
+/** Rows of 3,000 random bytes in the database under test: about 40 MB, 10,000 pages. */
+const FILLER_ROWS = 10_000;
+
+afterAll(async () => {
+  await Promise.all(servers.map((server) => server.stop()));
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 });
+
+/** `cds backup <file> --json` on `dataDir`, killed after `timeoutMs` (code -1 then), with when it started and its duration. */
+const backupWithin = (dataDir: string, file: string, timeoutMs: number) =>
+  new Promise<RunResult & { started: number; ms: number }>((resolve) => {
+    const env = {
+      ...process.env,
+      CDS_DATA_DIR: dataDir,
+      DATABASE_URL: '',
+      CDS_JWT_SECRET: '',
+      CDS_LOG_LEVEL: 'silent',
+    };
+    const started = performance.now();
+    execFile(
+      process.execPath,
+      [CLI_BUNDLE, 'backup', file, '--json'],
+      { env, timeout: timeoutMs },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0;
+        resolve({ code, stdout, stderr, started, ms: performance.now() - started });
+      },
+    );
+  });
+const credential = (output: string, name: string) => new RegExp(`${name}:\\s+(\\S+)`).exec(output)?.[1] ?? '';
 
 describe('cds backup and cds restore on SQLite', () => {
   it('backs up under write load to a consistent state, and at rest to an identical export', async () => {
@@ -76,6 +111,83 @@ describe('cds backup and cds restore on SQLite', () => {
     expect(await reopened.services.transfer.exportProject(project.projectId)).toEqual(expected);
     await reopened.close();
   });
+
+  it('finishes under a client writing through the service without pause, with every write acknowledged before it', async () => {
+    const source = freshDir();
+    // Pages for the copy: a table of random bytes, in the database before the service first opens it.
+    const filler = new Database(join(source, 'cds.sqlite'));
+    filler.pragma('journal_mode = WAL');
+    filler.exec('CREATE TABLE filler (id INTEGER PRIMARY KEY, bytes BLOB NOT NULL)');
+    filler
+      .prepare(
+        'WITH RECURSIVE g(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM g WHERE x < ?) INSERT INTO filler SELECT x, randomblob(3000) FROM g',
+      )
+      .run(FILLER_ROWS);
+    filler.close();
+    const server = await startServerProcess({ CDS_DATA_DIR: source, CDS_JWT_SECRET: '' });
+    servers.push(server);
+    const projectId = Number(credential(server.output(), 'project_id'));
+    const client = {
+      'x-client-id': credential(server.output(), 'client_id'),
+      'x-client-secret': credential(server.output(), 'client_secret'),
+      'content-type': 'application/json',
+    };
+    const signup = await fetch(`${server.baseUrl}/auth/signup`, {
+      method: 'POST',
+      headers: client,
+      body: JSON.stringify({ username: 'backup_player', password: 'long-enough-password' }),
+    });
+    expect(signup.status).toBe(201);
+    const { access_token } = (await signup.json()) as { access_token: string };
+    const headers = { ...client, authorization: `Bearer ${access_token}` };
+    const put = async (url: string, body: object) => {
+      const response = await fetch(`${server.baseUrl}${url}`, { method: 'PUT', headers, body: JSON.stringify(body) });
+      // Read every answer: an unread body keeps its connection busy, and the next write opens another.
+      const answer = await response.text();
+      if (response.status !== 200) throw new Error(`PUT ${url}: ${response.status} ${answer}`);
+    };
+    // Write s: a document when even, a realtime value when odd; each sent once the one before is acknowledged.
+    const acknowledgedAt: number[] = [];
+    let writing = true;
+    const writer = (async () => {
+      for (let s = 0; writing; s++) {
+        if (s % 2 === 0) await put(`/documents/docs/items/i${s}`, { data: { s } });
+        else await put(`/realtime/db/counters/c${s}`, { value: s });
+        acknowledgedAt[s] = performance.now();
+      }
+    })();
+    while (acknowledgedAt.length < 50) await Promise.race([writer, new Promise((resolve) => setTimeout(resolve, 10))]);
+    const acknowledgedBefore = acknowledgedAt.length;
+    const file = join(freshDir(), 'while-writing.sqlite');
+    const backup = await backupWithin(source, file, 40_000);
+    writing = false;
+    await writer;
+    expect(backup.code, `${backup.stderr} after ${Math.round(backup.ms)} ms`).toBe(0);
+    expect(JSON.parse(backup.stdout)).toEqual({ file, bytes: expect.any(Number) });
+    // The client kept writing while the copy ran.
+    expect(
+      acknowledgedAt.filter((at) => at > backup.started && at < backup.started + backup.ms).length,
+    ).toBeGreaterThan(0);
+
+    const target = freshDir();
+    expect((await cdsRunner(target)('restore', file)).code).toBe(0);
+    const restored = await serve(target);
+    try {
+      const snapshot = await restored.services.transfer.exportProject(projectId);
+      const documents = snapshot.documents.filter((doc) => doc.path.startsWith('items/'));
+      const counters = (snapshot.realtime as { counters?: Record<string, number> } | null)?.counters ?? {};
+      const present = [...documents.map((doc) => doc.data.s as number), ...Object.values(counters)].sort(
+        (a, b) => a - b,
+      );
+      // A prefix of the writes, in their order, holding every one acknowledged before the backup began.
+      expect(present).toEqual(present.map((_, s) => s));
+      expect(present.length).toBeGreaterThanOrEqual(acknowledgedBefore);
+      const me = await restored.http.inject({ method: 'GET', url: '/auth/me', headers });
+      expect(me.statusCode).toBe(200);
+    } finally {
+      await restored.close();
+    }
+  }, 90_000);
 
   it('refuses to restore under a running service, a file that is not a backup, and on PostgreSQL', async () => {
     const dir = freshDir();

@@ -1,13 +1,25 @@
 /**
  * Online backup and restore of the embedded SQLite database (§14). A backup is one ordinary
  * SQLite file made with SQLite's online backup API while the service keeps writing, holding every
- * write committed before the copy's last step; a table `cds_backup` beside the data carries the
+ * write committed before the copy began; a table `cds_backup` beside the data carries the
  * generated JWT secret so tokens stay valid after a restore.
  */
 import { copyFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import Database from 'better-sqlite3';
 
 const META_TABLE = 'cds_backup';
+/**
+ * Pages per backup step: all of them. The online backup API restarts from the first page when
+ * another connection commits between two of its steps, so in steps of 100 pages (better-sqlite3's
+ * default) a large copy never finished while the service kept writing (1 GB: 34,663 restarts in
+ * 120 s). One step copies every page inside one read transaction: one WAL snapshot, which the
+ * service's commits do not disturb (they go on meanwhile), so the copy holds every write
+ * committed before it began. It blocks this process's event loop for the copy (the CLI has
+ * nothing else to do). VACUUM INTO (one read transaction too) rebuilds every table and index,
+ * took as long or longer for 1 GB, and does not sync its file (BENCHMARKS.md, bench/backup.ts).
+ * The largest count better-sqlite3 passes on.
+ */
+const ALL_PAGES = 0x7fffffff;
 
 /** Copies the database at `source` to `target` (overwritten) with the secret inside; returns its size. */
 export async function backupSqlite(source: string, target: string, jwtSecret: string | null): Promise<number> {
@@ -15,7 +27,7 @@ export async function backupSqlite(source: string, target: string, jwtSecret: st
   const partial = `${target}.partial`;
   try {
     rmSync(partial, { force: true });
-    await db.backup(partial);
+    await db.backup(partial, { progress: () => ALL_PAGES });
   } finally {
     db.close();
   }
