@@ -28,6 +28,7 @@ import { DocumentListenerService } from './core/listeners/document-listener-serv
 import type { Storage } from './core/ports.js';
 import { TreeRules } from './core/realtime/tree-rules.js';
 import { TreeService } from './core/realtime/tree-service.js';
+import { DocumentAccessSource } from './core/rules/document-access.js';
 import { RuleAuthLookup } from './core/rules/rule-auth.js';
 import { RulesService } from './core/rules/rules-service.js';
 import type { RulesSource } from './core/rules/rules-source.js';
@@ -179,6 +180,7 @@ export function createServices(config: Config, storage: Storage, options: Servic
   });
   const ruleSource = options.rules ?? rules;
   const ruleAuth = new RuleAuthLookup(storage.accounts);
+  const documentAccess = new DocumentAccessSource(ruleSource, ruleAuth, clock);
   const tree = new TreeService(storage.tree, bus, {
     pathLimits: config.pathLimits,
     retention: { maxWrites: config.realtime.logMaxWrites, maxAgeMs: config.realtime.logMaxAgeSeconds * 1000 },
@@ -214,14 +216,7 @@ export function createServices(config: Config, storage: Storage, options: Servic
     auth,
     accounts,
     documents,
-    clientDocuments: new RuledDocumentService(
-      documents,
-      storage.documents,
-      ruleSource,
-      ruleAuth,
-      clock,
-      config.pathLimits,
-    ),
+    clientDocuments: new RuledDocumentService(documents, storage.documents, documentAccess, config.pathLimits),
     bus,
     tree,
     leaderboards,
@@ -260,7 +255,7 @@ export function createServices(config: Config, storage: Storage, options: Servic
       clock,
     }),
     indexes,
-    listeners: new DocumentListenerService(storage.documents, ruleSource, ruleAuth, clock),
+    listeners: new DocumentListenerService(storage.documents, documentAccess),
   };
 }
 

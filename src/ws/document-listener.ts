@@ -1,5 +1,5 @@
 import type { DocumentCommitRecord, DocumentRecord } from '../core/documents/document-store.js';
-import type { DocumentListenerService, ListenerAccess } from '../core/listeners/document-listener-service.js';
+import type { DocumentListenerService } from '../core/listeners/document-listener-service.js';
 import {
   changesMessage,
   type ListenerChange,
@@ -9,6 +9,7 @@ import {
   snapshotMessage,
 } from '../core/listeners/listen-request.js';
 import { ListenerView } from '../core/listeners/listener-view.js';
+import type { DocumentAccess } from '../core/rules/document-access.js';
 import type { DocumentFeed, DocumentFeedMember } from './document-feed.js';
 
 /** What a listener needs from its connection. */
@@ -37,7 +38,7 @@ export class DocumentListener implements DocumentFeedMember {
   constructor(
     readonly id: ListenerId,
     readonly target: ListenTarget,
-    public access: ListenerAccess,
+    public access: DocumentAccess,
     private readonly host: ListenerHost,
   ) {
     this.view = new ListenerView(target);
@@ -45,7 +46,9 @@ export class DocumentListener implements DocumentFeedMember {
 
   /** What the user may see: query listeners filter by `list` (§9); a doc listener was granted `get` whole. */
   private get visible(): (document: DocumentRecord) => boolean {
-    return this.target.kind === 'document' ? () => true : this.access.visible;
+    if (this.target.kind === 'document') return () => true;
+    const access = this.access;
+    return (document) => access.mayList(document);
   }
 
   /** The document a doc listener holds (null when absent). */

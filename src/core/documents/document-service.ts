@@ -24,8 +24,8 @@ import {
   type DeleteResult,
   DocumentWrites,
   type PutResult,
+  type WriteAccess,
   type WriteRequest,
-  type WriteRules,
 } from './document-write-service.js';
 import { DOCUMENT_NOT_FOUND } from './document-writes.js';
 import type { IndexSource } from './index-service.js';
@@ -102,9 +102,9 @@ export class DocumentService {
     rawCollection: string,
     rawParent: string | undefined,
     data: JsonObject,
-    rules?: WriteRules | null,
+    access?: WriteAccess | null,
   ): Promise<PutResult> {
-    return this.writes.create(projectId, this.newDocumentPath(rawCollection, rawParent), data, rules);
+    return this.writes.create(projectId, this.newDocumentPath(rawCollection, rawParent), data, access);
   }
 
   /** The path and id a POST to the collection would create (checked against the path limits). */
@@ -134,8 +134,8 @@ export class DocumentService {
   }
 
   /** Applies up to 500 writes as one commit: all or none (§11). */
-  batch(projectId: number, writes: readonly BatchWrite[], rules?: WriteRules | null): Promise<BatchResult> {
-    return this.writes.batch(projectId, writes, rules);
+  batch(projectId: number, writes: readonly BatchWrite[], access?: WriteAccess | null): Promise<BatchResult> {
+    return this.writes.batch(projectId, writes, access);
   }
 
   /**

@@ -9,6 +9,7 @@ import type { Clock } from '../clock.js';
 import { badRequest, validationFailed } from '../errors.js';
 import { type JsonObject, unstorableIssue } from '../json.js';
 import { childDocumentPath, type DocumentPath, normalizePath, type PathLimits, parseDocumentPath } from '../paths.js';
+import type { DocumentAccess, WriteOp } from '../rules/document-access.js';
 import type { AppliedMutation, DocumentMutation, DocumentRecord, DocumentStore } from './document-store.js';
 import {
   batchMutation,
@@ -18,29 +19,18 @@ import {
   parseVersionTags,
   patchMutation,
   putMutation,
-  type WriteGuard,
 } from './document-writes.js';
 import { applyTransforms, type FieldTransform, parseTransforms } from './field-transforms.js';
 
-export type WriteOp = 'put' | 'create' | 'patch' | 'delete';
-
-/** The access rules (§9) of the writes of one caller, decided by `RuledDocumentService`. */
-export interface WriteRules {
-  /**
-   * The rules of a write of `op` at `path`: null when it is allowed whatever is stored, a guard to
-   * run inside the commit when the decision needs the stored document; throws 403 when it is
-   * denied whatever is stored. `after` is the document as the write leaves it when that does not
-   * depend on what is stored (put, create), else null.
-   */
-  plan(op: WriteOp, path: DocumentPath, after: DocumentRecord | null): WriteGuard | null;
-}
+/** The access rules (§9) of a caller's writes: its `DocumentAccess`, or null for a trusted caller. */
+export type WriteAccess = Pick<DocumentAccess, 'writeGuard'>;
 
 /** What a write request carries beyond its path and data. */
 export interface WriteRequest {
   /** The `transforms` object of the body, checked here (422). */
   transforms?: Record<string, unknown>;
   precondition?: Precondition;
-  rules?: WriteRules | null;
+  access?: WriteAccess | null;
 }
 
 export type PutResult = DocumentRecord & { created: boolean; version: number };
@@ -100,10 +90,10 @@ export class DocumentWrites {
     projectId: number,
     path: DocumentPath & { id: string },
     data: JsonObject,
-    rules?: WriteRules | null,
+    access?: WriteAccess | null,
   ): Promise<PutResult> {
     storable(data);
-    const guard = rules?.plan('create', path, { id: path.id, path: path.path, data }) ?? undefined;
+    const guard = access?.writeGuard('create', path, { id: path.id, path: path.path, data }) ?? undefined;
     const mutation = putMutation(path, data, path.id, guard ? { guard } : {});
     return { ...written((await this.store.apply(projectId, [mutation]))[0]), created: true };
   }
@@ -122,7 +112,7 @@ export class DocumentWrites {
 
   async delete(projectId: number, rawPath: string, request: WriteRequest): Promise<DeleteResult> {
     const path = parseDocumentPath(rawPath, this.limits);
-    const guard = request.rules?.plan('delete', path, null) ?? undefined;
+    const guard = request.access?.writeGuard('delete', path, null) ?? undefined;
     const [applied] = await this.store.apply(projectId, [
       deleteMutation(path, {
         ...(guard ? { guard } : {}),
@@ -132,14 +122,14 @@ export class DocumentWrites {
     return { deleted: path.path, version: applied?.version ?? 0 };
   }
 
-  async batch(projectId: number, writes: readonly BatchWrite[], rules?: WriteRules | null): Promise<BatchResult> {
+  async batch(projectId: number, writes: readonly BatchWrite[], access?: WriteAccess | null): Promise<BatchResult> {
     if (writes.length === 0 || writes.length > MAX_BATCH_WRITES) {
       const msg = `A batch holds 1 to ${MAX_BATCH_WRITES} writes`;
       throw validationFailed([{ loc: ['body', 'writes'], msg, type: 'value_error' }]);
     }
     const mutations = writes.map((write, index) => {
       try {
-        return batchMutation(index, this.batchMutation(write, index, rules));
+        return batchMutation(index, this.batchMutation(write, index, access));
       } catch (error) {
         throw inBatchWrite(index, error);
       }
@@ -153,7 +143,7 @@ export class DocumentWrites {
     return { version: applied[0]?.version ?? 0, results };
   }
 
-  private batchMutation(write: BatchWrite, index: number, rules?: WriteRules | null): DocumentMutation {
+  private batchMutation(write: BatchWrite, index: number, access?: WriteAccess | null): DocumentMutation {
     const location = ['body', 'writes', index];
     const precondition: Precondition = {
       ...(write.if_match !== undefined ? { ifMatch: parseVersionTags(String(write.if_match)) } : {}),
@@ -162,7 +152,7 @@ export class DocumentWrites {
     const request: WriteRequest = {
       ...(write.transforms ? { transforms: write.transforms } : {}),
       precondition,
-      rules: rules ?? null,
+      access: access ?? null,
     };
     switch (write.op) {
       case 'create': {
@@ -179,7 +169,7 @@ export class DocumentWrites {
         return this.patchMutation(parseDocumentPath(write.path, this.limits), write.data, request, location);
       case 'delete': {
         const path = parseDocumentPath(write.path, this.limits);
-        const guard = rules?.plan('delete', path, null) ?? undefined;
+        const guard = access?.writeGuard('delete', path, null) ?? undefined;
         return deleteMutation(path, { precondition, ...(guard ? { guard } : {}) });
       }
     }
@@ -196,7 +186,7 @@ export class DocumentWrites {
     const transforms = this.transforms(request, data, location);
     // The rules see the data as the write leaves it; `server_time` is estimated by the clock now.
     const after = transforms ? applyTransforms(data, transforms, this.clock.now()) : data;
-    const guard = request.rules?.plan(op, path, {
+    const guard = request.access?.writeGuard(op, path, {
       id: op === 'create' ? newId : path.name,
       path: path.path,
       data: after,
@@ -219,7 +209,7 @@ export class DocumentWrites {
     }
     storable(patch ?? {}, [...location, 'data']);
     const transforms = this.transforms(request, patch, location);
-    const guard = request.rules?.plan('patch', path, null);
+    const guard = request.access?.writeGuard('patch', path, null);
     return patchMutation(path, patch ?? {}, {
       ...(transforms ? { transforms } : {}),
       ...(request.precondition ? { precondition: request.precondition } : {}),

@@ -18,8 +18,8 @@ import {
   type RealtimeMethod,
   type RuleAuth,
   type RuleDecision,
-  type RuleFacts,
 } from './compiled-ruleset.js';
+import { DocumentAccess } from './document-access.js';
 import type { RulesSource } from './rules-source.js';
 import { parseRuleset, type RuleArea } from './ruleset.js';
 
@@ -94,17 +94,19 @@ export class RulesTester {
     time: Date,
   ): Promise<RuleDecision> {
     const method = testCase.method as DocumentMethod;
-    const check = compiled.documentCheck(method, path);
     const stored = await this.deps.documents.get(projectId, path);
     const id = stored?.id ?? (path.split('/').at(-1) as string);
     const existing =
       testCase.existing === undefined ? (stored?.data ?? null) : (testCase.existing as JsonObject | null);
-    const resource: JsonValue = existing === null ? null : { id, path, data: existing };
     const writes = method === 'create' || method === 'update';
     const data = (testCase.data as JsonObject | undefined) ?? existing ?? {};
-    const requestResource: JsonValue = writes ? { id, path, data } : null;
-    const facts: RuleFacts = { auth, time, resource, requestResource };
-    return check.decide(facts);
+    const access = new DocumentAccess(compiled, auth, time);
+    return access.decide(
+      method,
+      path,
+      existing === null ? null : { id, path, data: existing },
+      writes ? { id, path, data } : null,
+    );
   }
 
   private async decideRealtime(
