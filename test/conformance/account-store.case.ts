@@ -230,15 +230,15 @@ export function accountStoreCases(engine: EngineFixture): void {
 
       it('consumes a token once', async () => {
         const now = new Date();
-        await store.saveRefreshToken('h1', projectId, userId, new Date(now.getTime() + HOUR));
-        expect(await store.consumeRefreshToken(projectId, 'h1', now)).toBe(userId);
+        await store.saveRefreshToken('h1', projectId, userId, new Date(now.getTime() + HOUR), 0);
+        expect(await store.consumeRefreshToken(projectId, 'h1', now)).toEqual({ userId, tokenEpoch: 0 });
         expect(await store.consumeRefreshToken(projectId, 'h1', now)).toBeNull();
         expect(await store.consumeRefreshToken(projectId, 'unknown', now)).toBeNull();
       });
 
       it('refuses an expired token', async () => {
         const now = new Date();
-        await store.saveRefreshToken('h2', projectId, userId, new Date(now.getTime() - 1000));
+        await store.saveRefreshToken('h2', projectId, userId, new Date(now.getTime() - 1000), 0);
         expect(await store.consumeRefreshToken(projectId, 'h2', now)).toBeNull();
       });
 
@@ -246,18 +246,18 @@ export function accountStoreCases(engine: EngineFixture): void {
         const org = await store.ensureOrganisation('other');
         const other = (await store.createProject(org.id, 'other', PLAYER)).id;
         const now = new Date();
-        await store.saveRefreshToken('h3', projectId, userId, new Date(now.getTime() + HOUR));
+        await store.saveRefreshToken('h3', projectId, userId, new Date(now.getTime() + HOUR), 0);
         expect(await store.consumeRefreshToken(other, 'h3', now)).toBeNull();
-        expect(await store.consumeRefreshToken(projectId, 'h3', now)).toBe(userId);
+        expect(await store.consumeRefreshToken(projectId, 'h3', now)).toEqual({ userId, tokenEpoch: 0 });
       });
 
       it('lets exactly one of concurrent uses win', async () => {
         const now = new Date();
-        await store.saveRefreshToken('h4', projectId, userId, new Date(now.getTime() + HOUR));
+        await store.saveRefreshToken('h4', projectId, userId, new Date(now.getTime() + HOUR), 0);
         const results = await Promise.all(
           Array.from({ length: 8 }, () => store.consumeRefreshToken(projectId, 'h4', now)),
         );
-        expect(results.filter((r) => r === userId)).toHaveLength(1);
+        expect(results.filter((r) => r?.userId === userId)).toHaveLength(1);
       });
     });
 
@@ -265,8 +265,8 @@ export function accountStoreCases(engine: EngineFixture): void {
       it('disables with a new token epoch and no refresh tokens left; enabling keeps the epoch', async () => {
         const user = await store.createUser(projectId, newUser('kim'));
         const later = new Date(Date.now() + HOUR);
-        await store.saveRefreshToken('k1', projectId, user.id, later);
-        await store.saveRefreshToken('k2', projectId, user.id, later);
+        await store.saveRefreshToken('k1', projectId, user.id, later, 0);
+        await store.saveRefreshToken('k2', projectId, user.id, later, 0);
         expect(await store.accessOf(projectId, user.id)).toEqual({
           permissions: PLAYER.permissions,
           disabled: false,
@@ -283,17 +283,36 @@ export function accountStoreCases(engine: EngineFixture): void {
         expect(await store.findUserByUsername(projectId, 'kim')).toMatchObject({ disabled: false, tokenEpoch: 1 });
       });
 
+      it('refuses, also after re-enabling, a refresh token saved under an epoch a disable has passed', async () => {
+        const user = await store.createUser(projectId, newUser('nia'));
+        const later = new Date(Date.now() + HOUR);
+        // A sign-in read the user before the disable, and saves its token after the disable dropped the others.
+        const read = await store.findUserByUsername(projectId, 'nia');
+        await store.setUserDisabled(projectId, user.id, true);
+        await store.saveRefreshToken('n1', projectId, user.id, later, read?.tokenEpoch ?? -1);
+        await store.saveRefreshToken('n2', projectId, user.id, later, read?.tokenEpoch ?? -1);
+        expect(await store.consumeRefreshToken(projectId, 'n1', new Date())).toBeNull();
+        await store.setUserDisabled(projectId, user.id, false);
+        expect(await store.consumeRefreshToken(projectId, 'n2', new Date())).toBeNull();
+        // Issued under the current epoch (a sign-in after re-enabling): good.
+        await store.saveRefreshToken('n3', projectId, user.id, later, 1);
+        expect(await store.consumeRefreshToken(projectId, 'n3', new Date())).toEqual({
+          userId: user.id,
+          tokenEpoch: 1,
+        });
+      });
+
       it('touches only that user of that project; an unknown user is null', async () => {
         const a = await store.createUser(projectId, newUser('lou'));
         const b = await store.createUser(projectId, newUser('max'));
-        await store.saveRefreshToken('m1', projectId, b.id, new Date(Date.now() + HOUR));
+        await store.saveRefreshToken('m1', projectId, b.id, new Date(Date.now() + HOUR), 0);
         const org = await store.ensureOrganisation('elsewhere');
         const other = (await store.createProject(org.id, 'other', PLAYER)).id;
         expect(await store.setUserDisabled(other, a.id, true)).toBeNull();
         expect(await store.setUserDisabled(projectId, 999, true)).toBeNull();
         await store.setUserDisabled(projectId, a.id, true);
         expect(await store.findUserById(projectId, b.id)).toMatchObject({ disabled: false, tokenEpoch: 0 });
-        expect(await store.consumeRefreshToken(projectId, 'm1', new Date())).toBe(b.id);
+        expect(await store.consumeRefreshToken(projectId, 'm1', new Date())).toEqual({ userId: b.id, tokenEpoch: 0 });
         expect(await store.accessOf(projectId, 999)).toBeNull();
       });
     });

@@ -37,6 +37,12 @@ export interface UserAccess {
   tokenEpoch: number;
 }
 
+/** What a consumed refresh token stood for: its user and the token epoch it was issued under. */
+export interface RefreshGrant {
+  userId: number;
+  tokenEpoch: number;
+}
+
 /** The public part of a user that leaderboards show. */
 export interface UserProfile {
   nickname: string;
@@ -104,10 +110,24 @@ export interface AccountStore {
    * refresh tokens, in one transaction. Null when the user does not exist.
    */
   setUserDisabled(projectId: number, userId: number, disabled: boolean): Promise<User | null>;
-  /** Stores a new refresh token's hash (and drops the user's expired ones). */
-  saveRefreshToken(tokenHash: string, projectId: number, userId: number, expiresAt: Date): Promise<void>;
-  /** Removes a refresh token of the project and returns its user id when it had not expired; null otherwise. */
-  consumeRefreshToken(projectId: number, tokenHash: string, now: Date): Promise<number | null>;
+  /**
+   * Stores a new refresh token's hash, issued under the user's token epoch `tokenEpoch` as read
+   * before (and drops the user's expired tokens, and those of earlier epochs).
+   */
+  saveRefreshToken(
+    tokenHash: string,
+    projectId: number,
+    userId: number,
+    expiresAt: Date,
+    tokenEpoch: number,
+  ): Promise<void>;
+  /**
+   * Removes a refresh token of the project. Returns its user and epoch when it had not expired and
+   * was issued under the user's current epoch to a user still enabled, read in the same step: a
+   * token saved by a sign-in or refresh that raced a disable is refused, even after re-enabling.
+   * Null otherwise.
+   */
+  consumeRefreshToken(projectId: number, tokenHash: string, now: Date): Promise<RefreshGrant | null>;
   /** True when no organisation exists yet (first start). */
   isEmpty(): Promise<boolean>;
 }

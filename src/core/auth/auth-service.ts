@@ -266,10 +266,12 @@ export class AuthService {
 
   /** Exchanges a refresh token (once) for new tokens; anything else is `invalid_token` (401). */
   async refresh(projectId: number, refreshToken: string): Promise<AuthResponse> {
-    const userId = await this.accounts.consumeRefreshToken(projectId, sha256Hex(refreshToken), new Date());
-    const user = userId === null ? null : await this.accounts.findUserById(projectId, userId);
-    // A disable drops the user's refresh tokens; one saved by a sign-in racing it still meets this.
-    if (!user || user.disabled) throw new AppError('invalid_token', INVALID_REFRESH);
+    const grant = await this.accounts.consumeRefreshToken(projectId, sha256Hex(refreshToken), new Date());
+    const user = grant === null ? null : await this.accounts.findUserById(projectId, grant.userId);
+    // A disable between the two reads (even one re-enabled since) has moved the epoch on.
+    if (!user || user.disabled || user.tokenEpoch !== grant?.tokenEpoch) {
+      throw new AppError('invalid_token', INVALID_REFRESH);
+    }
     return this.issueTokens(user);
   }
 
@@ -318,7 +320,8 @@ export class AuthService {
     const access = await this.tokens.sign(user.projectId, user.id, user.tokenEpoch);
     const refreshToken = newRefreshToken();
     const expiresAt = new Date(Date.now() + this.refreshTtlMs);
-    await this.accounts.saveRefreshToken(sha256Hex(refreshToken), user.projectId, user.id, expiresAt);
+    // Under the epoch `user` was read with, as the access token: a disable since refuses both.
+    await this.accounts.saveRefreshToken(sha256Hex(refreshToken), user.projectId, user.id, expiresAt, user.tokenEpoch);
     return {
       access_token: access.token,
       token_type: 'bearer',

@@ -4,6 +4,7 @@ import type {
   NewUser,
   Organisation,
   Project,
+  RefreshGrant,
   Role,
   User,
   UserAccess,
@@ -257,22 +258,35 @@ export class PostgresAccountStore implements AccountStore {
     return row ? toUser(row) : null;
   }
 
-  async saveRefreshToken(tokenHash: string, projectId: number, userId: number, expiresAt: Date): Promise<void> {
-    // Tokens the user let expire go when a new one is issued, so the table holds live tokens only.
+  async saveRefreshToken(
+    tokenHash: string,
+    projectId: number,
+    userId: number,
+    expiresAt: Date,
+    tokenEpoch: number,
+  ): Promise<void> {
+    // Tokens the user let expire, or issued before a disable, go when a new one is issued, so the
+    // table holds live tokens only.
     await this.pool.query(
-      `WITH expired AS (DELETE FROM refresh_tokens WHERE project_id = $2 AND user_id = $3 AND expires_at <= now())
-       INSERT INTO refresh_tokens (token_hash, project_id, user_id, expires_at) VALUES ($1, $2, $3, $4)`,
-      [tokenHash, projectId, userId, expiresAt],
+      `WITH expired AS (
+         DELETE FROM refresh_tokens WHERE project_id = $2 AND user_id = $3 AND (expires_at <= now() OR token_epoch < $5)
+       )
+       INSERT INTO refresh_tokens (token_hash, project_id, user_id, expires_at, token_epoch) VALUES ($1, $2, $3, $4, $5)`,
+      [tokenHash, projectId, userId, expiresAt, tokenEpoch],
     );
   }
 
-  async consumeRefreshToken(projectId: number, tokenHash: string, now: Date): Promise<number | null> {
-    // Deleting is the rotation: a used token is gone, so a second use finds nothing.
-    const row = await this.one<{ user_id: number; expires_at: Date }>(
-      'DELETE FROM refresh_tokens WHERE token_hash = $1 AND project_id = $2 RETURNING user_id, expires_at',
+  async consumeRefreshToken(projectId: number, tokenHash: string, now: Date): Promise<RefreshGrant | null> {
+    // Deleting is the rotation: a used token is gone, so a second use finds nothing. The user's
+    // row is read by the same statement: a token of an epoch a disable has passed is used up, refused.
+    const row = await this.one<{ user_id: number; token_epoch: number; expires_at: Date; current: boolean }>(
+      `DELETE FROM refresh_tokens t USING users u
+       WHERE t.token_hash = $1 AND t.project_id = $2 AND u.project_id = t.project_id AND u.id = t.user_id
+       RETURNING t.user_id, t.token_epoch, t.expires_at, t.token_epoch = u.token_epoch AND NOT u.disabled AS current`,
       [tokenHash, projectId],
     );
-    return row && row.expires_at.getTime() > now.getTime() ? row.user_id : null;
+    if (!row?.current || row.expires_at.getTime() <= now.getTime()) return null;
+    return { userId: row.user_id, tokenEpoch: row.token_epoch };
   }
 
   async isEmpty(): Promise<boolean> {

@@ -317,4 +317,15 @@ CREATE TABLE document_changes (
   INT[], BIGINT[], INT[], TEXT[], JSONB[], INT[], BIGINT[], BIGINT, DOUBLE PRECISION)
   SET plan_cache_mode = force_generic_plan SET enable_seqscan = off SET enable_bitmapscan = off;`,
   },
+  {
+    version: 14,
+    name: 'refresh tokens under a token epoch',
+    // A refresh token is good only under the token epoch it was issued under, as access tokens
+    // are: one saved by a sign-in racing a disable (after it dropped the user's tokens) is then
+    // refused, even after re-enabling. Tokens stored before are taken as of the current epoch.
+    sql: `
+ALTER TABLE refresh_tokens ADD COLUMN token_epoch INTEGER NOT NULL DEFAULT 0;
+UPDATE refresh_tokens t SET token_epoch = u.token_epoch FROM users u WHERE u.project_id = t.project_id AND u.id = t.user_id;
+`,
+  },
 ];

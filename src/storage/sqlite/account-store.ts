@@ -4,6 +4,7 @@ import type {
   NewUser,
   Organisation,
   Project,
+  RefreshGrant,
   Role,
   User,
   UserAccess,
@@ -64,6 +65,7 @@ export class SqliteAccountStore implements AccountStore {
   private readonly guestTransaction: (projectId: number, user: NewUser & { deviceId: string }) => User;
   private readonly accessTransaction: (projectId: number, userId: number) => UserAccess | null;
   private readonly disableTransaction: (projectId: number, userId: number, disabled: boolean) => User | null;
+  private readonly consumeTransaction: (projectId: number, tokenHash: string, now: number) => RefreshGrant | null;
 
   constructor(private readonly db: Database.Database) {
     const nextId = db.prepare<[number], { id: number }>(
@@ -131,6 +133,19 @@ export class SqliteAccountStore implements AccountStore {
       if (!row) return null;
       if (disabled) dropRefreshTokens.run(projectId, userId);
       return toUser(row);
+    });
+
+    // Deleting is the rotation: a used token is gone, so a second use finds nothing. The user's
+    // row is read in the same transaction: a token of an epoch a disable has passed is used up, refused.
+    const consume = db.prepare<[string, number], { user_id: number; token_epoch: number; expires_at: number }>(
+      'DELETE FROM refresh_tokens WHERE token_hash = ? AND project_id = ? RETURNING user_id, token_epoch, expires_at',
+    );
+    this.consumeTransaction = db.transaction((projectId: number, tokenHash: string, now: number) => {
+      const token = consume.get(tokenHash, projectId);
+      if (!token || token.expires_at <= now) return null;
+      const user = userAccess.get(projectId, token.user_id);
+      if (!user || user.disabled || user.token_epoch !== token.token_epoch) return null;
+      return { userId: token.user_id, tokenEpoch: token.token_epoch };
     });
   }
 
@@ -285,26 +300,31 @@ export class SqliteAccountStore implements AccountStore {
     return this.disableTransaction(projectId, userId, disabled);
   }
 
-  async saveRefreshToken(tokenHash: string, projectId: number, userId: number, expiresAt: Date): Promise<void> {
+  async saveRefreshToken(
+    tokenHash: string,
+    projectId: number,
+    userId: number,
+    expiresAt: Date,
+    tokenEpoch: number,
+  ): Promise<void> {
     this.db.transaction(() => {
-      // Tokens the user let expire go when a new one is issued, so the table holds live tokens only.
+      // Tokens the user let expire, or issued before a disable, go when a new one is issued, so
+      // the table holds live tokens only.
       this.db
-        .prepare('DELETE FROM refresh_tokens WHERE project_id = ? AND user_id = ? AND expires_at <= ?')
-        .run(projectId, userId, Date.now());
+        .prepare(
+          'DELETE FROM refresh_tokens WHERE project_id = ? AND user_id = ? AND (expires_at <= ? OR token_epoch < ?)',
+        )
+        .run(projectId, userId, Date.now(), tokenEpoch);
       this.db
-        .prepare('INSERT INTO refresh_tokens (token_hash, project_id, user_id, expires_at) VALUES (?, ?, ?, ?)')
-        .run(tokenHash, projectId, userId, expiresAt.getTime());
+        .prepare(
+          'INSERT INTO refresh_tokens (token_hash, project_id, user_id, expires_at, token_epoch) VALUES (?, ?, ?, ?, ?)',
+        )
+        .run(tokenHash, projectId, userId, expiresAt.getTime(), tokenEpoch);
     })();
   }
 
-  async consumeRefreshToken(projectId: number, tokenHash: string, now: Date): Promise<number | null> {
-    // Deleting is the rotation: a used token is gone, so a second use finds nothing.
-    const row = this.db
-      .prepare<[string, number], { user_id: number; expires_at: number }>(
-        'DELETE FROM refresh_tokens WHERE token_hash = ? AND project_id = ? RETURNING user_id, expires_at',
-      )
-      .get(tokenHash, projectId);
-    return row && row.expires_at > now.getTime() ? row.user_id : null;
+  async consumeRefreshToken(projectId: number, tokenHash: string, now: Date): Promise<RefreshGrant | null> {
+    return this.consumeTransaction(projectId, tokenHash, now.getTime());
   }
 
   async isEmpty(): Promise<boolean> {

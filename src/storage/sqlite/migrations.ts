@@ -323,4 +323,17 @@ CREATE TABLE document_changes (
 UPDATE document_indexes SET state = 'building' WHERE state = 'ready';
 `,
   },
+  {
+    version: 13,
+    name: 'refresh tokens under a token epoch',
+    // A refresh token is good only under the token epoch it was issued under, as access tokens
+    // are: one saved by a sign-in racing a disable (after it dropped the user's tokens) is then
+    // refused, even after re-enabling. Tokens stored before are taken as of the current epoch.
+    sql: `
+ALTER TABLE refresh_tokens ADD COLUMN token_epoch INTEGER NOT NULL DEFAULT 0;
+UPDATE refresh_tokens SET token_epoch = coalesce((
+  SELECT u.token_epoch FROM users u WHERE u.project_id = refresh_tokens.project_id AND u.id = refresh_tokens.user_id
+), 0);
+`,
+  },
 ];
