@@ -84,6 +84,7 @@ async function benchReset(engine: string, entries: number, url: string): Promise
       },
       period,
     );
+    if (board === 'taken') throw new Error('the bench board exists already');
     let started = performance.now();
     await loadBoardEntries(storage, board.id, entries);
     await assignAll(board.id);

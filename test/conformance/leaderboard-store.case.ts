@@ -3,14 +3,13 @@
  * test/storage/leaderboard-store.test.ts. Real databases, no mocks; each test uses its own project.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AppError } from '../../src/core/errors.js';
 import type { Leaderboard, LeaderboardEntry } from '../../src/core/leaderboards/leaderboard-model.js';
 import type { LeaderboardStore } from '../../src/core/leaderboards/leaderboard-store.js';
 import { resetRewrite } from '../../src/core/leaderboards/listing-rewrite.js';
 import { compareRankKeys, keyOfEntry, type RankKey, scoreOf } from '../../src/core/leaderboards/rank-order.js';
 import type { Storage } from '../../src/core/ports.js';
 import type { EngineFixture } from '../support/engines.js';
-import { definition, ladder, league } from '../support/leaderboards.js';
+import { createBoard, definition, ladder, league } from '../support/leaderboards.js';
 
 const DAY = 86_400_000;
 const T0 = Date.parse('2026-11-22T00:00:00.000Z');
@@ -65,7 +64,7 @@ export function leaderboardStoreCases(engine: EngineFixture): void {
     it('creates a board with its leagues and rewards and reads it back by slug', async () => {
       const project = nextProject++;
       const def = ladder('weekly-ladder');
-      const created = await store.create(project, def, { start: T0, end: T0 + DAY });
+      const created = await createBoard(store, project, def, { start: T0, end: T0 + DAY });
       expect(created).toMatchObject({ ...def, projectId: project, revision: 1, period: { start: T0, end: T0 + DAY } });
       expect(created.id).toBeGreaterThan(0);
       expect(await store.get(project, 'weekly-ladder')).toEqual(created);
@@ -82,31 +81,29 @@ export function leaderboardStoreCases(engine: EngineFixture): void {
           { league: 'top', rankFrom: 1, rankTo: 3, reward: { items: ['a', 'b'], n: 1.5, ok: true, none: null } },
         ],
       });
-      const created = await store.create(project, def, { start: T0, end: null });
+      const created = await createBoard(store, project, def, { start: T0, end: null });
       expect(created.leagues).toEqual(def.leagues);
       expect(created.rewards).toEqual(def.rewards);
-      const error = await store.create(project, def, { start: T0, end: null }).catch((e: unknown) => e);
-      expect(error).toBeInstanceOf(AppError);
-      expect((error as AppError).code).toBe('conflict');
+      expect(await store.create(project, def, { start: T0, end: null })).toBe('taken');
       // The same slug in another project is another board.
-      await store.create(project + 1, def, { start: T0, end: null });
+      await createBoard(store, project + 1, def, { start: T0, end: null });
     });
 
     it('keeps anti-cheat settings (§9) exactly, and a board created without them has the defaults', async () => {
       const project = nextProject++;
       const guarded = definition('guarded', { clientSubmit: false, statMin: -0.5, statMax: 1e15 });
-      const created = await store.create(project, guarded, { start: T0, end: null });
+      const created = await createBoard(store, project, guarded, { start: T0, end: null });
       expect(created).toMatchObject({ clientSubmit: false, statMin: -0.5, statMax: 1e15 });
       expect(await store.get(project, 'guarded')).toEqual(created);
       expect((await store.listAll()).find((b) => b.id === created.id)).toEqual(created);
-      const halfOpen = await store.create(project, definition('floor', { statMin: 0 }), { start: T0, end: null });
+      const halfOpen = await createBoard(store, project, definition('floor', { statMin: 0 }), { start: T0, end: null });
       expect(halfOpen).toMatchObject({ clientSubmit: true, statMin: 0, statMax: null });
-      const open = await store.create(project, definition('open'), { start: T0, end: null });
+      const open = await createBoard(store, project, definition('open'), { start: T0, end: null });
       expect(open).toMatchObject({ clientSubmit: true, statMin: null, statMax: null });
     });
 
     it('reads a standing: nothing, then the entry and the assignment', async () => {
-      const board = await store.create(nextProject++, ladder('standing'), { start: T0, end: T0 + DAY });
+      const board = await createBoard(store, nextProject++, ladder('standing'), { start: T0, end: T0 + DAY });
       expect(await store.standing(board.id, 5)).toEqual({ entry: null, assignedLeague: null });
       await put(board, entry(5, 42, T0 + 1, 'bronze'), 'bronze');
       expect(await store.standing(board.id, 5)).toEqual({
@@ -116,7 +113,7 @@ export function leaderboardStoreCases(engine: EngineFixture): void {
     });
 
     it('writes only over the entry it read (compare-and-set), only in the current period and board revision', async () => {
-      const board = await store.create(nextProject++, definition('cas'), { start: T0, end: null });
+      const board = await createBoard(store, nextProject++, definition('cas'), { start: T0, end: null });
       const first = entry(1, 10, T0 + 1);
       await put(board, first);
       const again = await store.writeEntry(board.id, {
@@ -156,7 +153,7 @@ export function leaderboardStoreCases(engine: EngineFixture): void {
     });
 
     it('scans a league in rank order with ties broken by time then user id, by keyset batches', async () => {
-      const board = await store.create(nextProject++, definition('ties'), { start: T0, end: null });
+      const board = await createBoard(store, nextProject++, definition('ties'), { start: T0, end: null });
       const entries = [
         entry(9, 100, T0 + 5),
         entry(3, 100, T0 + 5),
@@ -175,7 +172,7 @@ export function leaderboardStoreCases(engine: EngineFixture): void {
     });
 
     it('scans an asc board lowest first', async () => {
-      const board = await store.create(nextProject++, definition('speedrun', { sort: 'asc' }), {
+      const board = await createBoard(store, nextProject++, definition('speedrun', { sort: 'asc' }), {
         start: T0,
         end: null,
       });
@@ -185,7 +182,7 @@ export function leaderboardStoreCases(engine: EngineFixture): void {
 
     it('lists assigned users without a stat after the ranked ones, by user id', async () => {
       const leagues = [league('bronze', 0, { promoteTop: 1 }), league('silver', 1), league('gold', 2)];
-      const board = await store.create(nextProject++, ladder('assigned', { leagues, rewards: [] }), {
+      const board = await createBoard(store, nextProject++, ladder('assigned', { leagues, rewards: [] }), {
         start: T0,
         end: T0 + DAY,
       });
@@ -208,7 +205,7 @@ export function leaderboardStoreCases(engine: EngineFixture): void {
     });
 
     it('loads 1,500 entries in order through keyset batches', async () => {
-      const board = await store.create(nextProject++, definition('big'), { start: T0, end: null });
+      const board = await createBoard(store, nextProject++, definition('big'), { start: T0, end: null });
       const entries = Array.from({ length: 1500 }, (_, i) => entry(i + 1, (i * 7919) % 500, T0 + (i % 13)));
       for (const e of entries) await put(board, e);
       const expected = entries.map((e) => keyOfEntry('desc', e)).sort(compareRankKeys);
@@ -227,7 +224,7 @@ export function leaderboardStoreCases(engine: EngineFixture): void {
     }
 
     it('gives the reset lease to one owner at a time, only once the period has ended', async () => {
-      const board = await store.create(nextProject++, definition('lease', { reset: 'daily' }), {
+      const board = await createBoard(store, nextProject++, definition('lease', { reset: 'daily' }), {
         start: T0,
         end: T0 + DAY,
       });
@@ -253,9 +250,15 @@ export function leaderboardStoreCases(engine: EngineFixture): void {
 
     it('lists the boards that are due', async () => {
       const project = nextProject++;
-      const due = await store.create(project, definition('due', { reset: 'daily' }), { start: T0 - DAY, end: T0 });
-      const later = await store.create(project, definition('later', { reset: 'daily' }), { start: T0, end: T0 + DAY });
-      const never = await store.create(project, definition('never'), { start: T0, end: null });
+      const due = await createBoard(store, project, definition('due', { reset: 'daily' }), {
+        start: T0 - DAY,
+        end: T0,
+      });
+      const later = await createBoard(store, project, definition('later', { reset: 'daily' }), {
+        start: T0,
+        end: T0 + DAY,
+      });
+      const never = await createBoard(store, project, definition('never'), { start: T0, end: null });
       const ids = (await store.listDue(T0)).map((b) => b.id);
       expect(ids).toContain(due.id);
       expect(ids).not.toContain(later.id);
@@ -263,7 +266,7 @@ export function leaderboardStoreCases(engine: EngineFixture): void {
     });
 
     it('archives final standings with ranks and rewards, moves assignments and clears entries at a reset', async () => {
-      const board = await store.create(nextProject++, ladder('season'), { start: T0, end: T0 + DAY });
+      const board = await createBoard(store, nextProject++, ladder('season'), { start: T0, end: T0 + DAY });
       // gold: 4 ranked (1..4), silver: 3 ranked + 1 assigned without stat later, bronze: 3 ranked.
       const plan: [number, number, string][] = [
         [1, 500, 'gold'],
@@ -314,7 +317,7 @@ export function leaderboardStoreCases(engine: EngineFixture): void {
     });
 
     it('demotes assigned users without a stat first and drops them from the lowest league', async () => {
-      const board = await store.create(nextProject++, ladder('idle'), { start: T0, end: T0 + DAY });
+      const board = await createBoard(store, nextProject++, ladder('idle'), { start: T0, end: T0 + DAY });
       for (const userId of [1, 2, 3]) await put(board, entry(userId, userId, T0, 'silver'), 'silver');
       for (const userId of [7, 8]) await put(board, entry(userId, userId, T0, 'bronze'), 'bronze');
       expect(await resetNow(board, T0 + DAY, T0 + 2 * DAY)).toBe(true);
@@ -332,7 +335,7 @@ export function leaderboardStoreCases(engine: EngineFixture): void {
     });
 
     it('archives an empty period and starts the next one', async () => {
-      const board = await store.create(nextProject++, definition('empty', { reset: 'daily' }), {
+      const board = await createBoard(store, nextProject++, definition('empty', { reset: 'daily' }), {
         start: T0,
         end: T0 + DAY,
       });

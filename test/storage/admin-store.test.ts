@@ -5,7 +5,7 @@ import { redefineRewrite, resetRewrite } from '../../src/core/leaderboards/listi
 import { parseDocumentPath } from '../../src/core/paths.js';
 import type { Storage } from '../../src/core/ports.js';
 import { engines } from '../support/engines.js';
-import { definition, league } from '../support/leaderboards.js';
+import { createBoard, definition, league } from '../support/leaderboards.js';
 
 const ROLE = { name: 'player', permissions: [] };
 
@@ -115,7 +115,8 @@ for (const engine of engines) {
     });
 
     it('redefines a board: new leagues re-home entries by stat, the revision moves on', async () => {
-      const board = await storage.leaderboards.create(
+      const board = await createBoard(
+        storage.leaderboards,
         projectA,
         definition('levels', { leagues: [league('low', 0), league('high', 1, { minStat: 100 })] }),
         { start: 0, end: null },
@@ -154,7 +155,8 @@ for (const engine of engines) {
     });
 
     it('redefines a board’s anti-cheat settings (§9), null clearing a bound', async () => {
-      const board = await storage.leaderboards.create(
+      const board = await createBoard(
+        storage.leaderboards,
         projectA,
         definition('guarded', { clientSubmit: false, statMin: 1, statMax: 10 }),
         { start: 0, end: null },
@@ -177,7 +179,7 @@ for (const engine of engines) {
     });
 
     it('takes the reset lease of a running period and ends it at `now`, once', async () => {
-      const board = await storage.leaderboards.create(projectA, definition('early'), { start: 1000, end: null });
+      const board = await createBoard(storage.leaderboards, projectA, definition('early'), { start: 1000, end: null });
       expect(await storage.leaderboardAdmin.beginResetNow(board.id, 999, 'me', 5000, 6000)).toBe(false);
       expect(await storage.leaderboardAdmin.beginResetNow(board.id, 1000, 'me', 5000, 6000)).toBe(true);
       expect((await storage.leaderboards.get(projectA, 'early'))?.period).toEqual({ start: 1000, end: 5000 });

@@ -1,5 +1,11 @@
 /** Builders of leaderboard definitions for tests. */
-import type { LeaderboardDefinition, League } from '../../src/core/leaderboards/leaderboard-model.js';
+import type {
+  Leaderboard,
+  LeaderboardDefinition,
+  League,
+  Period,
+} from '../../src/core/leaderboards/leaderboard-model.js';
+import type { LeaderboardStore } from '../../src/core/leaderboards/leaderboard-store.js';
 
 /** A league with the given extras. */
 export function league(slug: string, order: number, extra: Partial<League> = {}): League {
@@ -42,4 +48,16 @@ export function ladder(slug: string, extra: Partial<LeaderboardDefinition> = {})
     ],
     ...extra,
   });
+}
+
+/** Creates a board through the store; its slug must be free in the project. */
+export async function createBoard(
+  store: LeaderboardStore,
+  projectId: number,
+  def: LeaderboardDefinition,
+  period: Period,
+): Promise<Leaderboard> {
+  const board = await store.create(projectId, def, period);
+  if (board === 'taken') throw new Error(`board '${def.slug}' exists in project ${projectId}`);
+  return board;
 }

@@ -2,18 +2,22 @@
 import type { JsonValue } from '../json.js';
 
 /** How a board treats leagues: by stat thresholds, or by assignment at each reset. */
-export type LeaderboardType = 'CONTINUOUS' | 'AT_RESET';
+export const LEADERBOARD_TYPES = ['CONTINUOUS', 'AT_RESET'] as const;
 /** `desc`: higher is better; `asc`: lower is better. */
-export type SortOrder = 'asc' | 'desc';
+export const SORT_ORDERS = ['asc', 'desc'] as const;
 /** How a submitted value combines with the stored stat. */
-export type SubmitOperator = 'best' | 'latest' | 'increment';
+export const SUBMIT_OPERATORS = ['best', 'latest', 'increment'] as const;
 /** When a board's period ends. */
-export type ResetSchedule = 'none' | 'daily' | 'weekly' | 'monthly';
+export const RESET_SCHEDULES = ['none', 'daily', 'weekly', 'monthly'] as const;
 
-export const LEADERBOARD_TYPES: readonly LeaderboardType[] = ['CONTINUOUS', 'AT_RESET'];
-export const SORT_ORDERS: readonly SortOrder[] = ['asc', 'desc'];
-export const SUBMIT_OPERATORS: readonly SubmitOperator[] = ['best', 'latest', 'increment'];
-export const RESET_SCHEDULES: readonly ResetSchedule[] = ['none', 'daily', 'weekly', 'monthly'];
+/** How a board treats leagues: by stat thresholds, or by assignment at each reset. */
+export type LeaderboardType = (typeof LEADERBOARD_TYPES)[number];
+/** `desc`: higher is better; `asc`: lower is better. */
+export type SortOrder = (typeof SORT_ORDERS)[number];
+/** How a submitted value combines with the stored stat. */
+export type SubmitOperator = (typeof SUBMIT_OPERATORS)[number];
+/** When a board's period ends. */
+export type ResetSchedule = (typeof RESET_SCHEDULES)[number];
 
 /** A board's current period: `[start, end)`, `end` null when the board never resets. */
 export interface Period {

@@ -2,6 +2,7 @@ import type { AccountStore } from '../auth/account-store.js';
 import type { Clock } from '../clock.js';
 import { badRequest, notFound, validationFailed } from '../errors.js';
 import type { BoardCache } from './board-cache.js';
+import { rewardRecord } from './board-record.js';
 import { findLeague, isExpired, type Leaderboard, lowestLeague, type Standing } from './leaderboard-model.js';
 import type { LeaderboardStore } from './leaderboard-store.js';
 import {
@@ -13,7 +14,6 @@ import {
   metaView,
   type ProfileView,
   paginationView,
-  rewardView,
   type UsersView,
 } from './leaderboard-views.js';
 import type { LeagueRanks, ListingSource } from './league-ranks.js';
@@ -99,7 +99,7 @@ export class LeaderboardReads {
     return {
       meta: sections.has('meta') ? metaView(board) : null,
       leagues: sections.has('leagues') ? await this.leagues(board) : null,
-      rewards: sections.has('rewards') ? board.rewards.map(rewardView) : null,
+      rewards: sections.has('rewards') ? board.rewards.map(rewardRecord) : null,
       entries: sections.has('entries') ? await this.entries(board, league, query) : null,
       users: sections.has('users') ? await this.listing(board, league, query) : null,
       me: sections.has('me') && standing ? await this.me(board, userId, standing) : null,

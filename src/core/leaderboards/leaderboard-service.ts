@@ -1,6 +1,6 @@
 import type { AccountStore } from '../auth/account-store.js';
 import type { Clock } from '../clock.js';
-import { AppError, validationFailed } from '../errors.js';
+import { AppError, conflict, validationFailed } from '../errors.js';
 import type { BoardCache } from './board-cache.js';
 import { KeyedMutex } from './keyed-mutex.js';
 import { LeaderboardAdmin } from './leaderboard-admin.js';
@@ -93,6 +93,7 @@ export class LeaderboardService {
       definition,
       periodContaining(definition.reset, this.deps.clock.now()),
     );
+    if (board === 'taken') throw conflict(`Leaderboard '${definition.slug}' already exists`);
     await this.deps.boards.changed(projectId, [board.slug]);
     return board;
   }

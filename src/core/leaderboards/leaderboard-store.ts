@@ -41,8 +41,8 @@ export interface ArchivedPeriod {
 
 /** Leaderboards (§5): boards, leagues, rewards, entries, assignments, resets and archives. */
 export interface LeaderboardStore {
-  /** Creates a board with its leagues and rewards; throws `conflict` when the slug is taken. */
-  create(projectId: number, definition: LeaderboardDefinition, period: Period): Promise<Leaderboard>;
+  /** Creates a board with its leagues and rewards; `taken` when the project has a board of that slug. */
+  create(projectId: number, definition: LeaderboardDefinition, period: Period): Promise<Leaderboard | 'taken'>;
   /** The board of that slug with its leagues (by order) and rewards, or null. */
   get(projectId: number, slug: string): Promise<Leaderboard | null>;
   /** Every board of every project (rank warm-up). */

@@ -1,6 +1,7 @@
 /** The §5 response shapes (snake_case, as the API sends them) and how domain records become them. */
 import type { JsonValue } from '../json.js';
-import type { Leaderboard, League, Reward } from './leaderboard-model.js';
+import { type BoardFields, boardFields, type LeagueRecord, leagueRecord, type RewardRecord } from './board-record.js';
+import type { Leaderboard, League, Period } from './leaderboard-model.js';
 import { isoTime } from './period-schedule.js';
 
 /** `{limit, offset, total, has_more}` of every listing. */
@@ -17,41 +18,25 @@ export interface ProfileView {
   avatar_url: string | null;
 }
 
-/** The bundle's `meta` section. */
-export interface MetaView {
+/** A current period as answers show it: `end` null when the board never resets. */
+export interface PeriodView {
+  start: string;
+  end: string | null;
+}
+
+/** The bundle's `meta` section: the board's fields (anti-cheat included, §9), id and current period. */
+export interface MetaView extends BoardFields {
   id: number;
-  slug: string;
-  name: string;
-  description: string;
-  type: Leaderboard['type'];
-  sort: Leaderboard['sort'];
-  operator: Leaderboard['operator'];
-  reset: Leaderboard['reset'];
-  period: { start: string; end: string | null };
-  /** Anti-cheat (§9): whether clients may submit, and the accepted range of a submitted value. */
-  client_submit: boolean;
-  stat_min: number | null;
-  stat_max: number | null;
+  period: PeriodView;
 }
 
 /** One item of the bundle's `leagues` section; `users` counts the league's listing. */
-export interface LeagueView {
-  slug: string;
-  name: string;
-  order: number;
-  min_stat: number | null;
-  promote_top: number | null;
-  demote_bottom: number | null;
+export interface LeagueView extends LeagueRecord {
   users: number;
 }
 
 /** One item of the bundle's `rewards` section. */
-export interface RewardView {
-  league: string;
-  rank_from: number;
-  rank_to: number;
-  reward: JsonValue;
-}
+export type RewardView = RewardRecord;
 
 /** One user of the users listing: `rank` and `stat_value` are null for assigned users without a stat. */
 export interface UserItemView {
@@ -130,40 +115,19 @@ export interface HistoryView {
   me: Omit<StandingView, 'profile'> | null;
 }
 
+/** A current period as answers show it. */
+export function periodView(period: Period): PeriodView {
+  return { start: isoTime(period.start), end: period.end === null ? null : isoTime(period.end) };
+}
+
 /** The `meta` section of a board. */
 export function metaView(board: Leaderboard): MetaView {
-  return {
-    id: board.id,
-    slug: board.slug,
-    name: board.name,
-    description: board.description,
-    type: board.type,
-    sort: board.sort,
-    operator: board.operator,
-    reset: board.reset,
-    period: { start: isoTime(board.period.start), end: board.period.end === null ? null : isoTime(board.period.end) },
-    client_submit: board.clientSubmit,
-    stat_min: board.statMin,
-    stat_max: board.statMax,
-  };
+  return { id: board.id, ...boardFields(board), period: periodView(board.period) };
 }
 
 /** A league as the `leagues` section shows it. */
 export function leagueView(league: League, users: number): LeagueView {
-  return {
-    slug: league.slug,
-    name: league.name,
-    order: league.order,
-    min_stat: league.minStat,
-    promote_top: league.promoteTop,
-    demote_bottom: league.demoteBottom,
-    users,
-  };
-}
-
-/** A reward as the `rewards` section shows it. */
-export function rewardView(reward: Reward): RewardView {
-  return { league: reward.league, rank_from: reward.rankFrom, rank_to: reward.rankTo, reward: reward.reward };
+  return { ...leagueRecord(league), users };
 }
 
 /** The pagination block of a listing. */

@@ -15,38 +15,36 @@ import {
 } from '../documents/indexes.js';
 import { AppError } from '../errors.js';
 import { isJsonObject, type JsonValue, MAX_JSON_DEPTH, unstorableReason } from '../json.js';
+import {
+  BoardFieldsSchema,
+  definitionOf,
+  LeagueRecordSchema,
+  RewardRecordSchema,
+} from '../leaderboards/board-record.js';
 import { definitionProblem } from '../leaderboards/leaderboard-definition.js';
-import { ANTI_CHEAT_DEFAULTS, type LeaderboardDefinition } from '../leaderboards/leaderboard-model.js';
 import { Nullable } from '../nullable-schema.js';
 import { type PathLimits, parseCollectionName, parseDocumentPath } from '../paths.js';
 import { OPEN_RULESET, parseRuleset, type Ruleset } from '../rules/ruleset.js';
 
 const Iso = Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{3}Z$' });
 
+/** A league of a file: a record whose integers are bounded, as every input's are. */
 export const ExportLeagueSchema = Type.Object({
-  slug: Type.String(),
-  name: Type.String(),
+  ...LeagueRecordSchema.properties,
   order: Type.Integer({ minimum: 0 }),
-  min_stat: Nullable(Type.Number()),
   promote_top: Nullable(Type.Integer({ minimum: 0 })),
   demote_bottom: Nullable(Type.Integer({ minimum: 0 })),
 });
 
+/** A reward of a file: a record whose ranks are bounded. */
 export const ExportRewardSchema = Type.Object({
-  league: Type.String(),
+  ...RewardRecordSchema.properties,
   rank_from: Type.Integer({ minimum: 1 }),
   rank_to: Type.Integer({ minimum: 1 }),
-  reward: Type.Unknown(),
 });
 
 export const ExportLeaderboardSchema = Type.Object({
-  slug: Type.String(),
-  name: Type.String(),
-  description: Type.String(),
-  type: Type.Union([Type.Literal('CONTINUOUS'), Type.Literal('AT_RESET')]),
-  sort: Type.Union([Type.Literal('asc'), Type.Literal('desc')]),
-  operator: Type.Union([Type.Literal('best'), Type.Literal('latest'), Type.Literal('increment')]),
-  reset: Type.Union([Type.Literal('none'), Type.Literal('daily'), Type.Literal('weekly'), Type.Literal('monthly')]),
+  ...BoardFieldsSchema.properties,
   leagues: Type.Array(ExportLeagueSchema),
   rewards: Type.Array(ExportRewardSchema),
   entries: Type.Array(
@@ -127,38 +125,6 @@ function itemName(pointer: string): string {
     .map((p) => p.replaceAll('~1', '/').replaceAll('~0', '~'));
   if (parts.length === 0) return '(file)';
   return parts.map((p, i) => (/^\d+$/.test(p) ? `[${p}]` : i === 0 ? p : `.${p}`)).join('');
-}
-
-/** The board definition an export item describes. */
-export function definitionOf(board: ExportLeaderboard): LeaderboardDefinition {
-  return {
-    slug: board.slug,
-    name: board.name,
-    description: board.description,
-    type: board.type,
-    sort: board.sort,
-    operator: board.operator,
-    reset: board.reset,
-    leagues: [...board.leagues]
-      .sort((a, b) => a.order - b.order)
-      .map((l) => ({
-        slug: l.slug,
-        name: l.name,
-        order: l.order,
-        minStat: l.min_stat,
-        promoteTop: l.promote_top,
-        demoteBottom: l.demote_bottom,
-      })),
-    rewards: board.rewards.map((r) => ({
-      league: r.league,
-      rankFrom: r.rank_from,
-      rankTo: r.rank_to,
-      reward: r.reward as JsonValue,
-    })),
-    clientSubmit: board.client_submit ?? ANTI_CHEAT_DEFAULTS.clientSubmit,
-    statMin: board.stat_min ?? ANTI_CHEAT_DEFAULTS.statMin,
-    statMax: board.stat_max ?? ANTI_CHEAT_DEFAULTS.statMax,
-  };
 }
 
 function checkLeaderboard(board: ExportLeaderboard, at: string): void {

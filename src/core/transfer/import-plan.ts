@@ -3,11 +3,12 @@
  * in the project inside the import's transaction; the engines only look up and write.
  */
 import type { JsonObject } from '../json.js';
+import { definitionOf } from '../leaderboards/board-record.js';
 import type { LeaderboardDefinition, Period, ResetSchedule } from '../leaderboards/leaderboard-model.js';
 import { periodContaining } from '../leaderboards/period-schedule.js';
 import { scoreOf } from '../leaderboards/rank-order.js';
 import { parseDocumentPath } from '../paths.js';
-import { badItem, definitionOf, type ProjectExport } from './export-format.js';
+import { badItem, type ProjectExport } from './export-format.js';
 
 /** What the engine must look up in the project: the names the file uses. */
 export interface ImportLookup {

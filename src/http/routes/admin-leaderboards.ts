@@ -1,6 +1,7 @@
 import { ADMIN_PERMISSIONS } from '../../core/admin/admin-permissions.js';
-import { boardView, definitionOf, editOf } from '../../core/admin/board-definitions.js';
+import { boardView, editOf } from '../../core/admin/board-definitions.js';
 import type { ProjectAdminService } from '../../core/admin/project-admin-service.js';
+import { definitionOf } from '../../core/leaderboards/board-record.js';
 import type { LeaderboardService } from '../../core/leaderboards/leaderboard-service.js';
 import { isoTime } from '../../core/leaderboards/period-schedule.js';
 import { type AdminGuard, adminAccess, decorateAdminRequests } from '../admin-auth-hook.js';
@@ -9,7 +10,6 @@ import {
   adminConflictResponses,
   adminSecurity,
   BoardParams,
-  BoardSchema,
   BoardsSchema,
   CreateBoardBody,
   NoBody,
@@ -18,7 +18,14 @@ import {
   UpdateBoardBody,
 } from '../schemas/admin.js';
 import { ErrorSchema, errorResponses } from '../schemas/common.js';
-import { HistoryQuery, HistorySchema, MeSchema, UsersListSchema, UsersQuery } from '../schemas/leaderboards.js';
+import {
+  BoardSchema,
+  HistoryQuery,
+  HistorySchema,
+  MeSchema,
+  UsersListSchema,
+  UsersQuery,
+} from '../schemas/leaderboards.js';
 import type { HttpApp } from '../server.js';
 
 /** What the leaderboard administration routes use. */

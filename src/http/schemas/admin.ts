@@ -1,10 +1,11 @@
 /** TypeBox schemas of the admin API and the admin document store (§6). */
 import Type from 'typebox';
 import { MAX_ID } from '../../core/admin/admin-service.js';
+import { BoardFieldsSchema } from '../../core/leaderboards/board-record.js';
 import { Nullable } from '../../core/nullable-schema.js';
 import { ErrorSchema, errorResponses } from './common.js';
 import { DocumentSchema } from './documents.js';
-import { antiCheatFields } from './leaderboards.js';
+import { BoardSchema } from './leaderboards.js';
 
 const Id = (description: string) => Type.String({ description: `${description} (a positive integer)` });
 
@@ -136,15 +137,7 @@ export const CreateRoleBody = Type.Object({
 });
 export const UpdateRoleBody = Type.Object({ permissions: Type.Array(Type.String()) });
 
-const BoardType = Type.Union([Type.Literal('CONTINUOUS'), Type.Literal('AT_RESET')]);
-const SortOrder = Type.Union([Type.Literal('asc'), Type.Literal('desc')]);
-const Operator = Type.Union([Type.Literal('best'), Type.Literal('latest'), Type.Literal('increment')]);
-const Reset = Type.Union([
-  Type.Literal('none'),
-  Type.Literal('daily'),
-  Type.Literal('weekly'),
-  Type.Literal('monthly'),
-]);
+const { slug, description, type, sort, operator, reset } = BoardFieldsSchema.properties;
 
 const LeagueInput = Type.Object({
   slug: Type.String(),
@@ -182,13 +175,13 @@ const antiCheatInput = {
 };
 
 export const CreateBoardBody = Type.Object({
-  slug: Type.String(),
+  slug,
   name: Type.String({ minLength: 1 }),
-  description: Type.Optional(Type.String()),
-  type: Type.Optional(BoardType),
-  sort: Type.Optional(SortOrder),
-  operator: Type.Optional(Operator),
-  reset: Type.Optional(Reset),
+  description: Type.Optional(description),
+  type: Type.Optional(type),
+  sort: Type.Optional(sort),
+  operator: Type.Optional(operator),
+  reset: Type.Optional(reset),
   leagues: Type.Optional(Type.Array(LeagueInput, { description: 'Default: one league `global`' })),
   rewards: Type.Optional(Type.Array(RewardInput)),
   ...antiCheatInput,
@@ -196,43 +189,16 @@ export const CreateBoardBody = Type.Object({
 
 export const UpdateBoardBody = Type.Object({
   name: Type.Optional(Type.String({ minLength: 1 })),
-  description: Type.Optional(Type.String()),
-  operator: Type.Optional(Operator),
+  description: Type.Optional(description),
+  operator: Type.Optional(operator),
   leagues: Type.Optional(Type.Array(LeagueInput, { description: 'Replaces every league' })),
   rewards: Type.Optional(Type.Array(RewardInput, { description: 'Replaces every reward' })),
   ...antiCheatInput,
-  type: Type.Optional(BoardType),
-  sort: Type.Optional(SortOrder),
-  reset: Type.Optional(Reset),
+  type: Type.Optional(type),
+  sort: Type.Optional(sort),
+  reset: Type.Optional(reset),
 });
 
-const PeriodSchema = Type.Object({ start: Type.String(), end: Nullable(Type.String()) });
-
-export const BoardSchema = Type.Object({
-  id: Type.Integer(),
-  slug: Type.String(),
-  name: Type.String(),
-  description: Type.String(),
-  type: BoardType,
-  sort: SortOrder,
-  operator: Operator,
-  reset: Reset,
-  period: PeriodSchema,
-  leagues: Type.Array(
-    Type.Object({
-      slug: Type.String(),
-      name: Type.String(),
-      order: Type.Integer(),
-      min_stat: Nullable(Type.Number()),
-      promote_top: Nullable(Type.Integer()),
-      demote_bottom: Nullable(Type.Integer()),
-    }),
-  ),
-  rewards: Type.Array(
-    Type.Object({ league: Type.String(), rank_from: Type.Integer(), rank_to: Type.Integer(), reward: Type.Unknown() }),
-  ),
-  ...antiCheatFields,
-});
 export const BoardsSchema = Type.Object({ leaderboards: Type.Array(BoardSchema) });
 
 export const AdminSubmitBody = Type.Object({

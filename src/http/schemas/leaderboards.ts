@@ -1,5 +1,6 @@
 /** TypeBox schemas of the leaderboard routes (§5): validation, response serialization and OpenAPI. */
 import Type from 'typebox';
+import { BoardFieldsSchema, LeagueRecordSchema, RewardRecordSchema } from '../../core/leaderboards/board-record.js';
 import { Nullable } from '../../core/nullable-schema.js';
 
 /** A board's anti-cheat settings (§9) as every board representation shows them. */
@@ -78,35 +79,19 @@ export const UsersListSchema = Type.Object({
   ),
 });
 
-const Meta = Type.Object({
+/** A board as the admin API shows it: its definition and current period. */
+export const BoardSchema = Type.Object({
   id: Type.Integer(),
-  slug: Type.String(),
-  name: Type.String(),
-  description: Type.String(),
-  type: Type.Union([Type.Literal('CONTINUOUS'), Type.Literal('AT_RESET')]),
-  sort: Type.Union([Type.Literal('asc'), Type.Literal('desc')]),
-  operator: Type.Union([Type.Literal('best'), Type.Literal('latest'), Type.Literal('increment')]),
-  reset: Type.Union([Type.Literal('none'), Type.Literal('daily'), Type.Literal('weekly'), Type.Literal('monthly')]),
+  ...BoardFieldsSchema.properties,
   period: Type.Object({ start: Type.String(), end: Nullable(Type.String()) }),
+  leagues: Type.Array(LeagueRecordSchema),
+  rewards: Type.Array(RewardRecordSchema),
   ...antiCheatFields,
 });
 
-const LeagueItem = Type.Object({
-  slug: Type.String(),
-  name: Type.String(),
-  order: Type.Integer(),
-  min_stat: Nullable(Type.Number()),
-  promote_top: Nullable(Type.Integer()),
-  demote_bottom: Nullable(Type.Integer()),
-  users: Type.Integer(),
-});
+const Meta = Type.Omit(BoardSchema, ['leagues', 'rewards']);
 
-const RewardItem = Type.Object({
-  league: Type.String(),
-  rank_from: Type.Integer(),
-  rank_to: Type.Integer(),
-  reward: Type.Unknown(),
-});
+const LeagueItem = Type.Object({ ...LeagueRecordSchema.properties, users: Type.Integer() });
 
 const Entries = Type.Object({
   pagination: Pagination,
@@ -126,7 +111,7 @@ const Entries = Type.Object({
 export const BundleSchema = Type.Object({
   meta: Nullable(Meta),
   leagues: Nullable(Type.Array(LeagueItem)),
-  rewards: Nullable(Type.Array(RewardItem)),
+  rewards: Nullable(Type.Array(RewardRecordSchema)),
   entries: Nullable(Entries),
   users: Nullable(UsersListSchema),
   me: Nullable(MeSchema),

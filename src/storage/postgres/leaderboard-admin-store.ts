@@ -1,8 +1,9 @@
 import type pg from 'pg';
+import { boardValues, EDITABLE_BOARD_FIELDS } from '../../core/leaderboards/board-record.js';
 import type { LeaderboardDefinition } from '../../core/leaderboards/leaderboard-model.js';
 import type { LeaderboardAdminStore } from '../../core/leaderboards/leaderboard-store.js';
 import type { ListingRewrite } from '../../core/leaderboards/listing-rewrite.js';
-import { writeDefinitionParts } from './leaderboard-rows.js';
+import { params, writeDefinitionParts } from './leaderboard-rows.js';
 import { runListingRewrite } from './listing-rewrite.js';
 import { inTransaction } from './transactions.js';
 
@@ -23,10 +24,11 @@ export class PostgresLeaderboardAdminStore implements LeaderboardAdminStore {
       // FOR UPDATE waits for submissions in flight (they hold KEY SHARE) and holds off new ones.
       const locked = await client.query('SELECT 1 FROM leaderboards WHERE id = $1 FOR UPDATE', [boardId]);
       if (locked.rowCount === 0) return false;
+      const fields = EDITABLE_BOARD_FIELDS;
       await client.query(
-        `UPDATE leaderboards SET name = $1, description = $2, operator = $3, client_submit = $4, stat_min = $5,
-           stat_max = $6, revision = revision + 1 WHERE id = $7`,
-        [def.name, def.description, def.operator, def.clientSubmit, def.statMin, def.statMax, boardId],
+        `UPDATE leaderboards SET (${fields.join(', ')}) = (${params(fields.length)}), revision = revision + 1
+         WHERE id = $${fields.length + 1}`,
+        [...boardValues(def, fields), boardId],
       );
       await writeDefinitionParts(client, boardId, def);
       await runListingRewrite(client, boardId, rehome, null);

@@ -1,46 +1,30 @@
 /**
- * The rows of PostgreSQL's leaderboard tables as the model's values, and a board's definition
- * written as rows: shared by the leaderboard, admin and transfer stores.
+ * PostgreSQL's leaderboard rows and the model's values: boards read and written through the one
+ * column list of `core/leaderboards/board-record.ts`, coercing only what `pg` returns differently
+ * (BIGINT epoch milliseconds as strings). Shared by the leaderboard, admin and transfer stores.
  */
 import type { JsonValue } from '../../core/json.js';
-import type {
-  Leaderboard,
-  LeaderboardDefinition,
-  League,
-  Period,
-  Reward,
-} from '../../core/leaderboards/leaderboard-model.js';
+import {
+  BOARD_FIELDS,
+  type BoardRow,
+  boardOf,
+  boardValues,
+  type LeagueRecord,
+  type RewardRecord,
+} from '../../core/leaderboards/board-record.js';
+import type { Leaderboard, LeaderboardDefinition, Period } from '../../core/leaderboards/leaderboard-model.js';
 import type { ArchivedStanding } from '../../core/leaderboards/leaderboard-store.js';
 import type { Queryable } from './transactions.js';
 
 /** BIGINT columns arrive as strings; these are epoch milliseconds, well inside a double's exact range. */
 export type Millis = string;
 
-export interface BoardRow {
-  id: number;
-  project_id: number;
-  slug: string;
-  name: string;
-  description: string;
-  type: Leaderboard['type'];
-  sort: Leaderboard['sort'];
-  operator: Leaderboard['operator'];
-  reset: Leaderboard['reset'];
-  revision: number;
+/** A board row as `pg` returns it, with its leagues and rewards as JSON arrays. */
+export interface PostgresBoardRow extends Omit<BoardRow, 'period_start' | 'period_end'> {
   period_start: Millis;
   period_end: Millis | null;
-  client_submit: boolean;
-  stat_min: number | null;
-  stat_max: number | null;
-  leagues: {
-    slug: string;
-    name: string;
-    ord: number;
-    min_stat: number | null;
-    promote_top: number | null;
-    demote_bottom: number | null;
-  }[];
-  rewards: { league: string; rank_from: number; rank_to: number; reward: JsonValue }[];
+  leagues: LeagueRecord[];
+  rewards: RewardRecord[];
 }
 
 export interface HistoryRow {
@@ -52,16 +36,31 @@ export interface HistoryRow {
   reward: JsonValue | null;
 }
 
-// One statement per board read: leagues and rewards come along as JSON arrays.
-export const SELECT_BOARD = `SELECT b.id, b.project_id, b.slug, b.name, b.description, b.type, b.sort, b.operator, b.reset,
-    b.revision, b.period_start, b.period_end, b.client_submit, b.stat_min, b.stat_max,
-    COALESCE((SELECT json_agg(json_build_object('slug', l.slug, 'name', l.name, 'ord', l.ord, 'min_stat', l.min_stat,
+/** The columns a board's definition and period are written to, in the order of `boardParams`. */
+const WRITTEN = [...BOARD_FIELDS, 'period_start', 'period_end'];
+
+/** `$from, $from+1, …`: `count` parameters. */
+export const params = (count: number, from = 1) => Array.from({ length: count }, (_, i) => `$${from + i}`).join(', ');
+
+/**
+ * The board columns of a `PostgresBoardRow` from `leaderboards b` (`extra` adds some), with its
+ * leagues and rewards as JSON arrays: one statement per board read.
+ */
+export const selectBoard = (
+  extra = '',
+) => `SELECT ${['id', 'project_id', 'revision', ...WRITTEN].map((c) => `b.${c}`).join(', ')}${extra},
+    COALESCE((SELECT json_agg(json_build_object('slug', l.slug, 'name', l.name, 'order', l.ord, 'min_stat', l.min_stat,
         'promote_top', l.promote_top, 'demote_bottom', l.demote_bottom) ORDER BY l.ord)
       FROM leaderboard_leagues l WHERE l.leaderboard_id = b.id), '[]') AS leagues,
     COALESCE((SELECT json_agg(json_build_object('league', w.league, 'rank_from', w.rank_from, 'rank_to', w.rank_to,
         'reward', w.reward) ORDER BY w.position)
       FROM leaderboard_rewards w WHERE w.leaderboard_id = b.id), '[]') AS rewards
   FROM leaderboards b`;
+
+/** Every board read starts here: `WHERE` and `ORDER BY` follow. */
+export const SELECT_BOARD = selectBoard();
+
+const boardParams = (def: LeaderboardDefinition, period: Period) => [...boardValues(def), period.start, period.end];
 
 export const toHistory = (row: HistoryRow): ArchivedStanding => ({
   rank: row.rank,
@@ -72,6 +71,12 @@ export const toHistory = (row: HistoryRow): ArchivedStanding => ({
   reward: row.reward,
 });
 
+/** The board of a row. */
+export function toBoard({ leagues, rewards, ...row }: PostgresBoardRow): Leaderboard {
+  const end = row.period_end === null ? null : Number(row.period_end);
+  return boardOf({ ...row, period_start: Number(row.period_start), period_end: end }, leagues, rewards);
+}
+
 /** Inserts a new board with its leagues and rewards; null when the slug is taken. Shared with the import. */
 export async function insertBoard(
   db: Queryable,
@@ -80,28 +85,33 @@ export async function insertBoard(
   period: Period,
 ): Promise<number | null> {
   const inserted = await db.query<{ id: number }>(
-    `INSERT INTO leaderboards (project_id, slug, name, description, type, sort, operator, reset, period_start, period_end,
-       client_submit, stat_min, stat_max)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) ON CONFLICT (project_id, slug) DO NOTHING RETURNING id`,
-    [
-      projectId,
-      def.slug,
-      def.name,
-      def.description,
-      def.type,
-      def.sort,
-      def.operator,
-      def.reset,
-      period.start,
-      period.end,
-      def.clientSubmit,
-      def.statMin,
-      def.statMax,
-    ],
+    `INSERT INTO leaderboards (project_id, ${WRITTEN.join(', ')}) VALUES ($1, ${params(WRITTEN.length, 2)})
+     ON CONFLICT (project_id, slug) DO NOTHING RETURNING id`,
+    [projectId, ...boardParams(def, period)],
   );
   const id = inserted.rows[0]?.id ?? null;
   if (id !== null) await writeDefinitionParts(db, id, def);
   return id;
+}
+
+/**
+ * Replaces a board in place (the import): its definition, period and leagues and rewards, with
+ * no entries or assignments left, a free reset lease and the next revision.
+ */
+export async function replaceBoard(
+  db: Queryable,
+  boardId: number,
+  def: LeaderboardDefinition,
+  period: Period,
+): Promise<void> {
+  await db.query(
+    `UPDATE leaderboards SET (${WRITTEN.join(', ')}) = (${params(WRITTEN.length)}),
+       revision = revision + 1, reset_owner = NULL, reset_lease_until = NULL WHERE id = $${WRITTEN.length + 1}`,
+    [...boardParams(def, period), boardId],
+  );
+  await db.query('DELETE FROM leaderboard_entries WHERE leaderboard_id = $1', [boardId]);
+  await db.query('DELETE FROM leaderboard_assignments WHERE leaderboard_id = $1', [boardId]);
+  await writeDefinitionParts(db, boardId, def);
 }
 
 /** Writes a board's leagues and rewards (after deleting any it had); shared with the import. */
@@ -134,36 +144,4 @@ export async function writeDefinitionParts(db: Queryable, boardId: number, def: 
       def.rewards.map((r) => JSON.stringify(r.reward)),
     ],
   );
-}
-
-export function toBoard(row: BoardRow): Leaderboard {
-  return {
-    id: row.id,
-    projectId: row.project_id,
-    slug: row.slug,
-    name: row.name,
-    description: row.description,
-    type: row.type,
-    sort: row.sort,
-    operator: row.operator,
-    reset: row.reset,
-    revision: row.revision,
-    period: { start: Number(row.period_start), end: row.period_end === null ? null : Number(row.period_end) },
-    clientSubmit: row.client_submit,
-    statMin: row.stat_min,
-    statMax: row.stat_max,
-    leagues: row.leagues.map(
-      (l): League => ({
-        slug: l.slug,
-        name: l.name,
-        order: l.ord,
-        minStat: l.min_stat,
-        promoteTop: l.promote_top,
-        demoteBottom: l.demote_bottom,
-      }),
-    ),
-    rewards: row.rewards.map(
-      (r): Reward => ({ league: r.league, rankFrom: r.rank_from, rankTo: r.rank_to, reward: r.reward }),
-    ),
-  };
 }

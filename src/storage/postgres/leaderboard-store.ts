@@ -1,5 +1,4 @@
 import type pg from 'pg';
-import { conflict } from '../../core/errors.js';
 import type {
   Leaderboard,
   LeaderboardDefinition,
@@ -16,11 +15,12 @@ import type {
 } from '../../core/leaderboards/leaderboard-store.js';
 import type { RankKey } from '../../core/leaderboards/rank-order.js';
 import {
-  type BoardRow,
   type HistoryRow,
   insertBoard,
   type Millis,
+  type PostgresBoardRow,
   SELECT_BOARD,
+  selectBoard,
   toBoard,
   toHistory,
 } from './leaderboard-rows.js';
@@ -31,12 +31,9 @@ import { inTransaction } from './transactions.js';
 export class PostgresLeaderboardStore implements LeaderboardStore {
   constructor(private readonly pool: pg.Pool) {}
 
-  async create(projectId: number, def: LeaderboardDefinition, period: Period): Promise<Leaderboard> {
-    const id = await inTransaction(this.pool, async (client) => {
-      const id = await insertBoard(client, projectId, def, period);
-      if (id === null) throw conflict(`Leaderboard '${def.slug}' already exists`);
-      return id;
-    });
+  async create(projectId: number, def: LeaderboardDefinition, period: Period): Promise<Leaderboard | 'taken'> {
+    const id = await inTransaction(this.pool, (client) => insertBoard(client, projectId, def, period));
+    if (id === null) return 'taken';
     return this.one(`${SELECT_BOARD} WHERE b.id = $1`, [id]) as Promise<Leaderboard>;
   }
 
@@ -50,12 +47,12 @@ export class PostgresLeaderboardStore implements LeaderboardStore {
   }
 
   async listAll(): Promise<Leaderboard[]> {
-    const { rows } = await this.pool.query<BoardRow>(`${SELECT_BOARD} ORDER BY b.id`);
+    const { rows } = await this.pool.query<PostgresBoardRow>(`${SELECT_BOARD} ORDER BY b.id`);
     return rows.map(toBoard);
   }
 
   async listDue(now: number): Promise<Leaderboard[]> {
-    const { rows } = await this.pool.query<BoardRow>(
+    const { rows } = await this.pool.query<PostgresBoardRow>(
       `${SELECT_BOARD} WHERE b.period_end <= $1 ORDER BY b.period_end, b.id`,
       [now],
     );
@@ -149,8 +146,8 @@ export class PostgresLeaderboardStore implements LeaderboardStore {
 
   resetPeriod(boardId: number, reset: PeriodReset): Promise<boolean> {
     return inTransaction(this.pool, async (client) => {
-      const locked = await client.query<BoardRow & { reset_owner: string | null }>(
-        `${SELECT_BOARD.replace('b.period_end,', 'b.period_end, b.reset_owner,')} WHERE b.id = $1 FOR UPDATE OF b`,
+      const locked = await client.query<PostgresBoardRow & { reset_owner: string | null }>(
+        `${selectBoard(', b.reset_owner')} WHERE b.id = $1 FOR UPDATE OF b`,
         [boardId],
       );
       const row = locked.rows[0];
@@ -215,7 +212,7 @@ export class PostgresLeaderboardStore implements LeaderboardStore {
   }
 
   private async one(sql: string, params: unknown[], name?: string): Promise<Leaderboard | null> {
-    const { rows } = await this.pool.query<BoardRow>({ text: sql, values: params, ...(name ? { name } : {}) });
+    const { rows } = await this.pool.query<PostgresBoardRow>({ text: sql, values: params, ...(name ? { name } : {}) });
     return rows[0] ? toBoard(rows[0]) : null;
   }
 }

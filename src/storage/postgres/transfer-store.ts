@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import type { DocumentIndex } from '../../core/documents/indexes.js';
 import type { JsonObject, JsonValue } from '../../core/json.js';
-import type { ResetSchedule } from '../../core/leaderboards/leaderboard-model.js';
+import { boardRecord } from '../../core/leaderboards/board-record.js';
+import type { Leaderboard, ResetSchedule } from '../../core/leaderboards/leaderboard-model.js';
 import { ROOT_PATH } from '../../core/realtime/tree-path.js';
 import { assembleValue } from '../../core/realtime/tree-value.js';
 import type { ExportLeaderboard, ProjectExport } from '../../core/transfer/export-format.js';
@@ -10,24 +11,10 @@ import { exportedIndex } from '../../core/transfer/export-format.js';
 import type { ImportBoardRows, ImportFound, ImportLookup, ImportRows } from '../../core/transfer/import-plan.js';
 import type { ImportCommit, ImportRequest, TransferStore } from '../../core/transfer/transfer-store.js';
 import { insertIndexDeclaration, listIndexDeclarations } from './index-store.js';
-import { insertBoard, writeDefinitionParts } from './leaderboard-rows.js';
+import { insertBoard, type PostgresBoardRow, replaceBoard, SELECT_BOARD, toBoard } from './leaderboard-rows.js';
 import { currentRulesRevision, saveRulesRevision } from './rules-store.js';
 import { inTransaction, type Queryable, READ_SNAPSHOT } from './transactions.js';
 import { writeTreeSets } from './tree-store.js';
-
-interface BoardRow {
-  id: number;
-  slug: string;
-  name: string;
-  description: string;
-  type: ExportLeaderboard['type'];
-  sort: ExportLeaderboard['sort'];
-  operator: ExportLeaderboard['operator'];
-  reset: ExportLeaderboard['reset'];
-  client_submit: boolean;
-  stat_min: number | null;
-  stat_max: number | null;
-}
 
 const iso = (ms: string) => new Date(Number(ms)).toISOString();
 // Rows per INSERT of a big import (each a few array parameters).
@@ -61,13 +48,12 @@ export class PostgresTransferStore implements TransferStore {
         avatar_url: string | null;
         roles: string[];
       }>('SELECT id, username, nickname, avatar_url, roles FROM users WHERE project_id = $1 ORDER BY id', [projectId]);
-      const boards = await client.query<BoardRow>(
-        `SELECT id, slug, name, description, type, sort, operator, reset, client_submit, stat_min, stat_max
-         FROM leaderboards WHERE project_id = $1 ORDER BY slug COLLATE "C"`,
+      const boards = await client.query<PostgresBoardRow>(
+        `${SELECT_BOARD} WHERE b.project_id = $1 ORDER BY b.slug COLLATE "C"`,
         [projectId],
       );
       const leaderboards: ExportLeaderboard[] = [];
-      for (const board of boards.rows) leaderboards.push(await exportBoard(client, board));
+      for (const row of boards.rows) leaderboards.push(await exportBoard(client, toBoard(row)));
       const rules = (await currentRulesRevision(client, projectId))?.rules ?? null;
       const indexes = (await listIndexDeclarations(client, projectId)).map(exportedIndex);
       await client.query('COMMIT');
@@ -110,15 +96,7 @@ export class PostgresTransferStore implements TransferStore {
   }
 }
 
-async function exportBoard(client: Queryable, board: BoardRow): Promise<ExportLeaderboard> {
-  const leagues = await client.query<ExportLeaderboard['leagues'][number]>(
-    'SELECT slug, name, ord AS "order", min_stat, promote_top, demote_bottom FROM leaderboard_leagues WHERE leaderboard_id = $1 ORDER BY ord',
-    [board.id],
-  );
-  const rewards = await client.query<{ league: string; rank_from: number; rank_to: number; reward: JsonValue }>(
-    'SELECT league, rank_from, rank_to, reward FROM leaderboard_rewards WHERE leaderboard_id = $1 ORDER BY position',
-    [board.id],
-  );
+async function exportBoard(client: Queryable, board: Leaderboard): Promise<ExportLeaderboard> {
   const entries = await client.query<{ user_id: number; stat_value: number; league: string; updated_at: string }>(
     'SELECT user_id, stat_value, league, updated_at FROM leaderboard_entries WHERE leaderboard_id = $1 ORDER BY user_id',
     [board.id],
@@ -127,11 +105,8 @@ async function exportBoard(client: Queryable, board: BoardRow): Promise<ExportLe
     'SELECT user_id, league FROM leaderboard_assignments WHERE leaderboard_id = $1 ORDER BY user_id',
     [board.id],
   );
-  const { id: _id, ...fields } = board;
   return {
-    ...fields,
-    leagues: leagues.rows,
-    rewards: rewards.rows,
+    ...boardRecord(board),
     entries: entries.rows.map((e) => ({ ...e, updated_at: iso(e.updated_at) })),
     assignments: assignments.rows,
   };
@@ -222,34 +197,8 @@ async function writeDocuments(client: Queryable, projectId: number, rows: Import
 
 async function writeBoard(client: Queryable, projectId: number, board: ImportBoardRows): Promise<void> {
   const { definition: def, period } = board;
-  let boardId: number;
-  if (board.existingId !== null) {
-    boardId = board.existingId;
-    await client.query(
-      `UPDATE leaderboards SET name = $1, description = $2, type = $3, sort = $4, operator = $5, reset = $6, revision = revision + 1,
-         period_start = $7, period_end = $8, reset_owner = NULL, reset_lease_until = NULL,
-         client_submit = $9, stat_min = $10, stat_max = $11 WHERE id = $12`,
-      [
-        def.name,
-        def.description,
-        def.type,
-        def.sort,
-        def.operator,
-        def.reset,
-        period.start,
-        period.end,
-        def.clientSubmit,
-        def.statMin,
-        def.statMax,
-        boardId,
-      ],
-    );
-    await client.query('DELETE FROM leaderboard_entries WHERE leaderboard_id = $1', [boardId]);
-    await client.query('DELETE FROM leaderboard_assignments WHERE leaderboard_id = $1', [boardId]);
-    await writeDefinitionParts(client, boardId, def);
-  } else {
-    boardId = (await insertBoard(client, projectId, def, period)) as number;
-  }
+  const boardId = board.existingId ?? ((await insertBoard(client, projectId, def, period)) as number);
+  if (board.existingId !== null) await replaceBoard(client, boardId, def, period);
   for (let from = 0; from < board.entries.length; from += CHUNK) {
     const chunk = board.entries.slice(from, from + CHUNK);
     await client.query(

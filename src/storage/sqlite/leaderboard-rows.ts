@@ -1,53 +1,32 @@
 /**
- * The rows of SQLite's leaderboard tables as the model's values, and a board's definition
- * written as rows: shared by the leaderboard, admin and transfer stores.
+ * SQLite's leaderboard rows and the model's values: boards read and written through the one
+ * column list of `core/leaderboards/board-record.ts`, coercing only what SQLite stores
+ * differently (booleans as 0/1, JSON as text). Shared by the leaderboard, admin and transfer stores.
  */
 import type Database from 'better-sqlite3';
 import type { JsonValue } from '../../core/json.js';
+import {
+  BOARD_FIELDS,
+  type BoardFields,
+  type BoardRow,
+  boardOf,
+  boardValues,
+  type LeagueRecord,
+  type RewardRecord,
+} from '../../core/leaderboards/board-record.js';
 import type {
   Leaderboard,
   LeaderboardDefinition,
   LeaderboardEntry,
-  League,
   Period,
-  Reward,
 } from '../../core/leaderboards/leaderboard-model.js';
 import type { ArchivedStanding } from '../../core/leaderboards/leaderboard-store.js';
 
-export interface BoardRow {
-  id: number;
-  project_id: number;
-  slug: string;
-  name: string;
-  description: string;
-  type: Leaderboard['type'];
-  sort: Leaderboard['sort'];
-  operator: Leaderboard['operator'];
-  reset: Leaderboard['reset'];
-  revision: number;
-  period_start: number;
-  period_end: number | null;
-  /** 0 or 1. */
-  client_submit: number;
-  stat_min: number | null;
-  stat_max: number | null;
-}
+/** What the stores need of a database: `prepare` (the leaderboard store's caches its statements). */
+type Prepares = Pick<Database.Database, 'prepare'>;
 
-export interface LeagueRow {
-  slug: string;
-  name: string;
-  ord: number;
-  min_stat: number | null;
-  promote_top: number | null;
-  demote_bottom: number | null;
-}
-
-export interface RewardRow {
-  league: string;
-  rank_from: number;
-  rank_to: number;
-  reward: string;
-}
+/** A board row as SQLite returns it: `client_submit` is 0 or 1. */
+export type SqliteBoardRow = Omit<BoardRow, 'client_submit'> & { client_submit: number };
 
 export interface EntryRow {
   user_id: number;
@@ -61,8 +40,27 @@ export interface HistoryRow extends EntryRow {
   reward: string | null;
 }
 
-export const BOARD_COLUMNS =
-  'id, project_id, slug, name, description, type, sort, operator, reset, revision, period_start, period_end, client_submit, stat_min, stat_max';
+/** The columns a board's definition and period are written to, in the order of `boardParams`. */
+const WRITTEN = [...BOARD_FIELDS, 'period_start', 'period_end'];
+
+/** The columns of a `SqliteBoardRow`. */
+export const BOARD_ROW_COLUMNS = `id, project_id, revision, ${WRITTEN.join(', ')}`;
+/** Every board read starts here: `WHERE` and `ORDER BY` follow. */
+export const SELECT_BOARD = `SELECT ${BOARD_ROW_COLUMNS} FROM leaderboards`;
+
+/** Booleans as SQLite stores them. */
+const sqliteValue = (value: string | number | boolean | null) => (typeof value === 'boolean' ? Number(value) : value);
+
+/** The values of `fields` of a definition, as SQLite binds them. */
+export function definitionParams(def: LeaderboardDefinition, fields?: readonly (keyof BoardFields)[]) {
+  return boardValues(def, fields).map(sqliteValue);
+}
+
+const boardParams = (def: LeaderboardDefinition, period: Period) => [
+  ...definitionParams(def),
+  period.start,
+  period.end,
+];
 
 export const toHistory = (row: HistoryRow): ArchivedStanding => ({
   rank: row.rank,
@@ -72,6 +70,26 @@ export const toHistory = (row: HistoryRow): ArchivedStanding => ({
   updatedAt: row.updated_at,
   reward: row.reward === null ? null : (JSON.parse(row.reward) as JsonValue),
 });
+
+export function toEntry(row: EntryRow): LeaderboardEntry {
+  return { userId: row.user_id, statValue: row.stat_value, league: row.league, updatedAt: row.updated_at };
+}
+
+/** The board of a row, with its leagues and rewards read beside it. */
+export function readBoard(db: Prepares, row: SqliteBoardRow): Leaderboard {
+  const leagues = db
+    .prepare<[number], LeagueRecord>(
+      'SELECT slug, name, ord AS "order", min_stat, promote_top, demote_bottom FROM leaderboard_leagues WHERE leaderboard_id = ? ORDER BY ord',
+    )
+    .all(row.id);
+  const rewards = db
+    .prepare<[number], Omit<RewardRecord, 'reward'> & { reward: string }>(
+      'SELECT league, rank_from, rank_to, reward FROM leaderboard_rewards WHERE leaderboard_id = ? ORDER BY position',
+    )
+    .all(row.id)
+    .map((reward) => ({ ...reward, reward: JSON.parse(reward.reward) as JsonValue }));
+  return boardOf({ ...row, client_submit: row.client_submit === 1 }, leagues, rewards);
+}
 
 /** Inserts a new board with its leagues and rewards; shared with the import. */
 export function insertBoard(
@@ -83,29 +101,27 @@ export function insertBoard(
 ): number {
   const result = db
     .prepare(
-      `INSERT INTO leaderboards (project_id, slug, name, description, type, sort, operator, reset, period_start, period_end,
-         client_submit, stat_min, stat_max, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO leaderboards (project_id, ${WRITTEN.join(', ')}, created_at)
+       VALUES (?, ${WRITTEN.map(() => '?').join(', ')}, ?)`,
     )
-    .run(
-      projectId,
-      def.slug,
-      def.name,
-      def.description,
-      def.type,
-      def.sort,
-      def.operator,
-      def.reset,
-      period.start,
-      period.end,
-      def.clientSubmit ? 1 : 0,
-      def.statMin,
-      def.statMax,
-      now,
-    );
+    .run(projectId, ...boardParams(def, period), now);
   const boardId = Number(result.lastInsertRowid);
   writeDefinitionParts(db, boardId, def);
   return boardId;
+}
+
+/**
+ * Replaces a board in place (the import): its definition, period and leagues and rewards, with
+ * no entries or assignments left, a free reset lease and the next revision.
+ */
+export function replaceBoard(db: Database.Database, boardId: number, def: LeaderboardDefinition, period: Period): void {
+  db.prepare(
+    `UPDATE leaderboards SET (${WRITTEN.join(', ')}) = (${WRITTEN.map(() => '?').join(', ')}),
+       revision = revision + 1, reset_owner = NULL, reset_lease_until = NULL WHERE id = ?`,
+  ).run(...boardParams(def, period), boardId);
+  db.prepare('DELETE FROM leaderboard_entries WHERE leaderboard_id = ?').run(boardId);
+  db.prepare('DELETE FROM leaderboard_assignments WHERE leaderboard_id = ?').run(boardId);
+  writeDefinitionParts(db, boardId, def);
 }
 
 /** Writes a board's leagues and rewards (after deleting any it had); shared with the import. */
@@ -121,45 +137,4 @@ export function writeDefinitionParts(db: Database.Database, boardId: number, def
   );
   for (const [i, r] of def.rewards.entries())
     reward.run(boardId, i, r.league, r.rankFrom, r.rankTo, JSON.stringify(r.reward));
-}
-
-export function toEntry(row: EntryRow): LeaderboardEntry {
-  return { userId: row.user_id, statValue: row.stat_value, league: row.league, updatedAt: row.updated_at };
-}
-
-export function boardFromRows(row: BoardRow, leagues: LeagueRow[], rewards: RewardRow[]): Leaderboard {
-  return {
-    id: row.id,
-    projectId: row.project_id,
-    slug: row.slug,
-    name: row.name,
-    description: row.description,
-    type: row.type,
-    sort: row.sort,
-    operator: row.operator,
-    reset: row.reset,
-    revision: row.revision,
-    period: { start: row.period_start, end: row.period_end },
-    clientSubmit: row.client_submit === 1,
-    statMin: row.stat_min,
-    statMax: row.stat_max,
-    leagues: leagues.map(
-      (l): League => ({
-        slug: l.slug,
-        name: l.name,
-        order: l.ord,
-        minStat: l.min_stat,
-        promoteTop: l.promote_top,
-        demoteBottom: l.demote_bottom,
-      }),
-    ),
-    rewards: rewards.map(
-      (r): Reward => ({
-        league: r.league,
-        rankFrom: r.rank_from,
-        rankTo: r.rank_to,
-        reward: JSON.parse(r.reward) as JsonValue,
-      }),
-    ),
-  };
 }

@@ -1,5 +1,4 @@
 import type Database from 'better-sqlite3';
-import { conflict } from '../../core/errors.js';
 import type {
   Leaderboard,
   LeaderboardDefinition,
@@ -16,14 +15,13 @@ import type {
 } from '../../core/leaderboards/leaderboard-store.js';
 import type { RankKey } from '../../core/leaderboards/rank-order.js';
 import {
-  BOARD_COLUMNS,
-  type BoardRow,
-  boardFromRows,
+  BOARD_ROW_COLUMNS,
   type EntryRow,
   type HistoryRow,
   insertBoard,
-  type LeagueRow,
-  type RewardRow,
+  readBoard,
+  SELECT_BOARD,
+  type SqliteBoardRow,
   toEntry,
   toHistory,
 } from './leaderboard-rows.js';
@@ -56,43 +54,39 @@ export class SqliteLeaderboardStore implements LeaderboardStore {
     this.db = withStatementCache(database);
   }
 
-  async create(projectId: number, def: LeaderboardDefinition, period: Period): Promise<Leaderboard> {
+  async create(projectId: number, def: LeaderboardDefinition, period: Period): Promise<Leaderboard | 'taken'> {
     const id = this.db
       .transaction(() => {
         const taken = this.db
           .prepare('SELECT 1 FROM leaderboards WHERE project_id = ? AND slug = ?')
           .get(projectId, def.slug);
-        if (taken) throw conflict(`Leaderboard '${def.slug}' already exists`);
-        const boardId = insertBoard(this.database, projectId, def, period, Date.now());
-        return boardId;
+        return taken ? null : insertBoard(this.database, projectId, def, period, Date.now());
       })
       .immediate();
-    return this.load(
-      this.db.prepare<[number], BoardRow>(`SELECT ${BOARD_COLUMNS} FROM leaderboards WHERE id = ?`).get(id) as BoardRow,
+    if (id === null) return 'taken';
+    return readBoard(
+      this.db,
+      this.db.prepare<[number], SqliteBoardRow>(`${SELECT_BOARD} WHERE id = ?`).get(id) as SqliteBoardRow,
     );
   }
 
   async get(projectId: number, slug: string): Promise<Leaderboard | null> {
     const row = this.db
-      .prepare<[number, string], BoardRow>(
-        `SELECT ${BOARD_COLUMNS} FROM leaderboards WHERE project_id = ? AND slug = ?`,
-      )
+      .prepare<[number, string], SqliteBoardRow>(`${SELECT_BOARD} WHERE project_id = ? AND slug = ?`)
       .get(projectId, slug);
-    return row ? this.load(row) : null;
+    return row ? readBoard(this.db, row) : null;
   }
 
   async listAll(): Promise<Leaderboard[]> {
-    const rows = this.db.prepare<[], BoardRow>(`SELECT ${BOARD_COLUMNS} FROM leaderboards ORDER BY id`).all();
-    return rows.map((row) => this.load(row));
+    const rows = this.db.prepare<[], SqliteBoardRow>(`${SELECT_BOARD} ORDER BY id`).all();
+    return rows.map((row) => readBoard(this.db, row));
   }
 
   async listDue(now: number): Promise<Leaderboard[]> {
     const rows = this.db
-      .prepare<[number], BoardRow>(
-        `SELECT ${BOARD_COLUMNS} FROM leaderboards WHERE period_end <= ? ORDER BY period_end, id`,
-      )
+      .prepare<[number], SqliteBoardRow>(`${SELECT_BOARD} WHERE period_end <= ? ORDER BY period_end, id`)
       .all(now);
-    return rows.map((row) => this.load(row));
+    return rows.map((row) => readBoard(this.db, row));
   }
 
   async standing(boardId: number, userId: number): Promise<Standing> {
@@ -188,8 +182,8 @@ export class SqliteLeaderboardStore implements LeaderboardStore {
     return this.db
       .transaction((): boolean => {
         const row = this.db
-          .prepare<[number], BoardRow & { reset_owner: string | null }>(
-            `SELECT ${BOARD_COLUMNS}, reset_owner FROM leaderboards WHERE id = ?`,
+          .prepare<[number], SqliteBoardRow & { reset_owner: string | null }>(
+            `SELECT ${BOARD_ROW_COLUMNS}, reset_owner FROM leaderboards WHERE id = ?`,
           )
           .get(boardId);
         if (
@@ -199,7 +193,7 @@ export class SqliteLeaderboardStore implements LeaderboardStore {
           row.period_end === null
         )
           return false;
-        runListingRewrite(this.db, boardId, reset.plan(this.load(row)), row.period_start);
+        runListingRewrite(this.db, boardId, reset.plan(readBoard(this.db, row)), row.period_start);
         this.db
           .prepare(
             'INSERT INTO leaderboard_periods (leaderboard_id, period_start, period_end, archived_at) VALUES (?, ?, ?, ?)',
@@ -256,19 +250,5 @@ export class SqliteLeaderboardStore implements LeaderboardStore {
       )
       .get(boardId, periodStart, userId);
     return row ? toHistory(row) : null;
-  }
-
-  private load(row: BoardRow): Leaderboard {
-    const leagues = this.db
-      .prepare<[number], LeagueRow>(
-        'SELECT slug, name, ord, min_stat, promote_top, demote_bottom FROM leaderboard_leagues WHERE leaderboard_id = ? ORDER BY ord',
-      )
-      .all(row.id);
-    const rewards = this.db
-      .prepare<[number], RewardRow>(
-        'SELECT league, rank_from, rank_to, reward FROM leaderboard_rewards WHERE leaderboard_id = ? ORDER BY position',
-      )
-      .all(row.id);
-    return boardFromRows(row, leagues, rewards);
   }
 }

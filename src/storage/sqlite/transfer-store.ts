@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import type { JsonObject, JsonValue } from '../../core/json.js';
+import { boardRecord } from '../../core/leaderboards/board-record.js';
 import type { ResetSchedule } from '../../core/leaderboards/leaderboard-model.js';
 import { ROOT_PATH } from '../../core/realtime/tree-path.js';
 import { assembleValue } from '../../core/realtime/tree-value.js';
@@ -9,24 +10,9 @@ import { exportedIndex } from '../../core/transfer/export-format.js';
 import type { ImportBoardRows, ImportFound, ImportLookup, ImportRows } from '../../core/transfer/import-plan.js';
 import type { ImportCommit, ImportRequest, TransferStore } from '../../core/transfer/transfer-store.js';
 import { insertIndexDeclaration, listIndexDeclarations } from './index-store.js';
-import { insertBoard, writeDefinitionParts } from './leaderboard-rows.js';
+import { insertBoard, readBoard, replaceBoard, SELECT_BOARD, type SqliteBoardRow } from './leaderboard-rows.js';
 import { currentRulesRevision, saveRulesRevision } from './rules-store.js';
 import type { SqliteTreeStore } from './tree-store.js';
-
-interface BoardRow {
-  id: number;
-  slug: string;
-  name: string;
-  description: string;
-  type: ExportLeaderboard['type'];
-  sort: ExportLeaderboard['sort'];
-  operator: ExportLeaderboard['operator'];
-  reset: ExportLeaderboard['reset'];
-  /** 0 or 1. */
-  client_submit: number;
-  stat_min: number | null;
-  stat_max: number | null;
-}
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -62,10 +48,7 @@ export class SqliteTransferStore implements TransferStore {
         .all(projectId)
         .map((row) => ({ ...row, roles: JSON.parse(row.roles) as string[] }));
       const boards = this.db
-        .prepare<[number], BoardRow>(
-          `SELECT id, slug, name, description, type, sort, operator, reset, client_submit, stat_min, stat_max
-           FROM leaderboards WHERE project_id = ? ORDER BY slug`,
-        )
+        .prepare<[number], SqliteBoardRow>(`${SELECT_BOARD} WHERE project_id = ? ORDER BY slug`)
         .all(projectId);
       return {
         format: 'cds-export',
@@ -99,28 +82,8 @@ export class SqliteTransferStore implements TransferStore {
       .immediate();
   }
 
-  private exportBoard(board: BoardRow): ExportLeaderboard {
-    const leagues = this.db
-      .prepare<
-        [number],
-        {
-          slug: string;
-          name: string;
-          order: number;
-          min_stat: number | null;
-          promote_top: number | null;
-          demote_bottom: number | null;
-        }
-      >(
-        'SELECT slug, name, ord AS "order", min_stat, promote_top, demote_bottom FROM leaderboard_leagues WHERE leaderboard_id = ? ORDER BY ord',
-      )
-      .all(board.id);
-    const rewards = this.db
-      .prepare<[number], { league: string; rank_from: number; rank_to: number; reward: string }>(
-        'SELECT league, rank_from, rank_to, reward FROM leaderboard_rewards WHERE leaderboard_id = ? ORDER BY position',
-      )
-      .all(board.id)
-      .map((r) => ({ ...r, reward: JSON.parse(r.reward) as JsonValue }));
+  private exportBoard(row: SqliteBoardRow): ExportLeaderboard {
+    const board = readBoard(this.db, row);
     const entries = this.db
       .prepare<[number], { user_id: number; stat_value: number; league: string; updated_at: number }>(
         'SELECT user_id, stat_value, league, updated_at FROM leaderboard_entries WHERE leaderboard_id = ? ORDER BY user_id',
@@ -132,8 +95,7 @@ export class SqliteTransferStore implements TransferStore {
         'SELECT user_id, league FROM leaderboard_assignments WHERE leaderboard_id = ? ORDER BY user_id',
       )
       .all(board.id);
-    const { id: _id, client_submit, ...fields } = board;
-    return { ...fields, client_submit: client_submit === 1, leagues, rewards, entries, assignments };
+    return { ...boardRecord(board), entries, assignments };
   }
 
   private find(projectId: number, lookup: ImportLookup): ImportFound {
@@ -214,35 +176,8 @@ export class SqliteTransferStore implements TransferStore {
 
   private writeBoard(projectId: number, board: ImportBoardRows, now: number): void {
     const { definition: def, period } = board;
-    let boardId: number;
-    if (board.existingId !== null) {
-      boardId = board.existingId;
-      this.db
-        .prepare(
-          `UPDATE leaderboards SET name = ?, description = ?, type = ?, sort = ?, operator = ?, reset = ?, revision = revision + 1,
-             period_start = ?, period_end = ?, reset_owner = NULL, reset_lease_until = NULL,
-             client_submit = ?, stat_min = ?, stat_max = ? WHERE id = ?`,
-        )
-        .run(
-          def.name,
-          def.description,
-          def.type,
-          def.sort,
-          def.operator,
-          def.reset,
-          period.start,
-          period.end,
-          def.clientSubmit ? 1 : 0,
-          def.statMin,
-          def.statMax,
-          boardId,
-        );
-      this.db.prepare('DELETE FROM leaderboard_entries WHERE leaderboard_id = ?').run(boardId);
-      this.db.prepare('DELETE FROM leaderboard_assignments WHERE leaderboard_id = ?').run(boardId);
-      writeDefinitionParts(this.db, boardId, def);
-    } else {
-      boardId = insertBoard(this.db, projectId, def, period, now);
-    }
+    const boardId = board.existingId ?? insertBoard(this.db, projectId, def, period, now);
+    if (board.existingId !== null) replaceBoard(this.db, boardId, def, period);
     const entry = this.db.prepare(
       'INSERT INTO leaderboard_entries (leaderboard_id, user_id, league, stat_value, score, updated_at) VALUES (?, ?, ?, ?, ?, ?)',
     );
