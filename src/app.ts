@@ -17,13 +17,13 @@ import { AccountService } from './core/auth/account-service.js';
 import { AuthService } from './core/auth/auth-service.js';
 import type { Bus } from './core/bus.js';
 import { type Clock, systemClock } from './core/clock.js';
+import { DocumentCommits } from './core/documents/document-commits.js';
 import { DocumentService } from './core/documents/document-service.js';
 import { IndexService } from './core/documents/index-service.js';
 import { QueryStats, type QueryStatsSink } from './core/documents/query-stats.js';
 import { RuledDocumentService } from './core/documents/ruled-document-service.js';
 import { createLeaderboards } from './core/leaderboards/create-leaderboards.js';
 import type { LeaderboardService } from './core/leaderboards/leaderboard-service.js';
-import { documentChannel, encodeDocumentCommit } from './core/listeners/document-commit-event.js';
 import { DocumentListenerService } from './core/listeners/document-listener-service.js';
 import type { Storage } from './core/ports.js';
 import { TreeRules } from './core/realtime/tree-rules.js';
@@ -194,16 +194,16 @@ export function createServices(config: Config, storage: Storage, options: Servic
     clock,
     onError: (error, message) => log(error, message),
   });
-  // Every commit of documents is announced once, after COMMIT, for the listeners of every instance (§10).
-  const documentPublishFailed = publishFailures(log);
-  storage.documents.configureChangeLog({
-    retention: { maxWrites: config.realtime.logMaxWrites, maxAgeMs: config.realtime.logMaxAgeSeconds * 1000 },
-    onCommit: (event) => {
-      bus.publish(documentChannel(event.projectId), encodeDocumentCommit(event)).catch(documentPublishFailed);
-    },
-  });
+  // Every commit of documents reaches this instance's listeners at once and the others' over the bus (§10).
+  const documentCommits = new DocumentCommits(
+    storage.documents,
+    bus,
+    { maxWrites: config.realtime.logMaxWrites, maxAgeMs: config.realtime.logMaxAgeSeconds * 1000 },
+    publishFailures(log),
+  );
   const documents = new DocumentService(
     storage.documents,
+    documentCommits,
     config.pathLimits,
     {
       indexes,
@@ -255,7 +255,7 @@ export function createServices(config: Config, storage: Storage, options: Servic
       clock,
     }),
     indexes,
-    listeners: new DocumentListenerService(storage.documents, documentAccess),
+    listeners: new DocumentListenerService(storage.documents, documentAccess, documentCommits),
   };
 }
 

@@ -1,6 +1,10 @@
 import type { Bus } from '../core/bus.js';
 import type { DocumentCommitRecord } from '../core/documents/document-store.js';
-import { decodeDocumentCommit, documentChannel } from '../core/listeners/document-commit-event.js';
+import {
+  decodeDocumentCommits,
+  documentChannel,
+  isOwnDocumentMessage,
+} from '../core/listeners/document-commit-event.js';
 import type { DocumentListenerService } from '../core/listeners/document-listener-service.js';
 import { ListenerIndex } from '../core/listeners/listener-index.js';
 import { type FeedOptions, OrderedFeed } from './ordered-feed.js';
@@ -31,7 +35,9 @@ export class DocumentFeed extends OrderedFeed<DocumentCommitRecord> {
       {
         channel: documentChannel(projectId),
         decode: (message) => {
-          const event = decodeDocumentCommit(message);
+          // This instance's own commits reached the feed directly (`ownCommits`).
+          if (isOwnDocumentMessage(message, service.origin)) return [];
+          const event = decodeDocumentCommits(message);
           return event && event.projectId === projectId ? event.commits : null;
         },
         currentVersion: () => service.currentVersion(projectId),
@@ -40,6 +46,11 @@ export class DocumentFeed extends OrderedFeed<DocumentCommitRecord> {
       bus,
       options,
     );
+  }
+
+  /** Commits of the project made by this instance, straight after their COMMIT (no bus round trip). */
+  ownCommits(commits: readonly DocumentCommitRecord[]): void {
+    this.receive(commits);
   }
 
   protected deliver(commit: DocumentCommitRecord): void {

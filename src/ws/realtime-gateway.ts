@@ -73,6 +73,7 @@ export class RealtimeGateway {
   private reviewingGrants = false;
   private stopRulesListener: (() => void) | null = null;
   private stopCommitListener: (() => void) | null = null;
+  private stopDocumentCommitListener: (() => void) | null = null;
 
   private readonly documentFeeds = new Map<number, DocumentFeed>();
 
@@ -98,6 +99,9 @@ export class RealtimeGateway {
     this.stopCommitListener = this.tree.onLocalCommits((projectId, commits) =>
       this.feeds.get(projectId)?.ownCommits(commits),
     );
+    this.stopDocumentCommitListener =
+      this.listeners?.onLocalCommits((projectId, commits) => this.documentFeeds.get(projectId)?.ownCommits(commits)) ??
+      null;
     await app.register(websocket, {
       options: { maxPayload: this.options.maxPayload },
       preClose: (done) => {
@@ -140,6 +144,8 @@ export class RealtimeGateway {
     this.stopRulesListener = null;
     this.stopCommitListener?.();
     this.stopCommitListener = null;
+    this.stopDocumentCommitListener?.();
+    this.stopDocumentCommitListener = null;
     const sessions = [...this.sessions];
     const closing = Promise.all(
       sessions.map(

@@ -5,11 +5,12 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { parseDocumentJson } from '../../src/core/documents/document-service.js';
-import type { DocumentCommitEvent, DocumentMutation, DocumentStore } from '../../src/core/documents/document-store.js';
+import type { DocumentCommitRecord, DocumentMutation, DocumentStore } from '../../src/core/documents/document-store.js';
 import { deleteMutation, putMutation } from '../../src/core/documents/document-writes.js';
 import { AppError } from '../../src/core/errors.js';
 import { parseDocumentPath } from '../../src/core/paths.js';
 import type { Storage } from '../../src/core/ports.js';
+import type { ChangeLogRetention } from '../../src/core/realtime/tree-store.js';
 import type { EngineFixture } from '../support/engines.js';
 
 const refused: DocumentMutation = {
@@ -26,7 +27,9 @@ export function documentLogCases(engine: EngineFixture): void {
     let storage: Storage;
     let store: DocumentStore;
     let project = 5000;
-    const events: DocumentCommitEvent[] = [];
+    let retention: ChangeLogRetention = { maxWrites: 1000, maxAgeMs: 60_000 };
+    /** The commits the store's `apply` calls reported, in the order they were answered. */
+    const events: DocumentCommitRecord[] = [];
 
     beforeAll(async () => {
       storage = await engine.create();
@@ -38,12 +41,16 @@ export function documentLogCases(engine: EngineFixture): void {
     beforeEach(() => {
       project += 10;
       events.length = 0;
-      store.configureChangeLog({ retention: { maxWrites: 1000, maxAgeMs: 60_000 }, onCommit: (e) => events.push(e) });
+      retention = { maxWrites: 1000, maxAgeMs: 60_000 };
     });
 
-    const put = (path: string, data = {}) =>
-      store.apply(project, [putMutation(parseDocumentPath(path), data, crypto.randomUUID())]);
-    const del = (path: string) => store.apply(project, [deleteMutation(parseDocumentPath(path))]);
+    const apply = async (mutations: DocumentMutation[]) => {
+      const { applied, commit } = await store.apply(project, mutations, retention);
+      events.push(commit);
+      return applied;
+    };
+    const put = (path: string, data = {}) => apply([putMutation(parseDocumentPath(path), data, crypto.randomUUID())]);
+    const del = (path: string) => apply([deleteMutation(parseDocumentPath(path))]);
 
     it('logs each commit with its version: written data, deletes as null, with the kept id', async () => {
       expect(await store.currentVersion(project)).toBe(0);
@@ -71,15 +78,14 @@ export function documentLogCases(engine: EngineFixture): void {
       expect(await store.changesSince(project, -1)).toBeNull();
     });
 
-    it('tells the listener after each commit; a refused write takes no version', async () => {
+    it('reports each commit; a refused write takes no version', async () => {
       await put('rooms/a', { x: 1 });
-      await expect(store.apply(project, [refused])).rejects.toThrow('no');
+      await expect(apply([refused])).rejects.toThrow('no');
       await put('rooms/b', { x: 2 });
       expect(await store.currentVersion(project)).toBe(2);
-      const told = events.flatMap((e) => e.commits.map((c) => [e.projectId, c.version, c.changes.map((x) => x.path)]));
-      expect(told).toEqual([
-        [project, 1, ['rooms/a']],
-        [project, 2, ['rooms/b']],
+      expect(events.map((c) => [c.version, c.changes.map((x) => x.path)])).toEqual([
+        [1, ['rooms/a']],
+        [2, ['rooms/b']],
       ]);
     });
 
@@ -87,15 +93,13 @@ export function documentLogCases(engine: EngineFixture): void {
       const paths = ['rooms/g', 'rooms/h', 'rooms/g', 'rooms/i', 'rooms/g'];
       // Handed over in one turn: the engines commit them together.
       const applied = await Promise.all([
-        ...paths.map((path, n) =>
-          store.apply(project, [putMutation(parseDocumentPath(path), { n }, crypto.randomUUID())]),
-        ),
-        store.apply(project, [refused]).catch(() => null),
+        ...paths.map((path, n) => apply([putMutation(parseDocumentPath(path), { n }, crypto.randomUUID())])),
+        apply([refused]).catch(() => null),
       ]);
       const versions = applied.slice(0, paths.length).map((result) => result?.[0]?.version);
       expect(versions).toEqual([1, 2, 3, 4, 5]);
       expect(await store.currentVersion(project)).toBe(5);
-      expect(events.flatMap((e) => e.commits.map((c) => c.version))).toEqual([1, 2, 3, 4, 5]);
+      expect(events.map((c) => c.version)).toEqual([1, 2, 3, 4, 5]);
       const history = await store.changesSince(project, 0);
       expect(history?.commits.map((c) => c.changes.map((x) => [x.path, x.data, x.previous]))).toEqual([
         [['rooms/g', { n: 0 }, null]],
@@ -104,7 +108,7 @@ export function documentLogCases(engine: EngineFixture): void {
         [['rooms/i', { n: 3 }, null]],
         [['rooms/g', { n: 4 }, { n: 2 }]],
       ]);
-      expect(history?.commits).toEqual(events.flatMap((e) => e.commits));
+      expect(history?.commits).toEqual(events);
       const stored = await store.documentSnapshot(project, 'rooms/g');
       expect(stored.document?.data).toEqual({ n: 4 });
       expect((await store.getWithCollections(project, 'rooms/g'))?.version).toBe(5);
@@ -115,7 +119,7 @@ export function documentLogCases(engine: EngineFixture): void {
       await put('rooms/k', { n: 0 });
       const k = parseDocumentPath('rooms/k');
       const l = parseDocumentPath('rooms/l');
-      await store.apply(project, [
+      await apply([
         putMutation(k, { n: 1 }, crypto.randomUUID()),
         putMutation(l, { n: 1 }, crypto.randomUUID()),
         putMutation(k, { n: 2 }, crypto.randomUUID()),
@@ -125,14 +129,14 @@ export function documentLogCases(engine: EngineFixture): void {
       expect(history?.commits).toEqual([
         { version: 2, changes: [{ path: 'rooms/k', id: expect.any(String), data: { n: 2 }, previous: { n: 0 } }] },
       ]);
-      expect(events.flatMap((e) => e.commits).at(-1)).toEqual(history?.commits[0]);
+      expect(events.at(-1)).toEqual(history?.commits[0]);
     });
 
     it('logs nothing of a refused batch (it takes no version) and everything of an accepted one in one commit', async () => {
       await expect(
-        store.apply(project, [putMutation(parseDocumentPath('rooms/x'), {}, crypto.randomUUID()), refused]),
+        apply([putMutation(parseDocumentPath('rooms/x'), {}, crypto.randomUUID()), refused]),
       ).rejects.toThrow('no');
-      await store.apply(project, [
+      await apply([
         putMutation(parseDocumentPath('rooms/y'), { y: 1 }, crypto.randomUUID()),
         putMutation(parseDocumentPath('rooms/z'), { z: 1 }, crypto.randomUUID()),
       ]);
@@ -143,14 +147,14 @@ export function documentLogCases(engine: EngineFixture): void {
     });
 
     it('keeps only the last maxWrites commits; an older since is no longer covered', async () => {
-      store.configureChangeLog({ retention: { maxWrites: 3, maxAgeMs: 60_000 } });
+      retention = { maxWrites: 3, maxAgeMs: 60_000 };
       for (let i = 0; i < 6; i++) await put(`rooms/r${i}`);
       expect(await store.changesSince(project, 2)).toBeNull();
       expect((await store.changesSince(project, 3))?.commits.map((c) => c.version)).toEqual([4, 5, 6]);
     });
 
     it('keeps no commit older than maxAgeMs', async () => {
-      store.configureChangeLog({ retention: { maxWrites: 1000, maxAgeMs: 1 } });
+      retention = { maxWrites: 1000, maxAgeMs: 1 };
       await put('rooms/a');
       await new Promise((resolve) => setTimeout(resolve, 20));
       await put('rooms/b');

@@ -15,6 +15,7 @@ import type { JsonObject } from '../../src/core/json.js';
 import { parseDocumentPath } from '../../src/core/paths.js';
 import type { Storage } from '../../src/core/ports.js';
 import { parseOrderBy, parseWhere } from '../../src/core/where.js';
+import { insert, merge, remove, upsert } from '../support/document-writes.js';
 import type { EngineFixture } from '../support/engines.js';
 import { compareCodePoints } from '../support/reference-where.js';
 
@@ -44,7 +45,7 @@ export function documentStoreCases(engine: EngineFixture): void {
       project += 10;
     });
 
-    const put = (path: string, data: JsonObject = {}, p = project) => store.upsert(p, parseDocumentPath(path), data);
+    const put = (path: string, data: JsonObject = {}, p = project) => upsert(store, p, parseDocumentPath(path), data);
     const query = (collection: string, where: string[] = [], extra: Partial<QueryDocumentsOptions> = {}) =>
       store
         .query(project, { collection, where: parseWhere(where), ...extra })
@@ -78,10 +79,10 @@ export function documentStoreCases(engine: EngineFixture): void {
 
       it('insert stores the given id, and a second insert at the same path fails', async () => {
         const id = '7c0e5bd8-6d8f-4e43-9b52-3a8f1e2f1f4a';
-        const record = await store.insert(project, parseDocumentPath(`posts/${id}`), id, { t: 'x' });
+        const record = await insert(store, project, parseDocumentPath(`posts/${id}`), id, { t: 'x' });
         expect(record).toEqual({ id, path: `posts/${id}`, data: { t: 'x' } });
         expect(await store.get(project, `posts/${id}`)).toEqual(record);
-        await expect(store.insert(project, parseDocumentPath(`posts/${id}`), id, {})).rejects.toThrow();
+        await expect(insert(store, project, parseDocumentPath(`posts/${id}`), id, {})).rejects.toThrow();
       });
 
       it('get of a missing document is null', async () => {
@@ -90,40 +91,40 @@ export function documentStoreCases(engine: EngineFixture): void {
 
       it('merge replaces top-level keys only, keeps nulls and the id', async () => {
         const { id } = await put('users/u1', { a: 1, nested: { x: 1, y: 2 }, keep: 'k', gone: 1 });
-        const merged = await store.merge(project, 'users/u1', { a: 2, nested: { x: 9 }, gone: null, added: [1] });
+        const merged = await merge(store, project, 'users/u1', { a: 2, nested: { x: 9 }, gone: null, added: [1] });
         const data = { a: 2, nested: { x: 9 }, keep: 'k', gone: null, added: [1] };
         expect(merged).toEqual({ id, path: 'users/u1', data });
         expect(await store.get(project, 'users/u1')).toEqual({ id, path: 'users/u1', data });
       });
 
       it('merge of a missing document is null and creates nothing', async () => {
-        expect(await store.merge(project, 'users/none', { a: 1 })).toBeNull();
+        expect(await merge(store, project, 'users/none', { a: 1 })).toBeNull();
         expect(await store.get(project, 'users/none')).toBeNull();
       });
 
       it('concurrent merges of distinct keys lose none', async () => {
         await put('counters/c', {});
-        await Promise.all(Array.from({ length: 20 }, (_, i) => store.merge(project, 'counters/c', { [`k${i}`]: i })));
+        await Promise.all(Array.from({ length: 20 }, (_, i) => merge(store, project, 'counters/c', { [`k${i}`]: i })));
         const data = (await store.get(project, 'counters/c'))?.data ?? {};
         expect(Object.keys(data).sort()).toEqual(Array.from({ length: 20 }, (_, i) => `k${i}`).sort());
       });
 
       it('delete removes only that document and reports whether it existed', async () => {
         for (const path of ['a/1', 'a/1/b/2', 'a/10', 'a/1!']) await put(path);
-        expect(await store.delete(project, 'a/1')).toBe(true);
+        expect(await remove(store, project, 'a/1')).toBe(true);
         expect(await store.get(project, 'a/1')).toBeNull();
         for (const path of ['a/1/b/2', 'a/10', 'a/1!']) expect(await store.get(project, path)).not.toBeNull();
-        expect(await store.delete(project, 'a/1')).toBe(false);
+        expect(await remove(store, project, 'a/1')).toBe(false);
       });
 
       it('NUL in strings: PostgreSQL refuses with the §0 validation error, SQLite stores it', async () => {
         const attempts = [
           () => put('n/1', { s: 'a\u0000b' }),
           () =>
-            store.insert(project, parseDocumentPath('n/2'), '0d5b7c1e-8f7a-4c1b-9a53-0c9e1b2a3d4f', { 'k\u0000': 1 }),
+            insert(store, project, parseDocumentPath('n/2'), '0d5b7c1e-8f7a-4c1b-9a53-0c9e1b2a3d4f', { 'k\u0000': 1 }),
           async () => {
             await put('n/3', {});
-            return store.merge(project, 'n/3', { s: ['\u0000'] });
+            return merge(store, project, 'n/3', { s: ['\u0000'] });
           },
         ];
         for (const attempt of attempts) {
@@ -151,10 +152,10 @@ export function documentStoreCases(engine: EngineFixture): void {
           put('w/a', { v: 1 }),
           put('w/a', { v: 2 }),
           put('w/b', { v: 3 }),
-          store.insert(project, parseDocumentPath('w/c'), '0d5b7c1e-8f7a-4c1b-9a53-0c9e1b2a3d4f', { v: 4 }),
-          store.merge(project, 'w/m', { first: 1, both: 'first' }),
-          store.merge(project, 'w/m', { second: 2, both: 'second' }),
-          store.merge(project, 'w/none', { x: 1 }),
+          insert(store, project, parseDocumentPath('w/c'), '0d5b7c1e-8f7a-4c1b-9a53-0c9e1b2a3d4f', { v: 4 }),
+          merge(store, project, 'w/m', { first: 1, both: 'first' }),
+          merge(store, project, 'w/m', { second: 2, both: 'second' }),
+          merge(store, project, 'w/none', { x: 1 }),
         ]);
         expect(fresh).toEqual({ id: expect.stringMatching(UUID), path: 'w/a', data: { v: 1 }, created: true });
         expect(again).toEqual({ id: fresh.id, path: 'w/a', data: { v: 2 }, created: false });
@@ -193,8 +194,8 @@ export function documentStoreCases(engine: EngineFixture): void {
           put('r/1', { ok: 1 }),
           put('r/2', { s: 'a\u0000b' }),
           put('r/3', { ok: 3 }),
-          store.insert(project, parseDocumentPath('r/4'), '1d5b7c1e-8f7a-4c1b-9a53-0c9e1b2a3d4f', { k: '\u0000' }),
-          store.insert(project, parseDocumentPath('r/5'), '2d5b7c1e-8f7a-4c1b-9a53-0c9e1b2a3d4f', { ok: 5 }),
+          insert(store, project, parseDocumentPath('r/4'), '1d5b7c1e-8f7a-4c1b-9a53-0c9e1b2a3d4f', { k: '\u0000' }),
+          insert(store, project, parseDocumentPath('r/5'), '2d5b7c1e-8f7a-4c1b-9a53-0c9e1b2a3d4f', { ok: 5 }),
         ]);
         const refused = engine.name === 'postgres' ? 'rejected' : 'fulfilled';
         expect(results.map((r) => r.status)).toEqual(['fulfilled', refused, 'fulfilled', refused, 'fulfilled']);
@@ -491,13 +492,13 @@ export function documentStoreCases(engine: EngineFixture): void {
         expect(await store.query(other, { collection: 'users', where: [] })).toEqual({ documents: [], rowsScanned: 0 });
         const filtered = { collection: 'users', where: parseWhere(['secret__exact:1']) };
         expect(await store.query(other, filtered)).toEqual({ documents: [], rowsScanned: 0 });
-        expect(await store.merge(other, 'users/u1', { secret: 'x' })).toBeNull();
-        expect(await store.delete(other, 'users/u1')).toBe(false);
+        expect(await merge(store, other, 'users/u1', { secret: 'x' })).toBeNull();
+        expect(await remove(store, other, 'users/u1')).toBe(false);
         const copy = await put('users/u1', { mine: true }, other);
         expect(copy.created).toBe(true);
         expect(copy.id).not.toBe(original.id);
         const id = 'f2a7c2e0-1d4b-4a5e-8c3f-6b7d8e9f0a1b';
-        await store.insert(other, parseDocumentPath('users/u1/posts/p1'), id, {});
+        await insert(store, other, parseDocumentPath('users/u1/posts/p1'), id, {});
         expect(await store.get(project, 'users/u1')).toEqual({
           id: original.id,
           path: 'users/u1',

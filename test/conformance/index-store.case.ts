@@ -10,6 +10,7 @@ import { chooseIndex, type IndexField, parseIndexFields } from '../../src/core/d
 import { parseDocumentPath } from '../../src/core/paths.js';
 import type { Storage } from '../../src/core/ports.js';
 import { parseOrderBy, parseWhere } from '../../src/core/where.js';
+import { upsert } from '../support/document-writes.js';
 import type { EngineFixture } from '../support/engines.js';
 
 const BY_LEVEL: IndexField[] = parseIndexFields([{ field: 'level' }]);
@@ -57,7 +58,7 @@ export function indexStoreCases(engine: EngineFixture): void {
     it('builds a declaration into an index queries seek on: they read what they return', async () => {
       const p = project++;
       for (let i = 0; i < 60; i++) {
-        await storage.documents.upsert(p, parseDocumentPath(`items/i${i}`), { level: i % 30, name: `n${i}` });
+        await upsert(storage.documents, p, parseDocumentPath(`items/i${i}`), { level: i % 30, name: `n${i}` });
       }
       const index = await declare(p, 'items', BY_LEVEL);
       expect(await store.building()).toContainEqual(index);
@@ -172,7 +173,7 @@ export function indexStoreCases(engine: EngineFixture): void {
     it('answers a query planned with an index dropped since, as the path indexes do', async () => {
       const p = project++;
       for (let i = 0; i < 30; i++) {
-        await storage.documents.upsert(p, parseDocumentPath(`items/i${i}`), { level: 30 - i });
+        await upsert(storage.documents, p, parseDocumentPath(`items/i${i}`), { level: 30 - i });
       }
       const index = await declare(p, 'items', BY_LEVEL);
       expect(await store.build(index)).toBe('ready');
@@ -195,7 +196,7 @@ export function indexStoreCases(engine: EngineFixture): void {
 
     it('builds a declaration a process left building when it died before building it', async () => {
       const p = project++;
-      await storage.documents.upsert(p, parseDocumentPath('items/a'), { level: 1 });
+      await upsert(storage.documents, p, parseDocumentPath('items/a'), { level: 1 });
       const stuck = await declare(p, 'items', BY_LEVEL);
       // What a restarted process finds: the declaration, no builder.
       const [found] = (await store.building()).filter((index) => index.projectId === p);

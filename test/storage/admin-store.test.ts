@@ -4,6 +4,7 @@ import { parseDocumentJson } from '../../src/core/documents/document-service.js'
 import { redefineRewrite, resetRewrite } from '../../src/core/leaderboards/listing-rewrite.js';
 import { parseDocumentPath } from '../../src/core/paths.js';
 import type { Storage } from '../../src/core/ports.js';
+import { upsert } from '../support/document-writes.js';
 import { engines } from '../support/engines.js';
 import { createBoard, definition, league } from '../support/leaderboards.js';
 
@@ -97,7 +98,7 @@ for (const engine of engines) {
     });
 
     it('pages collection names and counts direct children, project by project', async () => {
-      const put = (project: number, path: string) => storage.documents.upsert(project, parseDocumentPath(path), {});
+      const put = (project: number, path: string) => upsert(storage.documents, project, parseDocumentPath(path), {});
       for (const path of ['r/1/b/x', 'r/1/a/x', 'r/1/a/y', 'r/1/c/x/deep/z', 'r/2/d/x', 'top/t'])
         await put(projectA, path);
       await put(projectB, 'r/1/zz/x');

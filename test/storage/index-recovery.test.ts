@@ -12,13 +12,14 @@ import { parseDocumentPath } from '../../src/core/paths.js';
 import type { Storage } from '../../src/core/ports.js';
 import type { PostgresStorage } from '../../src/storage/postgres/postgres-storage.js';
 import { ManualClock } from '../support/clock.js';
+import { upsert } from '../support/document-writes.js';
 import { engines, postgresEngine } from '../support/engines.js';
 
 const BY_LEVEL = parseIndexFields([{ field: 'level' }]);
 
 /** A declaration as a process that died after declaring it left it: `building`, nothing built. */
 async function stuckIndex(storage: Storage, projectId: number) {
-  await storage.documents.upsert(projectId, parseDocumentPath('items/a'), { level: 1 });
+  await upsert(storage.documents, projectId, parseDocumentPath('items/a'), { level: 1 });
   const index = await storage.indexes.create(projectId, 'items', BY_LEVEL);
   if (!index) throw new Error('declared twice');
   return index;

@@ -23,6 +23,7 @@ import { PostgresStorage } from '../../src/storage/postgres/postgres-storage.js'
 import { sqliteDocumentSql, sqlitePagingSql, sqliteQuerySql } from '../../src/storage/sqlite/document-sql.js';
 import { SqliteStorage } from '../../src/storage/sqlite/sqlite-storage.js';
 import type { SqliteParams } from '../../src/storage/sqlite/where-sql.js';
+import { upsert } from '../support/document-writes.js';
 import { postgresEngine, sqliteEngine } from '../support/engines.js';
 
 const COUNT = 100_000;
@@ -390,7 +391,7 @@ describe.skipIf(postgresEngine.unavailable)('query plans on postgres', () => {
 
   it('getWithCollections is one statement: the primary-key lookup, then one seek per child collection name', async () => {
     // No generated document has children; c1/d1 (40 child collections over 100 descendants) gets one here.
-    await storage.documents.upsert(PROJECT, parseDocumentPath('c1/d1'), { n: 1 });
+    await upsert(storage.documents, PROJECT, parseDocumentPath('c1/d1'), { n: 1 });
     const found = await storage.documents.getWithCollections(PROJECT, 'c1/d1');
     expect(found && { ...parseDocumentJson(found.document), collections: found.collections }).toMatchObject({
       path: 'c1/d1',
@@ -421,7 +422,7 @@ describe.skipIf(postgresEngine.unavailable)('query plans on postgres', () => {
   });
 
   it('a batch of document reads looks each up by primary key and seeks once per child collection name', async () => {
-    await storage.documents.upsert(PROJECT, parseDocumentPath('c1/d1'), { n: 1 });
+    await upsert(storage.documents, PROJECT, parseDocumentPath('c1/d1'), { n: 1 });
     // c1/d1 has 40 child collections, c1/d101 is missing (with 100 documents below), c4/d4 has none.
     const reads = await Promise.all(
       ['c1/d1', 'c1/d101', 'c4/d4'].map((p) => storage.documents.getWithCollections(PROJECT, p)),

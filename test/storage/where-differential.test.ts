@@ -12,6 +12,7 @@ import { compileMatcher, documentOrder } from '../../src/core/listeners/document
 import { parseDocumentPath } from '../../src/core/paths.js';
 import type { Storage } from '../../src/core/ports.js';
 import { LOOKUPS, matchesNothing, parseOrderBy, parseWhere } from '../../src/core/where.js';
+import { upsert } from '../support/document-writes.js';
 import { engines } from '../support/engines.js';
 import { type ReferenceDocument, referenceQuery, valueAt } from '../support/reference-where.js';
 
@@ -284,7 +285,7 @@ for (const engine of engines) {
         for (let i = 0; i < documents.length; i += 50) {
           const batch = documents.slice(i, i + 50);
           await Promise.all(
-            batch.map((doc) => storage.documents.upsert(PROJECT, parseDocumentPath(doc.path), doc.data)),
+            batch.map((doc) => upsert(storage.documents, PROJECT, parseDocumentPath(doc.path), doc.data)),
           );
         }
         if (!indexed) return;

@@ -5,10 +5,13 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parseDocumentJson } from '../../src/core/documents/document-service.js';
-import type { DocumentCommitEvent } from '../../src/core/documents/document-store.js';
 import { putMutation } from '../../src/core/documents/document-writes.js';
 import type { JsonObject } from '../../src/core/json.js';
-import { documentChannel, encodeDocumentCommit } from '../../src/core/listeners/document-commit-event.js';
+import {
+  type DocumentCommitEvent,
+  documentChannel,
+  encodeDocumentCommits,
+} from '../../src/core/listeners/document-commit-event.js';
 import { parseDocumentPath } from '../../src/core/paths.js';
 import { engines } from '../support/engines.js';
 import { copyOf, listenerMessages, sortedPaths } from '../support/listener-copy.js';
@@ -20,15 +23,12 @@ for (const engine of engines) {
     let t: RealtimeTestApp;
     let ws: TestSocket;
     const unpublished: DocumentCommitEvent[] = [];
+    // Written past `DocumentCommits`, as if each writer died between COMMIT and publish: nothing is announced.
+    const retention = { maxWrites: 5, maxAgeMs: 600_000 };
     beforeEach(async () => {
       t = await startRealtimeApp(engine);
       ws = await t.socket();
       unpublished.length = 0;
-      // From here on commits are only recorded, as if each writer died between COMMIT and publish.
-      t.app.services.storage.documents.configureChangeLog({
-        retention: { maxWrites: 5, maxAgeMs: 600_000 },
-        onCommit: (event) => unpublished.push(event),
-      });
     });
     afterEach(async () => {
       await ws?.close();
@@ -36,14 +36,17 @@ for (const engine of engines) {
     });
 
     const put = async (path: string, data: JsonObject) => {
-      await t.app.services.storage.documents.apply(t.project.projectId, [
-        putMutation(parseDocumentPath(path), data, crypto.randomUUID()),
-      ]);
-      const event = unpublished[unpublished.length - 1] as DocumentCommitEvent;
-      return { ...event, version: event.commits[0]?.version ?? 0 };
+      const { commit } = await t.app.services.storage.documents.apply(
+        t.project.projectId,
+        [putMutation(parseDocumentPath(path), data, crypto.randomUUID())],
+        retention,
+      );
+      const event = { projectId: t.project.projectId, commits: [commit] };
+      unpublished.push(event);
+      return { ...event, version: commit.version };
     };
     const publish = ({ projectId, commits }: DocumentCommitEvent) =>
-      t.app.services.bus.publish(documentChannel(projectId), encodeDocumentCommit({ projectId, commits }));
+      t.app.services.bus.publish(documentChannel(projectId), encodeDocumentCommits({ projectId, commits }));
     const changeVersions = (id: string) =>
       listenerMessages(ws, id)
         .filter((m) => m.event === 'changes')

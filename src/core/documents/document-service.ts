@@ -24,6 +24,7 @@ import {
   type DeleteResult,
   DocumentWrites,
   type PutResult,
+  type DocumentWriter,
   type WriteAccess,
   type WriteRequest,
 } from './document-write-service.js';
@@ -80,11 +81,12 @@ export class DocumentService {
 
   constructor(
     private readonly store: DocumentStore,
+    commits: DocumentWriter,
     private readonly limits: PathLimits,
     private readonly planning: QueryPlanning = {},
     clock: Clock = systemClock,
   ) {
-    this.writes = new DocumentWrites(store, limits, clock);
+    this.writes = new DocumentWrites(commits, limits, clock);
   }
 
   /** Inserts or replaces the document at `rawPath`. */

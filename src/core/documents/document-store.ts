@@ -64,6 +64,12 @@ export interface DocumentMutation {
   decide(stored: StoredDocument | null, commit: DocumentCommit): DocumentChange;
 }
 
+/** What one `apply` call committed: each mutation's outcome, and the commit (its version and changes). */
+export interface AppliedCall {
+  applied: AppliedMutation[];
+  commit: DocumentCommitRecord;
+}
+
 /** What a mutation did, with the version of its commit. */
 export type AppliedMutation =
   | { kind: 'written'; id: string; path: string; data: JsonObject; version: number; created: boolean }
@@ -126,26 +132,10 @@ export interface DocumentCommitRecord {
   changes: DocumentChangeEntry[];
 }
 
-/**
- * A project's commits of one group commit as the store reports them after COMMIT (and the bus
- * carries them, §10): consecutive versions, in order.
- */
-export interface DocumentCommitEvent {
-  projectId: number;
-  commits: DocumentCommitRecord[];
-}
-
 /** The commits after some version that changed documents, in order, and the current version. */
 export interface DocumentHistory {
   version: number;
   commits: DocumentCommitRecord[];
-}
-
-/** What the store keeps of each commit and whom it tells (§10): set once by the composition root. */
-export interface DocumentChangeLog {
-  retention: ChangeLogRetention;
-  /** Called after each group commit, once per project it wrote, with that project's commits in order. */
-  onCommit?: (event: DocumentCommitEvent) => void;
 }
 
 /** A query's result and the document version it reflects, read in one transaction. */
@@ -162,11 +152,6 @@ export interface DocumentSnapshot {
 
 /** The JSON document store of every project. Each method is one atomic operation. */
 export interface DocumentStore {
-  /**
-   * Sets the change log's retention and the commit listener (§10). Until called, the tree's
-   * defaults apply and nobody is told.
-   */
-  configureChangeLog(log: DocumentChangeLog): void;
   /** The project's current document version: 0 before its first commit. */
   currentVersion(projectId: number): Promise<number>;
   /**
@@ -182,13 +167,15 @@ export interface DocumentStore {
    * Applies the mutations in order as one commit of the project's documents (§10, §11): one new
    * version for all of them, all or none (the first `decide` that throws rejects the call with
    * its error, and it takes no version). Calls arriving together may share a transaction (a
-   * group commit), each still with a version of its own, in the order they apply.
+   * group commit), each still with a version of its own, in the order they apply. The change
+   * log is trimmed to `retention` (the tree's defaults when absent). Core announces the commit
+   * (`DocumentCommits`); the store tells nobody.
    */
-  apply(projectId: number, mutations: readonly DocumentMutation[]): Promise<AppliedMutation[]>;
-  /** Inserts or replaces the document at `path`; `created` tells which happened. */
-  upsert(projectId: number, path: DocumentPath, data: JsonObject): Promise<DocumentRecord & { created: boolean }>;
-  /** Inserts a new document with the given id; the path is new (its last segment is the id). */
-  insert(projectId: number, path: DocumentPath, id: string, data: JsonObject): Promise<DocumentRecord>;
+  apply(
+    projectId: number,
+    mutations: readonly DocumentMutation[],
+    retention?: ChangeLogRetention,
+  ): Promise<AppliedCall>;
   /** The document at `path`, or null. */
   get(projectId: number, path: string): Promise<DocumentRecord | null>;
   /**
@@ -199,10 +186,6 @@ export interface DocumentStore {
   getWithCollections(projectId: number, path: string): Promise<DocumentWithCollections | null>;
   /** Sorted unique names of the segment after `path/` over all documents below `path`. */
   childCollections(projectId: number, path: string): Promise<string[]>;
-  /** Shallow-merges `patch` into the stored data; null when the document does not exist. */
-  merge(projectId: number, path: string, patch: JsonObject): Promise<DocumentRecord | null>;
-  /** Deletes only that document; false when it did not exist. */
-  delete(projectId: number, path: string): Promise<boolean>;
   /** Direct children of a collection, by path ascending. */
   list(projectId: number, options: ListDocumentsOptions): Promise<DocumentJson[]>;
   /** Documents of a collection matching every clause, by `orderBy` then path. */

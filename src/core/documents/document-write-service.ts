@@ -10,7 +10,8 @@ import { badRequest, validationFailed } from '../errors.js';
 import { type JsonObject, unstorableIssue } from '../json.js';
 import { childDocumentPath, type DocumentPath, normalizePath, type PathLimits, parseDocumentPath } from '../paths.js';
 import type { DocumentAccess, WriteOp } from '../rules/document-access.js';
-import type { AppliedMutation, DocumentMutation, DocumentRecord, DocumentStore } from './document-store.js';
+import type { DocumentCommits } from './document-commits.js';
+import type { AppliedMutation, DocumentMutation, DocumentRecord } from './document-store.js';
 import {
   batchMutation,
   deleteMutation,
@@ -24,6 +25,9 @@ import { applyTransforms, type FieldTransform, parseTransforms } from './field-t
 
 /** The access rules (§9) of a caller's writes: its `DocumentAccess`, or null for a trusted caller. */
 export type WriteAccess = Pick<DocumentAccess, 'writeGuard'>;
+
+/** Where writes are committed and announced: `DocumentCommits`. */
+export type DocumentWriter = Pick<DocumentCommits, 'apply'>;
 
 /** What a write request carries beyond its path and data. */
 export interface WriteRequest {
@@ -75,7 +79,7 @@ function written(applied: AppliedMutation | undefined): PutResult {
 /** Turns write requests into mutations, has the store apply them, and shapes the answers. */
 export class DocumentWrites {
   constructor(
-    private readonly store: DocumentStore,
+    private readonly store: DocumentWriter,
     private readonly limits: PathLimits,
     private readonly clock: Clock,
   ) {}

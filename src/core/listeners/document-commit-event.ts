@@ -1,15 +1,33 @@
-/** What travels on the bus after each group commit of a project's documents (§10): plain JSON, so any bus carries it. */
+/** What travels on the bus after the document commits of a turn (§10): plain JSON, so any bus carries it. */
 
-import type { DocumentChangeEntry, DocumentCommitEvent, DocumentCommitRecord } from '../documents/document-store.js';
+import type { DocumentChangeEntry, DocumentCommitRecord } from '../documents/document-store.js';
 import { isJsonObject, parseJsonObject } from '../json.js';
+
+/** A project's commits in version order, as one bus message carries them. */
+export interface DocumentCommitEvent {
+  projectId: number;
+  commits: DocumentCommitRecord[];
+}
 
 /** The bus channel of a project's document commits (apart from the tree's `tree.<id>`). */
 export function documentChannel(projectId: number): string {
   return `documents.${projectId}`;
 }
 
-export function encodeDocumentCommit(event: DocumentCommitEvent): string {
-  return JSON.stringify(event);
+const originField = (origin: string) => `"origin":${JSON.stringify(origin)},`;
+
+/**
+ * The bus message of a project's commits; `origin` names the publishing instance, whose own feeds
+ * had them already (`isOwnDocumentMessage`).
+ */
+export function encodeDocumentCommits(event: DocumentCommitEvent, origin?: string): string {
+  const commits = JSON.stringify(event.commits);
+  return `{${origin === undefined ? '' : originField(origin)}"projectId":${event.projectId},"commits":${commits}}`;
+}
+
+/** Whether a bus message was published by the instance `origin` (it starts with its mark: no parsing). */
+export function isOwnDocumentMessage(message: string, origin: string): boolean {
+  return message.startsWith(`{${originField(origin)}`);
 }
 
 const isChange = (value: unknown): value is DocumentChangeEntry =>
@@ -29,7 +47,7 @@ const isCommit = (value: unknown): value is DocumentCommitRecord =>
  * The commits a bus message carries; null when it is not one (another version of the service).
  * An instance from before per-write versions sends one commit as `{projectId, version, changes}`.
  */
-export function decodeDocumentCommit(message: string): DocumentCommitEvent | null {
+export function decodeDocumentCommits(message: string): DocumentCommitEvent | null {
   const parsed = parseJsonObject(message);
   if (!parsed || !Number.isSafeInteger(parsed.projectId)) return null;
   const commits = Array.isArray(parsed.commits) ? parsed.commits : [parsed];

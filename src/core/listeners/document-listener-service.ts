@@ -3,6 +3,7 @@
  * version it reflects, under the listening user's rules (§9), the change log for `since`, the
  * current version, and the rules a user is held to now.
  */
+import type { DocumentCommits, LocalDocumentCommitListener } from '../documents/document-commits.js';
 import { parseDocumentJson } from '../documents/document-service.js';
 import type {
   DocumentHistory,
@@ -27,7 +28,18 @@ export class DocumentListenerService {
       'querySnapshot' | 'documentSnapshot' | 'changesSince' | 'currentVersion'
     >,
     private readonly accessSource: DocumentAccessSource,
+    private readonly commits: Pick<DocumentCommits, 'origin' | 'onLocalCommits'>,
   ) {}
+
+  /** Marks this instance's commits on the bus: its feeds had them already (`onLocalCommits`). */
+  get origin(): string {
+    return this.commits.origin;
+  }
+
+  /** Calls `listener` with the document commits of this instance right after their COMMIT. */
+  onLocalCommits(listener: LocalDocumentCommitListener): () => void {
+    return this.commits.onLocalCommits(listener);
+  }
 
   /** The rules `userId` is held to now; none for a trusted caller (no user: an admin, §13). */
   access(projectId: number, userId: number | undefined): Promise<DocumentAccess> {

@@ -15,9 +15,9 @@
 import type pg from 'pg';
 import { CallChanges, ProjectCommits } from '../../core/documents/commit-versions.js';
 import type {
+  AppliedCall,
   AppliedMutation,
   DocumentChangeEntry,
-  DocumentChangeLog,
   DocumentCommit,
   DocumentMutation,
   StoredDocument,
@@ -25,6 +25,7 @@ import type {
 import { validationFailed } from '../../core/errors.js';
 import type { JsonObject } from '../../core/json.js';
 import type { DocumentPath } from '../../core/paths.js';
+import type { ChangeLogRetention } from '../../core/realtime/tree-store.js';
 
 export const postgresCommitSql = {
   readStored: `SELECT d.project_id, d.path, d.id, d.data, d.version FROM documents d
@@ -82,9 +83,10 @@ RETURNING project_id, version, log_floor`;
 interface ApplyCall {
   projectId: number;
   mutations: readonly DocumentMutation[];
+  retention: ChangeLogRetention;
 }
 
-type Outcome = { ok: true; applied: AppliedMutation[] } | { ok: false; error: unknown };
+type Outcome = ({ ok: true } & AppliedCall) | { ok: false; error: unknown };
 
 /** A document as the commit has it so far: stored (or null when absent), and whether the database has it. */
 interface Slot {
@@ -141,25 +143,26 @@ const MAX_CALLS = 256;
  * projects' version rows until it ends, so commits of one project cannot overlap anyway; waiting
  * here instead of on the row lock makes each commit carry everything that arrived meanwhile.
  */
-export class DocumentCommits {
+export class PostgresDocumentCommits {
   private queue: Pending[] = [];
   private running = false;
 
-  constructor(
-    private readonly pool: pg.Pool,
-    private readonly changeLog: () => DocumentChangeLog,
-  ) {}
+  constructor(private readonly pool: pg.Pool) {}
 
-  async apply(projectId: number, mutations: readonly DocumentMutation[]): Promise<AppliedMutation[]> {
+  async apply(
+    projectId: number,
+    mutations: readonly DocumentMutation[],
+    retention: ChangeLogRetention,
+  ): Promise<AppliedCall> {
     const outcome = await new Promise<Outcome>((resolve, reject) => {
-      this.queue.push({ call: { projectId, mutations }, resolve, reject });
+      this.queue.push({ call: { projectId, mutations, retention }, resolve, reject });
       if (!this.running) {
         this.running = true;
         setImmediate(() => void this.drain());
       }
     });
     if (!outcome.ok) throw outcome.error;
-    return outcome.applied;
+    return { applied: outcome.applied, commit: outcome.commit };
   }
 
   private async drain(): Promise<void> {
@@ -197,20 +200,20 @@ export class DocumentCommits {
       const time = Date.now();
       const read = needsRead(calls);
       const slots = read ? await readSlots(client, calls) : new Map<string, Slot>();
-      const outcomes = calls.map((call) => {
+      const outcomes = calls.map((call): Outcome => {
         const project = projects.get(call.projectId) as ProjectCommits;
         const decided = decideCall(call, { version: project.next, time }, slots);
-        if (decided.ok) project.accept(decided.changes);
-        return decided;
+        return decided.ok ? { ok: true, applied: decided.applied, commit: project.accept(decided.changes) } : decided;
       });
       const written = await writeSlots(client, slots);
       // Without a read, each document is written once: the write statement tells its id and data before.
       if (!read) for (const project of projects.values()) withStoredRows(project, written);
       await logCommits(client, projects.values());
-      const log = this.changeLog();
+      const retentionOf = new Map(calls.map((call) => [call.projectId, call.retention]));
       for (const row of locked) {
         const project = projects.get(row.project_id) as ProjectCommits;
         if (project.commits.length === 0) continue;
+        const retention = retentionOf.get(row.project_id) as ChangeLogRetention;
         await client.query({
           name: 'cds_documents_store_version',
           text: postgresCommitSql.storeVersion,
@@ -218,20 +221,14 @@ export class DocumentCommits {
             row.project_id,
             row.log_floor,
             project.last,
-            log.retention.maxWrites,
-            log.retention.maxAgeMs,
+            retention.maxWrites,
+            retention.maxAgeMs,
             project.base + 1,
           ],
         });
       }
       await client.query('COMMIT');
-      for (const project of projects.values()) {
-        if (project.commits.length > 0) log.onCommit?.({ projectId: project.projectId, commits: [...project.commits] });
-      }
-      const answers = outcomes.map(
-        (decided): Outcome => (decided.ok ? { ok: true, applied: decided.applied } : decided),
-      );
-      return read ? answers : answers.map((outcome, i) => withStoredIds(outcome, calls[i]?.projectId ?? 0, written));
+      return read ? outcomes : outcomes.map((outcome, i) => withStoredIds(outcome, calls[i]?.projectId ?? 0, written));
     } catch (error) {
       await client.query('ROLLBACK').catch(() => undefined);
       throw error;
@@ -393,5 +390,5 @@ function withStoredIds(outcome: Outcome, projectId: number, written: Map<string,
     const row = written.get(keyOf(projectId, item.path));
     return row ? { ...item, id: row.id, created: row.created } : item;
   });
-  return { ok: true, applied };
+  return { ...outcome, applied };
 }

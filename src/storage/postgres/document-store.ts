@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import type {
-  AppliedMutation,
-  DocumentChangeLog,
+  AppliedCall,
   DocumentHistory,
   DocumentJson,
   DocumentMutation,
@@ -16,12 +15,11 @@ import type {
   QueryResult,
   QuerySnapshot,
 } from '../../core/documents/document-store.js';
-import { insertMutation, putMutation } from '../../core/documents/document-writes.js';
-import { deleteThrough, mergeThrough, writtenOf } from '../../core/documents/store-writes.js';
 import type { JsonObject } from '../../core/json.js';
 import type { DocumentPath } from '../../core/paths.js';
 import { defaultRetention } from '../../core/realtime/tree-service.js';
-import { DocumentCommits } from './document-commits.js';
+import type { ChangeLogRetention } from '../../core/realtime/tree-store.js';
+import { PostgresDocumentCommits } from './document-commits.js';
 import { currentDocumentVersion, documentChangesSince } from './document-log.js';
 import {
   childCollectionsQuery,
@@ -48,17 +46,16 @@ interface DocumentKey {
 
 /**
  * Documents in the `documents` table of PostgreSQL; data is jsonb. Each method is one statement;
- * document reads, upserts, inserts and merges that arrive together share one (see `StatementBatch`).
+ * document reads that arrive together share one (see `StatementBatch`), and writes arriving
+ * together share a commit (`PostgresDocumentCommits`).
  */
 export class PostgresDocumentStore implements DocumentStore {
-  private readonly commits: DocumentCommits;
+  private readonly commits: PostgresDocumentCommits;
   private readonly reads: StatementBatch<DocumentKey, DocumentWithCollections | null>;
   private readonly queryNames = new QueryNames('cds_documents_query', QUERY_SHAPES_PLANNED_ONCE);
 
-  private changeLog: DocumentChangeLog = { retention: defaultRetention };
-
   constructor(private readonly pool: pg.Pool) {
-    this.commits = new DocumentCommits(pool, () => this.changeLog);
+    this.commits = new PostgresDocumentCommits(pool);
     this.reads = new StatementBatch({
       runOne: async ({ projectId, path }) => {
         const { sql, params } = getWithCollectionsQuery(projectId, path);
@@ -79,12 +76,12 @@ export class PostgresDocumentStore implements DocumentStore {
     });
   }
 
-  apply(projectId: number, mutations: readonly DocumentMutation[]): Promise<AppliedMutation[]> {
-    return this.commits.apply(projectId, mutations);
-  }
-
-  configureChangeLog(log: DocumentChangeLog): void {
-    this.changeLog = log;
+  apply(
+    projectId: number,
+    mutations: readonly DocumentMutation[],
+    retention: ChangeLogRetention = defaultRetention,
+  ): Promise<AppliedCall> {
+    return this.commits.apply(projectId, mutations, retention);
   }
 
   currentVersion(projectId: number): Promise<number> {
@@ -123,17 +120,6 @@ export class PostgresDocumentStore implements DocumentStore {
     );
   }
 
-  async upsert(projectId: number, path: DocumentPath, data: JsonObject) {
-    const [applied] = await this.apply(projectId, [putMutation(path, data, randomUUID())]);
-    const { id, data: stored, created } = writtenOf(applied);
-    return { id, path: path.path, data: stored, created };
-  }
-
-  async insert(projectId: number, path: DocumentPath, id: string, data: JsonObject): Promise<DocumentRecord> {
-    await this.apply(projectId, [insertMutation(path, data, id)]);
-    return { id, path: path.path, data };
-  }
-
   async get(projectId: number, path: string): Promise<DocumentRecord | null> {
     const { rows } = await this.pool.query<DocumentRecord>(prepared('get', postgresDocumentSql.get, [projectId, path]));
     return rows[0] ?? null;
@@ -148,14 +134,6 @@ export class PostgresDocumentStore implements DocumentStore {
     const name = path === '' ? 'root_collections' : 'child_collections';
     const { rows } = await this.pool.query<{ name: string }>(prepared(name, sql, params));
     return rows.map((row) => row.name);
-  }
-
-  merge(projectId: number, path: string, patch: JsonObject): Promise<DocumentRecord | null> {
-    return mergeThrough(this, projectId, path, patch);
-  }
-
-  delete(projectId: number, path: string): Promise<boolean> {
-    return deleteThrough(this, projectId, path);
   }
 
   async list(projectId: number, options: ListDocumentsOptions): Promise<DocumentJson[]> {

@@ -1,9 +1,8 @@
-import { randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import { CallChanges, ProjectCommits } from '../../core/documents/commit-versions.js';
 import type {
+  AppliedCall,
   AppliedMutation,
-  DocumentChangeLog,
   DocumentCommit,
   DocumentHistory,
   DocumentJson,
@@ -18,11 +17,10 @@ import type {
   QueryResult,
   QuerySnapshot,
 } from '../../core/documents/document-store.js';
-import { insertMutation, putMutation } from '../../core/documents/document-writes.js';
-import { deleteThrough, mergeThrough, writtenOf } from '../../core/documents/store-writes.js';
 import type { JsonObject } from '../../core/json.js';
 import type { DocumentPath } from '../../core/paths.js';
 import { defaultRetention } from '../../core/realtime/tree-service.js';
+import type { ChangeLogRetention } from '../../core/realtime/tree-store.js';
 import { SqliteDocumentLog } from './document-log.js';
 import { type JsonStatement, prepareJson, SqliteDocumentQueries } from './document-queries.js';
 import { belowPath, sqliteDocumentSql, sqlitePagingSql } from './document-sql.js';
@@ -66,7 +64,6 @@ export class SqliteDocumentStore implements DocumentStore {
   private readonly queries: SqliteDocumentQueries;
   private readonly countChildrenStatement: Statement<{ n: number }>;
   private readonly log: SqliteDocumentLog;
-  private changeLog: DocumentChangeLog = { retention: defaultRetention };
 
   constructor(
     private readonly db: Database.Database,
@@ -91,13 +88,13 @@ export class SqliteDocumentStore implements DocumentStore {
     this.countChildrenStatement = db.prepare<SqliteParams, { n: number }>(sqlitePagingSql.countChildren);
   }
 
-  configureChangeLog(log: DocumentChangeLog): void {
-    this.changeLog = log;
-  }
-
-  apply(projectId: number, mutations: readonly DocumentMutation[]): Promise<AppliedMutation[]> {
+  apply(
+    projectId: number,
+    mutations: readonly DocumentMutation[],
+    retention: ChangeLogRetention = defaultRetention,
+  ): Promise<AppliedCall> {
     return this.commits.run((scope) => {
-      const project = scope.once(`documents:${projectId}`, () => this.openProject(projectId, scope));
+      const project = scope.once(`documents:${projectId}`, () => this.openProject(projectId, scope, retention));
       const commit = { version: project.next, time: scope.time };
       const changes = new CallChanges();
       const applyAll = () => {
@@ -107,22 +104,16 @@ export class SqliteDocumentStore implements DocumentStore {
       };
       // Several writes go in a savepoint: a refusal of any of them undoes the others.
       const applied = mutations.length > 1 ? this.db.transaction(applyAll)() : applyAll();
-      project.accept(changes);
-      return applied;
+      return { applied, commit: project.accept(changes) };
     });
   }
 
-  /** A project's part of a group commit: its version read once, stored and announced once. */
-  private openProject(projectId: number, scope: CommitScope): ProjectCommits {
+  /** A project's part of a group commit: its version read once, and stored once with the log's trim. */
+  private openProject(projectId: number, scope: CommitScope, retention: ChangeLogRetention): ProjectCommits {
     const before = this.log.read(projectId);
     const project = new ProjectCommits(projectId, before.version);
     scope.beforeCommit(() => {
-      if (project.commits.length > 0) {
-        this.log.close(projectId, before, project.last, this.changeLog.retention, scope.time);
-      }
-    });
-    scope.afterCommit(() => {
-      if (project.commits.length > 0) this.changeLog.onCommit?.({ projectId, commits: [...project.commits] });
+      if (project.commits.length > 0) this.log.close(projectId, before, project.last, retention, scope.time);
     });
     return project;
   }
@@ -148,17 +139,6 @@ export class SqliteDocumentStore implements DocumentStore {
       const row = this.statements.get.get({ project: projectId, path });
       return { version: this.log.currentVersion(projectId), document: row ? toRecord(row) : null };
     })();
-  }
-
-  upsert(projectId: number, path: DocumentPath, data: JsonObject): Promise<DocumentRecord & { created: boolean }> {
-    return this.apply(projectId, [putMutation(path, data, randomUUID())]).then(([applied]) => {
-      const { id, data: stored, created } = writtenOf(applied);
-      return { id, path: path.path, data: stored, created };
-    });
-  }
-
-  insert(projectId: number, path: DocumentPath, id: string, data: JsonObject): Promise<DocumentRecord> {
-    return this.apply(projectId, [insertMutation(path, data, id)]).then(() => ({ id, path: path.path, data }));
   }
 
   /** One mutation inside the commit: read what it needs, let it decide, store the outcome (one statement). */
@@ -243,14 +223,6 @@ export class SqliteDocumentStore implements DocumentStore {
     }
     // Seeks meet names in path order ('c!/' sorts before 'c/'); names sort in code point order.
     return names.sort(compareCodePoints);
-  }
-
-  merge(projectId: number, path: string, patch: JsonObject): Promise<DocumentRecord | null> {
-    return mergeThrough(this, projectId, path, patch);
-  }
-
-  delete(projectId: number, path: string): Promise<boolean> {
-    return deleteThrough(this, projectId, path);
   }
 
   async list(projectId: number, options: ListDocumentsOptions): Promise<DocumentJson[]> {

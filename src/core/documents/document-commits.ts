@@ -1,0 +1,76 @@
+/**
+ * Document commits as the tree's (§10): the store's `apply` returns what it committed; this hands
+ * each project's commits to this instance's listeners at once (its WebSocket feeds: no bus round
+ * trip, no JSON) and publishes them for the other instances, one bus message per project and turn
+ * (the calls a group commit answers together), marked with this instance's `origin` so that its
+ * own feeds skip it. Everything a commit tells the world leaves from here: §16's outbox and
+ * events are to hook in at `committed`.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Bus } from '../bus.js';
+import { documentChannel, encodeDocumentCommits } from '../listeners/document-commit-event.js';
+import type { ChangeLogRetention } from '../realtime/tree-store.js';
+import type { AppliedMutation, DocumentCommitRecord, DocumentMutation, DocumentStore } from './document-store.js';
+
+/** Told of a project's commits made by this instance, in version order, right after their COMMIT. */
+export type LocalDocumentCommitListener = (projectId: number, commits: readonly DocumentCommitRecord[]) => void;
+
+/** The commits of the document writes of one instance; see the module comment. */
+export class DocumentCommits {
+  /** Marks this instance's bus messages, so that its own feeds skip what they had already. */
+  readonly origin = randomUUID();
+  private readonly local = new Set<LocalDocumentCommitListener>();
+  private unpublished = new Map<number, DocumentCommitRecord[]>();
+
+  constructor(
+    private readonly store: Pick<DocumentStore, 'apply'>,
+    private readonly bus: Bus,
+    readonly retention: ChangeLogRetention,
+    private readonly onPublishError?: (error: unknown) => void,
+  ) {}
+
+  /** Applies the mutations as one commit of the project (`DocumentStore.apply`) and announces it. */
+  async apply(projectId: number, mutations: readonly DocumentMutation[]): Promise<AppliedMutation[]> {
+    const { applied, commit } = await this.store.apply(projectId, mutations, this.retention);
+    this.committed(projectId, [commit]);
+    return applied;
+  }
+
+  /** Calls `listener` with this instance's commits; returns a function that stops. */
+  onLocalCommits(listener: LocalDocumentCommitListener): () => void {
+    this.local.add(listener);
+    return () => this.local.delete(listener);
+  }
+
+  /**
+   * Commits of a project made here (a write's, an import's): to this instance's listeners now, to
+   * the others with the rest of this turn's.
+   */
+  committed(projectId: number, commits: readonly DocumentCommitRecord[]): void {
+    if (commits.length === 0) return;
+    for (const listener of this.local) {
+      try {
+        listener(projectId, commits);
+      } catch (error) {
+        this.onPublishError?.(error);
+      }
+    }
+    const waiting = this.unpublished.get(projectId);
+    if (waiting) {
+      waiting.push(...commits);
+      return;
+    }
+    if (this.unpublished.size === 0) setImmediate(() => this.publish());
+    this.unpublished.set(projectId, [...commits]);
+  }
+
+  private publish(): void {
+    const batches = this.unpublished;
+    this.unpublished = new Map();
+    for (const [projectId, commits] of batches) {
+      const message = encodeDocumentCommits({ projectId, commits }, this.origin);
+      // The writes are committed: other instances' feeds catch up from the change log when they notice the gap.
+      this.bus.publish(documentChannel(projectId), message).catch((error: unknown) => this.onPublishError?.(error));
+    }
+  }
+}
