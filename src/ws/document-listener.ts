@@ -2,7 +2,6 @@ import type { DocumentCommitRecord, DocumentRecord } from '../core/documents/doc
 import type { DocumentListenerService } from '../core/listeners/document-listener-service.js';
 import {
   changesMessage,
-  type ListenerChange,
   type ListenerId,
   type ListenTarget,
   listenerResumeMessage,
@@ -84,7 +83,7 @@ export class DocumentListener implements DocumentFeedMember {
       this.host.send(listenerResumeMessage(this.id, since));
       for (const commit of history.commits) {
         if (commit.version > read.version) break;
-        const changes = this.replayed(commit);
+        const changes = this.view.replay(commit.changes, this.visible);
         if (changes.length > 0) this.host.send(changesMessage(this.id, commit.version, changes));
       }
       this.view.replace(read.documents);
@@ -155,25 +154,5 @@ export class DocumentListener implements DocumentFeedMember {
     }
     this.since = commit.version;
     if (update.changes.length > 0) this.host.send(changesMessage(this.id, commit.version, update.changes));
-  }
-
-  /** A logged commit as the listener would have seen it live, from each document's data before and after. */
-  private replayed(commit: DocumentCommitRecord): ListenerChange[] {
-    const removed: ListenerChange[] = [];
-    const added: ListenerChange[] = [];
-    const modified: ListenerChange[] = [];
-    const belongs = (path: string, id: string, data: DocumentRecord['data'] | null) =>
-      data !== null && this.view.matchesDocument(path, data) && this.visible({ id, path, data });
-    for (const change of commit.changes) {
-      const was = belongs(change.path, change.id, change.previous);
-      const now = belongs(change.path, change.id, change.data);
-      const document = { id: change.id, path: change.path, data: change.data ?? {} };
-      if (was && !now) removed.push({ type: 'removed', document: { id: change.id, path: change.path } });
-      else if (!was && now) added.push({ type: 'added', document });
-      else if (was && now && JSON.stringify(change.previous) !== JSON.stringify(change.data)) {
-        modified.push({ type: 'modified', document });
-      }
-    }
-    return [...removed, ...added, ...modified];
   }
 }

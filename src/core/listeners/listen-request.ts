@@ -9,6 +9,7 @@ import { AppError } from '../errors.js';
 import type { JsonObject, JsonValue } from '../json.js';
 import { type PathLimits, parseCollectionName, parseDocumentPath, parseParentPath } from '../paths.js';
 import { type OrderBy, parseOrderBy, parseWhere, type WhereClause } from '../where.js';
+import { documentText } from './commit-texts.js';
 
 /** A listener's id: a string or an integer, compared as JSON values (`7` and `"7"` differ). */
 export type ListenerId = string | number;
@@ -106,9 +107,13 @@ export function snapshotMessage(id: ListenerId, version: number, documents: read
   return JSON.stringify({ event: 'snapshot', id, version, documents });
 }
 
-/** `changes`: what one commit (at `version`) changed in the result: removed, then added, then modified. */
+/**
+ * `changes`: what one commit (at `version`) changed in the result: removed, then added, then
+ * modified. Each document's text is made once per commit and shared by every listener's message.
+ */
 export function changesMessage(id: ListenerId, version: number, changes: readonly ListenerChange[]): string {
-  return JSON.stringify({ event: 'changes', id, version, changes });
+  const parts = changes.map((change) => `{"type":"${change.type}","document":${documentText(change.document)}}`);
+  return `{"event":"changes","id":${JSON.stringify(id)},"version":${version},"changes":[${parts.join(',')}]}`;
 }
 
 /** `resume`: the `changes` since `version` follow. */

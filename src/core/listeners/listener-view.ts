@@ -8,6 +8,7 @@
 
 import type { DocumentChangeEntry, DocumentRecord } from '../documents/document-store.js';
 import type { JsonObject } from '../json.js';
+import { altersData, changedRecord, sameData } from './commit-texts.js';
 import { compileMatcher, type DataPredicate, documentOrder } from './document-matcher.js';
 import type { ListenerChange, ListenTarget } from './listen-request.js';
 
@@ -23,8 +24,6 @@ export function locate(path: string): { collection: string; parent: string } {
   const before = path.lastIndexOf('/', last - 1);
   return { collection: path.slice(before + 1, last), parent: before < 0 ? '' : path.slice(0, before) };
 }
-
-const sameData = (a: JsonObject, b: JsonObject) => JSON.stringify(a) === JSON.stringify(b);
 
 export class ListenerView {
   private readonly documents = new Map<string, DocumentRecord>();
@@ -71,7 +70,8 @@ export class ListenerView {
       this.window = [...documents];
       this.complete = documents.length < limit;
     }
-    return difference(before, this.documents, new Set([...before.keys(), ...this.documents.keys()]));
+    const paths = new Set([...before.keys(), ...this.documents.keys()]);
+    return difference(before, this.documents, paths, (was, now) => !sameData(was.data, now.data));
   }
 
   /** Applies a commit's changed documents; `visible` says what the user may list. */
@@ -89,10 +89,13 @@ export class ListenerView {
       this.limit === undefined
         ? null
         : { documents: new Map(this.documents), window: [...this.window], complete: this.complete };
+    const known = new Map<string, boolean>();
     for (const change of changes) {
       if (!this.concerns(change.path)) continue;
-      const document = change.data === null ? null : { id: change.id, path: change.path, data: change.data };
+      const document = changedRecord(change);
       const belongs = document !== null && this.matchesDocument(change.path, change.data) && visible(document);
+      // The data before the commit is the change's `previous`: one comparison for every listener.
+      if (change.previous !== null) known.set(change.path, altersData(change));
       remember(change.path);
       if (this.limit === undefined) {
         if (belongs) this.documents.set(change.path, document);
@@ -107,7 +110,28 @@ export class ListenerView {
       const document = this.documents.get(path);
       if (document) after.set(path, document);
     }
-    return { kind: 'changes', changes: difference(before, after, touched) };
+    const altered = (was: DocumentRecord, now: DocumentRecord) => known.get(was.path) ?? !sameData(was.data, now.data);
+    return { kind: 'changes', changes: difference(before, after, touched, altered) };
+  }
+
+  /**
+   * A logged commit as the listener would have seen it live (a `since` replay), from each
+   * document's data before and after it; the view itself is not changed.
+   */
+  replay(changes: readonly DocumentChangeEntry[], visible: Visibility): ListenerChange[] {
+    const before = new Map<string, DocumentRecord>();
+    const after = new Map<string, DocumentRecord>();
+    const altered = new Set<string>();
+    for (const change of changes) {
+      const { path, id, previous } = change;
+      const was = previous === null ? null : { id, path, data: previous };
+      const now = changedRecord(change);
+      if (was && this.matchesDocument(path, previous) && visible(was)) before.set(path, was);
+      if (now && this.matchesDocument(path, now.data) && visible(now)) after.set(path, now);
+      if (altersData(change)) altered.add(path);
+    }
+    const paths = changes.map((change) => change.path);
+    return difference(before, after, paths, (was) => altered.has(was.path));
   }
 
   private restore(saved: { documents: Map<string, DocumentRecord>; window: DocumentRecord[]; complete: boolean }) {
@@ -165,11 +189,15 @@ export class ListenerView {
   }
 }
 
-/** The changes from `before` to `after` over `paths`: removed, then added, then modified. */
+/**
+ * The changes from `before` to `after` over `paths`: removed, then added, then modified (a
+ * document in both whose id changed or whose data `altered` says moved).
+ */
 function difference(
   before: ReadonlyMap<string, DocumentRecord | undefined>,
   after: ReadonlyMap<string, DocumentRecord>,
   paths: Iterable<string>,
+  altered: (was: DocumentRecord, now: DocumentRecord) => boolean,
 ): ListenerChange[] {
   const removed: ListenerChange[] = [];
   const added: ListenerChange[] = [];
@@ -179,7 +207,7 @@ function difference(
     const now = after.get(path);
     if (was && !now) removed.push({ type: 'removed', document: { id: was.id, path } });
     else if (!was && now) added.push({ type: 'added', document: now });
-    else if (was && now && (was.id !== now.id || !sameData(was.data, now.data))) {
+    else if (was && now && (was.id !== now.id || altered(was, now))) {
       modified.push({ type: 'modified', document: now });
     }
   }
