@@ -316,7 +316,7 @@ export async function buildApp(
     warn: (details) =>
       http.log.warn(
         details,
-        `query on collection '${details.collection}' read ${details.scanned} rows to return ${details.returned}: an index (§15) on its fields would avoid the scan`,
+        `query on collection '${details.collection}' read ${details.scanned} rows to return ${details.returned}: an index on its fields would avoid the scan`,
       ),
   };
   const services = createServices(config, storage, {

@@ -14,7 +14,7 @@ interface CreateOptions {
 
 /** Registers `cds admin create --org <id> --email <e> --password <p> --role owner|editor|viewer [--json]`. */
 export function registerAdminCommands(program: Command, withServices: ServicesRunner): void {
-  const admin = program.command('admin').description('manage the admins of organisations (§6)');
+  const admin = program.command('admin').description('manage the admins of organisations');
   admin
     .command('create')
     .description('create an admin of an existing organisation')

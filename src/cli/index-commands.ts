@@ -44,7 +44,7 @@ function nonNegativeInteger(value: string): number {
 
 /** Adds `index create|list|drop` and `query explain` to the program. */
 export function registerIndexCommands(program: Command, withServices: ServicesRunner): void {
-  const index = program.command('index').description("declare, list and drop a project's collection indexes (§15)");
+  const index = program.command('index').description("declare, list and drop a project's collection indexes");
 
   index
     .command('create')
@@ -100,7 +100,7 @@ export function registerIndexCommands(program: Command, withServices: ServicesRu
 
   program
     .command('query')
-    .description('inspect document queries (§2, §15)')
+    .description('inspect document queries')
     .command('explain')
     .description(
       'tell which index a query would use, the clauses it seeks on and the database plan, without running it',

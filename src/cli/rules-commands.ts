@@ -74,7 +74,7 @@ export function differences(cases: readonly ExpectingCase[], results: readonly R
 
 /** Adds `rules get`, `rules set` and `rules test` to the program. */
 export function registerRulesCommands(program: Command, withServices: ServicesRunner): void {
-  const rules = program.command('rules').description("read, set and test a project's access rules (§9)");
+  const rules = program.command('rules').description("read, set and test a project's access rules");
 
   rules
     .command('get')

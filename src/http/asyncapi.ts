@@ -63,7 +63,7 @@ export const ChangesEvent = Type.Object({
 
 const clientMessages: Record<string, { summary: string; payload: TSchema }> = {
   subscribe: {
-    summary: 'Subscribe to a tree path (§4); with since, resume from the change log',
+    summary: 'Subscribe to a tree path; with since, resume from the change log',
     payload: object({ action: action('subscribe'), path: Path, id: Id, since: Version }, ['id', 'since']),
   },
   unsubscribe: {
@@ -95,12 +95,12 @@ const clientMessages: Record<string, { summary: string; payload: TSchema }> = {
     payload: object({ action: action('delete'), path: Path, id: Id, if_match: Type.String() }, ['id', 'if_match']),
   },
   auth: {
-    summary: 'Replace the socket token (§14)',
+    summary: 'Replace the socket token',
     payload: object({ action: action('auth'), access_token: Type.String(), id: Id }, ['id']),
   },
-  listenDocument: { summary: 'Listen to one document (§10)', payload: ListenDocumentMessage },
+  listenDocument: { summary: 'Listen to one document', payload: ListenDocumentMessage },
   listenQuery: {
-    summary: 'Listen to a query (§10): what GET /documents/query/{collection} returns with these parameters',
+    summary: 'Listen to a query: what GET /documents/query/{collection} returns with these parameters',
     payload: ListenQueryMessage,
   },
   unlisten: { summary: 'End a listener', payload: object({ action: action('unlisten'), id: ListenerId }) },
@@ -137,12 +137,12 @@ const serverMessages: Record<string, { summary: string; payload: TSchema }> = {
     ),
   },
   cancel: {
-    summary: 'A subscription (path) or doc listener (id) the rules no longer grant (§9)',
+    summary: 'A subscription (path) or doc listener (id) the rules no longer grant',
     payload: object({ event: event('cancel'), path: Path, id: ListenerId, message: Type.String() }, ['path', 'id']),
   },
-  snapshot: { summary: "A listener's result at version, in query order (§10)", payload: SnapshotEvent },
+  snapshot: { summary: "A listener's result at version, in query order", payload: SnapshotEvent },
   changes: {
-    summary: 'What one commit changed in a listener result: removed, then added, then modified (§10)',
+    summary: 'What one commit changed in a listener result: removed, then added, then modified',
     payload: ChangesEvent,
   },
 };
@@ -176,9 +176,9 @@ export function asyncApiDocument(): Record<string, unknown> {
       title: 'Client Data Service WebSocket',
       version: '0.1.0',
       description:
-        'GET /realtime/ws upgrades after the §1 checks (headers, or client_id, client_secret and access_token ' +
+        'GET /realtime/ws upgrades after the client and token checks (headers, or client_id, client_secret and access_token ' +
         'query parameters). Client and server messages are JSON text frames. ' +
-        'GET /admin/projects/{project_id}/realtime/ws speaks the same protocol for admins and server keys (§13): ' +
+        'GET /admin/projects/{project_id}/realtime/ws speaks the same protocol for admins and server keys: ' +
         'the admin token or key as Authorization or the access_token query parameter, document.view to connect, ' +
         'subscribe and listen, document.manage for each write (else an error event), no access rules.',
     },
@@ -186,7 +186,7 @@ export function asyncApiDocument(): Record<string, unknown> {
       realtime: { address: '/realtime/ws', messages },
       adminRealtime: {
         address: '/admin/projects/{project_id}/realtime/ws',
-        description: 'The §4 protocol for admins and server keys, not subject to rules (§13).',
+        description: 'The realtime protocol for admins and server keys, not subject to rules.',
         parameters: {
           project_id: { description: 'A project of the caller’s organisation (else 404 at the upgrade).' },
         },

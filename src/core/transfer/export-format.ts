@@ -90,7 +90,7 @@ export const ProjectExportSchema = Type.Object({
   leaderboards: Type.Array(ExportLeaderboardSchema),
   rules: Type.Optional(
     Type.Unknown({
-      description: 'The §9 ruleset; null when the project never set one. On import: absent leaves it unchanged',
+      description: 'The access rules; null when the project never set one. On import: absent leaves it unchanged',
     }),
   ),
   // Optional: files exported before declared indexes existed import without any (§15).

@@ -29,7 +29,7 @@ export interface AdminProjectDataDeps {
 
 const tags = ['admin'];
 const SCOPE =
-  'Admin reads and writes are not subject to the access rules (§9). A project of another organisation answers 404 `Project not found`.';
+  'Admin reads and writes are not subject to the access rules. A project of another organisation answers 404 `Project not found`.';
 const VIEW = `Needs \`document.view\` (every admin role, and server keys that hold it). ${SCOPE}`;
 const MANAGE = `Needs \`document.manage\` (owner, editor, and server keys that hold it). ${SCOPE}`;
 const treeWriteErrors = { ...errorResponses, 412: ErrorSchema };
@@ -55,7 +55,7 @@ export function adminProjectDataRoutes(app: HttpApp, deps: AdminProjectDataDeps)
       onRequest: view,
       schema: {
         tags,
-        description: `Runs a §2 query (\`where\`, \`parent_path\`, \`order_by\`, \`limit\`, \`offset\`) as GET /documents/query/{collection}. ${VIEW}`,
+        description: `Runs a query (\`where\`, \`parent_path\`, \`order_by\`, \`limit\`, \`offset\`) as GET /documents/query/{collection}. ${VIEW}`,
         security: adminSecurity,
         params: ProjectCollectionParams,
         querystring: FilterQuery,

@@ -60,7 +60,7 @@ export function authRoutes(app: HttpApp, deps: { auth: AuthService }): void {
       {
         schema: {
           description:
-            'Ends the session of this refresh token (§14): it is refused from then on. Access tokens already issued keep working until they expire. An unknown token, or one of another project, also answers 200 and revokes nothing.',
+            'Ends the session of this refresh token: it is refused from then on. Access tokens already issued keep working until they expire. An unknown token, or one of another project, also answers 200 and revokes nothing.',
           body: RefreshBody,
           response: { 200: LoggedOutSchema, ...authErrorResponses },
         },

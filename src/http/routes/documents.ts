@@ -43,7 +43,7 @@ export function sendDocumentWithCollections(reply: FastifyReply, found: Document
 }
 
 const ETAG_NOTE =
-  'The answer carries `ETag: "<version>"`, the version of the commit (§10). `If-Match` (ETags, or `*` for any existing document): 412 `Precondition failed` when none matches or the document is missing. Checks run in the order path (400), body (422), rules (403), precondition (412), existence (404).';
+  'The answer carries `ETag: "<version>"`, the version of the commit. `If-Match` (ETags, or `*` for any existing document): 412 `Precondition failed` when none matches or the document is missing. Checks run in the order path (400), body (422), rules (403), precondition (412), existence (404).';
 
 /** Error answers of the document writes: those of every client route and 412 (§11). */
 const documentWriteErrors = { ...errorResponses, 412: ErrorSchema };
@@ -106,7 +106,7 @@ export function documentRoutes(
       '/documents/docs/*',
       {
         schema: {
-          description: 'The document with its child collections. The `ETag` header is `"<version>"` (§10, §11).',
+          description: 'The document with its child collections. The `ETag` header is `"<version>"`.',
           params: WildcardParams,
           response: { 200: DocumentWithCollectionsSchema, ...errorResponses },
         },
@@ -176,7 +176,7 @@ export function documentRoutes(
       {
         schema: {
           description:
-            'Applies 1 to 500 writes in order as one transaction and one commit (§11): all or none. Each write is checked against the access rules. A failure answers the status of the first failing write with `writes[<i>]: <message>` (a 422: `loc` starting `["body", "writes", <i>]`); path and body problems of any write are found before any write is tried. The same path twice: the second write sees the first.',
+            'Applies 1 to 500 writes in order as one transaction and one commit: all or none. Each write is checked against the access rules. A failure answers the status of the first failing write with `writes[<i>]: <message>` (a 422: `loc` starting `["body", "writes", <i>]`); path and body problems of any write are found before any write is tried. The same path twice: the second write sees the first.',
           body: BatchBody,
           response: { 200: BatchResultSchema, ...documentWriteErrors },
         },

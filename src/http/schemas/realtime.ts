@@ -44,13 +44,13 @@ export const TreePreconditionHeaders = Type.Object({
 });
 
 const ETAG =
-  'The answer carries `ETag: "<hash>"`, a hash of the canonical JSON (keys sorted) of the value at the path, the same on every instance (§11).';
+  'The answer carries `ETag: "<hash>"`, a hash of the canonical JSON (keys sorted) of the value at the path, the same on every instance.';
 const SERVER_VALUES =
-  'Anywhere in the value, `{".sv": "timestamp"}` stores the commit time in epoch milliseconds and `{".sv": {"increment": n}}` the number stored at that path plus n (0 when missing or not a number), resolved inside the write\'s transaction (§11); another object with a `.sv` key is a 422.';
+  'Anywhere in the value, `{".sv": "timestamp"}` stores the commit time in epoch milliseconds and `{".sv": {"increment": n}}` the number stored at that path plus n (0 when missing or not a number), resolved inside the write\'s transaction; another object with a `.sv` key is a 422.';
 
 /** Descriptions of the routes, for the OpenAPI document. */
 export const treeRouteDescriptions = {
-  get: `Reads the subtree at the path, assembled (§3). The empty path is the root. ${ETAG} A shallow answer has no ETag.`,
+  get: `Reads the subtree at the path, assembled. The empty path is the root. ${ETAG} A shallow answer has no ETag.`,
   put: `Replaces the subtree at the path; ancestors that held a value become objects. ${KEY_RULE} ${SERVER_VALUES} ${ETAG}`,
   patch: `Applies each key of \`value\` as a child set, atomically. ${KEY_RULE} ${SERVER_VALUES} ${ETAG} (none when the rules deny reading the path)`,
   delete: 'Deletes the path and everything below it; 200 whether or not anything was there. `If-Match` as for PUT.',

@@ -35,7 +35,7 @@ export const RulesRevisionsSchema = Type.Object({
 const RuleTestCaseSchema = Type.Object({
   area: Type.Union([Type.Literal('documents'), Type.Literal('realtime')]),
   method: Type.String({ description: 'documents: get, list, create, update, delete; realtime: read, write' }),
-  path: Type.String({ description: 'A document path, or a realtime path (normalized as §0 says)' }),
+  path: Type.String({ description: 'A document path, or a realtime path (normalized like every request path)' }),
   user_id: Type.Integer({ minimum: 1, maximum: MAX_ID, description: 'The user the operation runs as; unknown → 422' }),
   data: Type.Optional(
     Type.Unknown({ description: 'What a write sends: documents `request.resource.data`, realtime the value' }),
