@@ -16,6 +16,7 @@ import pg from 'pg';
 import WebSocket from 'ws';
 import { createServices } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
+import { createdUser } from '../src/core/auth/auth-service.js';
 import { PLAYER_ROLE } from '../src/core/auth/player-role.js';
 import { PostgresStorage, quoteIdent } from '../src/storage/postgres/postgres-storage.js';
 import { ChildServer, cleanEnv, freePort, sleep } from './child.js';
@@ -113,12 +114,14 @@ async function prepare(options: ScaleOutOptions) {
     const project = await services.accounts.createProject('bench', 'scale-out');
     const headers: Record<string, string>[] = [];
     for (let i = 0; i < options.connections; i++) {
-      const user = await storage.accounts.createUser(project.project_id, {
-        username: `scale_${i}`,
-        passwordHash: null,
-        nickname: `Scale ${i}`,
-        roles: [PLAYER_ROLE],
-      });
+      const user = createdUser(
+        await storage.accounts.createUser(project.project_id, {
+          username: `scale_${i}`,
+          passwordHash: null,
+          nickname: `Scale ${i}`,
+          roles: [PLAYER_ROLE],
+        }),
+      );
       const { access_token } = await services.auth.issueAccessToken(project.project_id, user.id);
       headers.push({
         'x-client-id': project.client_id,

@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { createServices } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
+import { createdUser } from '../src/core/auth/auth-service.js';
 import { PLAYER_ROLE } from '../src/core/auth/player-role.js';
 import { ANTI_CHEAT_DEFAULTS } from '../src/core/leaderboards/leaderboard-model.js';
 import type { Storage } from '../src/core/ports.js';
@@ -94,12 +95,14 @@ export async function prepareDatabase(engine: Engine, settings: BenchSettings): 
     const tokens: string[] = [];
     for (let i = 1; i <= settings.users; i++) {
       // Straight through the store: no password, so no scrypt work in setup.
-      const user = await storage.accounts.createUser(created.project_id, {
-        username: `bench_${i}`,
-        passwordHash: null,
-        nickname: `Bench ${i}`,
-        roles: [PLAYER_ROLE],
-      });
+      const user = createdUser(
+        await storage.accounts.createUser(created.project_id, {
+          username: `bench_${i}`,
+          passwordHash: null,
+          nickname: `Bench ${i}`,
+          roles: [PLAYER_ROLE],
+        }),
+      );
       tokens.push((await services.auth.issueAccessToken(created.project_id, user.id)).access_token);
     }
     const board = await services.leaderboards.create(created.project_id, {
@@ -162,12 +165,14 @@ async function rulesProject(
   documents: number,
 ): Promise<BenchProject> {
   const created = await services.accounts.createProject('bench', name);
-  const user = await storage.accounts.createUser(created.project_id, {
-    username: 'rules_player',
-    passwordHash: null,
-    nickname: 'Rules',
-    roles: [PLAYER_ROLE],
-  });
+  const user = createdUser(
+    await storage.accounts.createUser(created.project_id, {
+      username: 'rules_player',
+      passwordHash: null,
+      nickname: 'Rules',
+      roles: [PLAYER_ROLE],
+    }),
+  );
   const sizes = { documents, hubDescendants: 0, treeLeaves: 0, subtreeLeaves: 1, boardEntries: 0 };
   await loadDatasets(storage, created.project_id, 0, sizes);
   return {

@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { createServices } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
+import { createdUser } from '../src/core/auth/auth-service.js';
 import { PLAYER_ROLE } from '../src/core/auth/player-role.js';
 import { ANTI_CHEAT_DEFAULTS } from '../src/core/leaderboards/leaderboard-model.js';
 import type { Storage } from '../src/core/ports.js';
@@ -79,12 +80,14 @@ async function prepare(mode: Mode): Promise<Prepared> {
   const created = await services.accounts.createProject('soak', `soak ${mode}`);
   const tokens: string[] = [];
   for (let i = 1; i <= PLAYERS; i++) {
-    const user = await storage.accounts.createUser(created.project_id, {
-      username: `soak_${i}`,
-      passwordHash: null,
-      nickname: `Soak ${i}`,
-      roles: [PLAYER_ROLE],
-    });
+    const user = createdUser(
+      await storage.accounts.createUser(created.project_id, {
+        username: `soak_${i}`,
+        passwordHash: null,
+        nickname: `Soak ${i}`,
+        roles: [PLAYER_ROLE],
+      }),
+    );
     tokens.push((await services.auth.issueAccessToken(created.project_id, user.id)).access_token);
   }
   await services.leaderboards.create(created.project_id, {

@@ -4,25 +4,15 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AccountStore, NewUser, Role } from '../../src/core/auth/account-store.js';
-import { AppError } from '../../src/core/errors.js';
 import type { Storage } from '../../src/core/ports.js';
 import type { EngineFixture } from '../support/engines.js';
+import { created } from '../support/outcomes.js';
 
 const PLAYER: Role = { name: 'player', permissions: ['client.documents', 'client.realtime'] };
 const HOUR = 3600_000;
 
 function newUser(username: string, extra: Partial<NewUser> = {}): NewUser {
   return { username, passwordHash: `hash-of-${username}`, nickname: username, roles: ['player'], ...extra };
-}
-
-async function expectAppError(promise: Promise<unknown>, code: string, message?: string): Promise<void> {
-  const error = await promise.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(AppError);
-  expect((error as AppError).code).toBe(code);
-  if (message !== undefined) expect((error as AppError).message).toBe(message);
 }
 
 /** Registers the AccountStore suite for one engine. */
@@ -41,6 +31,9 @@ export function accountStoreCases(engine: EngineFixture): void {
     afterEach(async () => {
       await engine.destroy(storage);
     });
+    const createUser = async (project: number, user: NewUser) => created(await store.createUser(project, user));
+    const ensureGuest = async (project: number, user: NewUser & { deviceId: string }) =>
+      created(await store.ensureGuest(project, user));
 
     describe('organisations and projects', () => {
       it('is empty before the first organisation only', async () => {
@@ -87,19 +80,16 @@ export function accountStoreCases(engine: EngineFixture): void {
       it('numbers users per project from 1, densely', async () => {
         const org = await store.ensureOrganisation('other');
         const other = (await store.createProject(org.id, 'other', PLAYER)).id;
-        expect((await store.createUser(projectId, newUser('alice'))).id).toBe(1);
-        expect((await store.createUser(projectId, newUser('bob'))).id).toBe(2);
-        expect((await store.createUser(other, newUser('alice'))).id).toBe(1);
-        await expectAppError(store.createUser(projectId, newUser('ALICE')), 'conflict', 'Username already taken');
+        expect((await createUser(projectId, newUser('alice'))).id).toBe(1);
+        expect((await createUser(projectId, newUser('bob'))).id).toBe(2);
+        expect((await createUser(other, newUser('alice'))).id).toBe(1);
+        expect(await store.createUser(projectId, newUser('ALICE'))).toBe('taken');
         // The failed insert did not use up an id.
-        expect((await store.createUser(projectId, newUser('carol'))).id).toBe(3);
+        expect((await createUser(projectId, newUser('carol'))).id).toBe(3);
       });
 
       it('returns the created user without secrets', async () => {
-        const user = await store.createUser(
-          projectId,
-          newUser('dora', { nickname: 'Dora', avatarUrl: 'https://a/b.png' }),
-        );
+        const user = await createUser(projectId, newUser('dora', { nickname: 'Dora', avatarUrl: 'https://a/b.png' }));
         expect(user).toEqual({
           id: 1,
           projectId,
@@ -114,17 +104,17 @@ export function accountStoreCases(engine: EngineFixture): void {
 
       it('gives concurrent sign-ups distinct consecutive ids', async () => {
         const users = await Promise.all(
-          Array.from({ length: 20 }, (_, i) => store.createUser(projectId, newUser(`user${i}`))),
+          Array.from({ length: 20 }, (_, i) => createUser(projectId, newUser(`user${i}`))),
         );
         expect(users.map((u) => u.id).sort((a, b) => a - b)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
       });
 
       it('refuses a user in a project that does not exist', async () => {
-        await expectAppError(store.createUser(999_999, newUser('ghost')), 'not_found');
+        expect(await store.createUser(999_999, newUser('ghost'))).toBe('missing');
       });
 
       it('finds users by username case-insensitively (with the hash) and by id', async () => {
-        const created = await store.createUser(projectId, newUser('Erin'));
+        const created = await createUser(projectId, newUser('Erin'));
         expect(await store.findUserByUsername(projectId, 'erin')).toEqual({ ...created, passwordHash: 'hash-of-Erin' });
         expect(await store.findUserByUsername(projectId, 'nobody')).toBeNull();
         expect(await store.findUserById(projectId, created.id)).toEqual(created);
@@ -134,14 +124,14 @@ export function accountStoreCases(engine: EngineFixture): void {
       it('keeps users of one project invisible to another', async () => {
         const org = await store.ensureOrganisation('other');
         const other = (await store.createProject(org.id, 'other', PLAYER)).id;
-        const user = await store.createUser(projectId, newUser('frank'));
+        const user = await createUser(projectId, newUser('frank'));
         expect(await store.findUserByUsername(other, 'frank')).toBeNull();
         expect(await store.findUserById(other, user.id)).toBeNull();
         expect(await store.permissionsOf(other, user.id)).toBeNull();
       });
 
       it('updates only the profile fields given', async () => {
-        const user = await store.createUser(projectId, newUser('gina', { avatarUrl: 'https://x/1.png' }));
+        const user = await createUser(projectId, newUser('gina', { avatarUrl: 'https://x/1.png' }));
         expect(await store.updateProfile(projectId, user.id, { nickname: 'G' })).toMatchObject({
           nickname: 'G',
           avatarUrl: 'https://x/1.png',
@@ -162,8 +152,8 @@ export function accountStoreCases(engine: EngineFixture): void {
       });
 
       it('binds one user to a device: created on the first call, the same later', async () => {
-        const first = await store.ensureGuest(projectId, guest('guest_a', 'device-1'));
-        const again = await store.ensureGuest(projectId, guest('guest_b', 'device-1'));
+        const first = await ensureGuest(projectId, guest('guest_a', 'device-1'));
+        const again = await ensureGuest(projectId, guest('guest_b', 'device-1'));
         expect(again).toEqual(first);
         expect(first.username).toBe('guest_a');
         expect((await store.findUserByUsername(projectId, 'guest_a'))?.passwordHash).toBeNull();
@@ -171,34 +161,34 @@ export function accountStoreCases(engine: EngineFixture): void {
 
       it('creates one user when first calls for a device race', async () => {
         const users = await Promise.all(
-          Array.from({ length: 10 }, (_, i) => store.ensureGuest(projectId, guest(`guest_r${i}`, 'device-race'))),
+          Array.from({ length: 10 }, (_, i) => ensureGuest(projectId, guest(`guest_r${i}`, 'device-race'))),
         );
         const ids = new Set(users.map((u) => u.id));
         expect(ids.size).toBe(1);
-        const next = await store.createUser(projectId, newUser('after'));
+        const next = await createUser(projectId, newUser('after'));
         expect(next.id).toBe(Math.max(...ids) + 1);
       });
 
       it('keeps devices per project', async () => {
         const org = await store.ensureOrganisation('other');
         const other = (await store.createProject(org.id, 'other', PLAYER)).id;
-        const a = await store.ensureGuest(projectId, guest('guest_x', 'device-2'));
-        const b = await store.ensureGuest(other, guest('guest_y', 'device-2'));
+        const a = await ensureGuest(projectId, guest('guest_x', 'device-2'));
+        const b = await ensureGuest(other, guest('guest_y', 'device-2'));
         expect(b.projectId).toBe(other);
         expect(b.username).toBe('guest_y');
         expect(a.projectId).toBe(projectId);
       });
 
-      it('reports a taken username as a conflict', async () => {
-        await store.createUser(projectId, newUser('guest_taken'));
-        await expectAppError(store.ensureGuest(projectId, guest('guest_taken', 'device-3')), 'conflict');
+      it('reports a taken username as taken', async () => {
+        await createUser(projectId, newUser('guest_taken'));
+        expect(await store.ensureGuest(projectId, guest('guest_taken', 'device-3'))).toBe('taken');
       });
     });
 
     describe('roles and permissions', () => {
       it('unites the permissions of the user’s roles, ignoring unknown roles', async () => {
         await store.upsertRole(projectId, { name: 'mod', permissions: ['client.realtime', 'mod.kick'] });
-        const user = await store.createUser(projectId, newUser('hank', { roles: ['player', 'mod', 'nope'] }));
+        const user = await createUser(projectId, newUser('hank', { roles: ['player', 'mod', 'nope'] }));
         expect((await store.permissionsOf(projectId, user.id))?.sort()).toEqual([
           'client.documents',
           'client.realtime',
@@ -215,7 +205,7 @@ export function accountStoreCases(engine: EngineFixture): void {
 
       it('sets exactly the roles given', async () => {
         await store.upsertRole(projectId, { name: 'empty', permissions: [] });
-        const user = await store.createUser(projectId, newUser('ivy'));
+        const user = await createUser(projectId, newUser('ivy'));
         await store.setUserRoles(projectId, user.id, ['empty']);
         expect((await store.findUserById(projectId, user.id))?.roles).toEqual(['empty']);
         expect(await store.permissionsOf(projectId, user.id)).toEqual([]);
@@ -225,7 +215,7 @@ export function accountStoreCases(engine: EngineFixture): void {
     describe('refresh tokens', () => {
       let userId: number;
       beforeEach(async () => {
-        userId = (await store.createUser(projectId, newUser('jack'))).id;
+        userId = (await createUser(projectId, newUser('jack'))).id;
       });
 
       it('consumes a token once', async () => {
@@ -263,7 +253,7 @@ export function accountStoreCases(engine: EngineFixture): void {
 
     describe('disabling users', () => {
       it('disables with a new token epoch and no refresh tokens left; enabling keeps the epoch', async () => {
-        const user = await store.createUser(projectId, newUser('kim'));
+        const user = await createUser(projectId, newUser('kim'));
         const later = new Date(Date.now() + HOUR);
         await store.saveRefreshToken('k1', projectId, user.id, later, 0);
         await store.saveRefreshToken('k2', projectId, user.id, later, 0);
@@ -284,7 +274,7 @@ export function accountStoreCases(engine: EngineFixture): void {
       });
 
       it('refuses, also after re-enabling, a refresh token saved under an epoch a disable has passed', async () => {
-        const user = await store.createUser(projectId, newUser('nia'));
+        const user = await createUser(projectId, newUser('nia'));
         const later = new Date(Date.now() + HOUR);
         // A sign-in read the user before the disable, and saves its token after the disable dropped the others.
         const read = await store.findUserByUsername(projectId, 'nia');
@@ -303,8 +293,8 @@ export function accountStoreCases(engine: EngineFixture): void {
       });
 
       it('touches only that user of that project; an unknown user is null', async () => {
-        const a = await store.createUser(projectId, newUser('lou'));
-        const b = await store.createUser(projectId, newUser('max'));
+        const a = await createUser(projectId, newUser('lou'));
+        const b = await createUser(projectId, newUser('max'));
         await store.saveRefreshToken('m1', projectId, b.id, new Date(Date.now() + HOUR), 0);
         const org = await store.ensureOrganisation('elsewhere');
         const other = (await store.createProject(org.id, 'other', PLAYER)).id;

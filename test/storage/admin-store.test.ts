@@ -7,6 +7,7 @@ import type { Storage } from '../../src/core/ports.js';
 import { upsert } from '../support/document-writes.js';
 import { engines } from '../support/engines.js';
 import { createBoard, definition, league } from '../support/leaderboards.js';
+import { created } from '../support/outcomes.js';
 
 const ROLE = { name: 'player', permissions: [] };
 
@@ -29,11 +30,9 @@ for (const engine of engines) {
     });
 
     it('creates admins with unique emails and finds them by email and id', async () => {
-      const admin = await storage.admins.createAdmin(orgA, 'ann@a.example', 'hash-1', 'editor');
+      const admin = created(await storage.admins.createAdmin(orgA, 'ann@a.example', 'hash-1', 'editor'));
       expect(admin).toEqual({ id: expect.any(Number), orgId: orgA, email: 'ann@a.example', role: 'editor' });
-      await expect(storage.admins.createAdmin(orgB, 'ann@a.example', 'hash-2', 'owner')).rejects.toMatchObject({
-        code: 'conflict',
-      });
+      expect(await storage.admins.createAdmin(orgB, 'ann@a.example', 'hash-2', 'owner')).toBe('taken');
       expect(await storage.admins.findAdminByEmail('ann@a.example')).toEqual({ ...admin, passwordHash: 'hash-1' });
       expect(await storage.admins.findAdminById(admin.id)).toEqual(admin);
       expect(await storage.admins.findAdminByEmail('nobody@a.example')).toBeNull();

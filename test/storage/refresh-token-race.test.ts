@@ -10,6 +10,7 @@ import { AuthService } from '../../src/core/auth/auth-service.js';
 import { hashPassword, type ScryptParams } from '../../src/core/auth/passwords.js';
 import type { Storage } from '../../src/core/ports.js';
 import { engines } from '../support/engines.js';
+import { created } from '../support/outcomes.js';
 
 const SECRET = new TextEncoder().encode('test-secret-that-is-long-enough-0123456789');
 const CHEAP: ScryptParams = { N: 1024, r: 8, p: 1 };
@@ -59,12 +60,14 @@ for (const engine of engines) {
     });
 
     const createUser = async (username: string) =>
-      storage.accounts.createUser(projectId, {
-        username,
-        passwordHash: await hashPassword(PASSWORD, CHEAP),
-        nickname: username,
-        roles: ['player'],
-      });
+      created(
+        await storage.accounts.createUser(projectId, {
+          username,
+          passwordHash: await hashPassword(PASSWORD, CHEAP),
+          nickname: username,
+          roles: ['player'],
+        }),
+      );
     /** Disables `userId` while `racing` waits to save its refresh token, then lets it finish and re-enables. */
     const disableDuring = async <T>(held: ReturnType<typeof heldSaves>, racing: Promise<T>, userId: number) => {
       await held.saving;

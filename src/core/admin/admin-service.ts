@@ -8,7 +8,7 @@ import {
   type ScryptParams,
   verifyPassword,
 } from '../auth/passwords.js';
-import { AppError, notFound, type ValidationIssue, validationFailed } from '../errors.js';
+import { AppError, conflict, notFound, type ValidationIssue, validationFailed } from '../errors.js';
 import type { AdminCaller } from './admin-caller.js';
 import { type AdminPermission, type AdminRole, isAdminRole, ROLE_PERMISSIONS, roleHolds } from './admin-permissions.js';
 import type { Admin, AdminStore, ServerKeyGrant } from './admin-store.js';
@@ -115,7 +115,9 @@ export class AdminService {
     if (issues.length > 0) throw validationFailed(issues);
     if (!(await this.admins.getOrganisation(orgId))) throw notFound(ORGANISATION_NOT_FOUND);
     const hash = await hashPassword(input.password, this.scrypt);
-    return adminView(await this.admins.createAdmin(orgId, email, hash, input.role as AdminRole));
+    const admin = await this.admins.createAdmin(orgId, email, hash, input.role as AdminRole);
+    if (admin === 'taken') throw conflict('Email already registered');
+    return adminView(admin);
   }
 
   /** Creates the first start's owner admin with a random password, returned this once. */

@@ -25,8 +25,8 @@ export interface ClientInfo {
 
 /** Admins, and the organisation-wide reads and client changes of the admin API (§6). */
 export interface AdminStore {
-  /** Creates an admin; throws `conflict` when the email is taken. */
-  createAdmin(orgId: number, email: string, passwordHash: string, role: AdminRole): Promise<Admin>;
+  /** Creates an admin; `taken` when an admin of any organisation has the email. */
+  createAdmin(orgId: number, email: string, passwordHash: string, role: AdminRole): Promise<Admin | 'taken'>;
   findAdminByEmail(email: string): Promise<AdminWithPassword | null>;
   findAdminById(adminId: number): Promise<Admin | null>;
   getOrganisation(orgId: number): Promise<Organisation | null>;

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { badRequest, notFound } from '../errors.js';
 import type { AccountStore, Organisation } from './account-store.js';
 import type { AuthService } from './auth-service.js';
-import { checkCredentials } from './auth-service.js';
+import { checkCredentials, createdUser } from './auth-service.js';
 import { hashPassword } from './passwords.js';
 import { PLAYER_PERMISSIONS, PLAYER_ROLE } from './player-role.js';
 import { sha256Hex } from './tokens.js';
@@ -86,12 +86,14 @@ export class AccountService {
     const roles = [...new Set(input.roles ?? [PLAYER_ROLE])];
     await this.requireRoles(projectId, roles);
     const passwordHash = await hashPassword(input.password);
-    const user = await this.accounts.createUser(projectId, {
-      username: input.username,
-      passwordHash,
-      nickname: input.username,
-      roles,
-    });
+    const user = createdUser(
+      await this.accounts.createUser(projectId, {
+        username: input.username,
+        passwordHash,
+        nickname: input.username,
+        roles,
+      }),
+    );
     return { id: user.id, username: user.username };
   }
 

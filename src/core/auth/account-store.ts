@@ -65,6 +65,9 @@ export interface NewUser {
   deviceId?: string;
 }
 
+/** Why a store created no user: the project has the username (`taken`), or there is no such project (`missing`). */
+export type UserRefusal = 'taken' | 'missing';
+
 /** A role: a named set of permissions within a project. */
 export interface Role {
   name: string;
@@ -82,10 +85,10 @@ export interface AccountStore {
   createClient(projectId: number, clientId: string, secretHash: string): Promise<void>;
   /** The project and secret hash of a client id, or null. */
   findClient(clientId: string): Promise<{ projectId: number; secretHash: string } | null>;
-  /** Creates a user; throws `conflict` when the username is taken. */
-  createUser(projectId: number, user: NewUser): Promise<User>;
-  /** The user bound to the device, created by `user` when missing (atomically). */
-  ensureGuest(projectId: number, user: NewUser & { deviceId: string }): Promise<User>;
+  /** Creates a user; a refusal when the username is taken (case-insensitively) or the project missing. */
+  createUser(projectId: number, user: NewUser): Promise<User | UserRefusal>;
+  /** The user bound to the device, created by `user` when missing (atomically); a refusal as `createUser`'s. */
+  ensureGuest(projectId: number, user: NewUser & { deviceId: string }): Promise<User | UserRefusal>;
   findUserByUsername(projectId: number, username: string): Promise<UserWithPassword | null>;
   findUserById(projectId: number, userId: number): Promise<User | null>;
   /** The public profiles of those users that exist (leaderboard listings). */

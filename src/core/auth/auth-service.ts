@@ -1,7 +1,7 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
-import { AppError, type ValidationIssue, validationFailed } from '../errors.js';
-import type { AccountStore, User } from './account-store.js';
+import { AppError, conflict, notFound, type ValidationIssue, validationFailed } from '../errors.js';
+import type { AccountStore, User, UserRefusal } from './account-store.js';
 import { DEFAULT_SCRYPT_PARAMS, dummyHash, hashPassword, type ScryptParams, verifyPassword } from './passwords.js';
 import { PLAYER_ROLE } from './player-role.js';
 import { AccessTokens, newRefreshToken, sha256Hex } from './tokens.js';
@@ -106,6 +106,13 @@ export function checkCredentials(username: string, password: string): void {
     });
   }
   if (issues.length > 0) throw validationFailed(issues);
+}
+
+/** The user a store created, or the contract's error for its refusal: 409 for a taken username, 404 for no project. */
+export function createdUser(outcome: User | UserRefusal): User {
+  if (outcome === 'taken') throw conflict('Username already taken');
+  if (outcome === 'missing') throw notFound('Project not found');
+  return outcome;
 }
 
 /** Converts a stored user to its public profile. */
@@ -228,7 +235,7 @@ export class AuthService {
       nickname: input.nickname ?? input.username,
       roles: [PLAYER_ROLE],
     });
-    return this.issueTokens(user);
+    return this.issueTokens(createdUser(user));
   }
 
   /** Signs a user in; any mismatch is `invalid_login` (401) after the same scrypt work. */
@@ -246,21 +253,18 @@ export class AuthService {
   async guest(projectId: number, deviceId: string): Promise<AuthResponse> {
     for (let attempt = 1; ; attempt++) {
       const username = `guest_${randomBytes(8).toString('hex')}`;
-      try {
-        const user = await this.accounts.ensureGuest(projectId, {
-          username,
-          passwordHash: null,
-          nickname: username,
-          roles: [PLAYER_ROLE],
-          deviceId,
-        });
-        if (user.disabled) throw new AppError('invalid_login', ACCOUNT_DISABLED);
-        return await this.issueTokens(user);
-      } catch (error) {
-        // The random name collided with an existing username: draw another.
-        if (error instanceof AppError && error.code === 'conflict' && attempt < GUEST_NAME_ATTEMPTS) continue;
-        throw error;
-      }
+      const guest = await this.accounts.ensureGuest(projectId, {
+        username,
+        passwordHash: null,
+        nickname: username,
+        roles: [PLAYER_ROLE],
+        deviceId,
+      });
+      // The random name collided with an existing username: draw another.
+      if (guest === 'taken' && attempt < GUEST_NAME_ATTEMPTS) continue;
+      const user = createdUser(guest);
+      if (user.disabled) throw new AppError('invalid_login', ACCOUNT_DISABLED);
+      return this.issueTokens(user);
     }
   }
 

@@ -9,29 +9,18 @@ import type {
   User,
   UserAccess,
   UserProfile,
+  UserRefusal,
   UserWithPassword,
 } from '../../core/auth/account-store.js';
-import { conflict, notFound } from '../../core/errors.js';
-
-interface UserRow {
-  project_id: number;
-  id: number;
-  username: string;
-  password_hash: string | null;
-  nickname: string;
-  avatar_url: string | null;
-  roles: string[];
-  disabled: boolean;
-  token_epoch: number;
-}
-
-interface ProjectRow {
-  id: number;
-  org_id: number;
-  name: string;
-}
-
-const USER_COLUMNS = 'project_id, id, username, password_hash, nickname, avatar_url, roles, disabled, token_epoch';
+import {
+  PROJECT_COLUMNS,
+  type ProjectRow,
+  projectOf,
+  USER_COLUMNS,
+  type UserRow,
+  userOf,
+  userWithPasswordOf,
+} from '../rows.js';
 
 // The id comes from the project's counter in the same statement, so a failed insert (a taken
 // username) rolls the counter back, and concurrent sign-ups queue on the project's row.
@@ -42,23 +31,6 @@ WITH next AS (
 INSERT INTO users (project_id, id, username, password_hash, nickname, avatar_url, roles, device_id)
 SELECT $1, next.id, $2, $3, $4, $5, $6::jsonb, $7 FROM next
 RETURNING ${USER_COLUMNS}`;
-
-function toUser(row: UserRow): User {
-  return {
-    id: row.id,
-    projectId: row.project_id,
-    username: row.username,
-    nickname: row.nickname,
-    avatarUrl: row.avatar_url,
-    roles: row.roles,
-    disabled: row.disabled,
-    tokenEpoch: row.token_epoch,
-  };
-}
-
-function toProject(row: ProjectRow): Project {
-  return { id: row.id, orgId: row.org_id, name: row.name };
-}
 
 /** Which unique constraint of `users` a failed statement hit, if any. */
 function uniqueViolation(error: unknown): 'username' | 'device' | null {
@@ -92,20 +64,20 @@ export class PostgresAccountStore implements AccountStore {
   async createProject(orgId: number, name: string, defaultRole: Role): Promise<Project> {
     const row = await this.one<ProjectRow>(
       `WITH project AS (
-         INSERT INTO projects (org_id, name) VALUES ($1, $2) RETURNING id, org_id, name
+         INSERT INTO projects (org_id, name) VALUES ($1, $2) RETURNING ${PROJECT_COLUMNS}
        ), role AS (
          INSERT INTO roles (project_id, name, permissions) SELECT id, $3, $4::jsonb FROM project
        )
-       SELECT id, org_id, name FROM project`,
+       SELECT ${PROJECT_COLUMNS} FROM project`,
       [orgId, name, defaultRole.name, JSON.stringify(defaultRole.permissions)],
     );
     if (!row) throw new Error('Project insert returned no row');
-    return toProject(row);
+    return projectOf(row);
   }
 
   async getProject(projectId: number): Promise<Project | null> {
-    const row = await this.one<ProjectRow>('SELECT id, org_id, name FROM projects WHERE id = $1', [projectId]);
-    return row ? toProject(row) : null;
+    const row = await this.one<ProjectRow>(`SELECT ${PROJECT_COLUMNS} FROM projects WHERE id = $1`, [projectId]);
+    return row ? projectOf(row) : null;
   }
 
   async createClient(projectId: number, clientId: string, secretHash: string): Promise<void> {
@@ -124,7 +96,7 @@ export class PostgresAccountStore implements AccountStore {
     return row ? { projectId: row.project_id, secretHash: row.secret_hash } : null;
   }
 
-  private async insertUser(projectId: number, user: NewUser): Promise<User> {
+  private async insertUser(projectId: number, user: NewUser): Promise<User | 'missing'> {
     const row = await this.one<UserRow>(INSERT_USER, [
       projectId,
       user.username,
@@ -134,33 +106,32 @@ export class PostgresAccountStore implements AccountStore {
       JSON.stringify(user.roles),
       user.deviceId ?? null,
     ]);
-    if (!row) throw notFound('Project not found');
-    return toUser(row);
+    return row ? userOf(row) : 'missing';
   }
 
-  async createUser(projectId: number, user: NewUser): Promise<User> {
+  async createUser(projectId: number, user: NewUser): Promise<User | UserRefusal> {
     try {
       return await this.insertUser(projectId, user);
     } catch (error) {
-      if (uniqueViolation(error) === 'username') throw conflict('Username already taken');
+      if (uniqueViolation(error) === 'username') return 'taken';
       throw error;
     }
   }
 
-  async ensureGuest(projectId: number, user: NewUser & { deviceId: string }): Promise<User> {
+  async ensureGuest(projectId: number, user: NewUser & { deviceId: string }): Promise<User | UserRefusal> {
     const sql = `SELECT ${USER_COLUMNS} FROM users WHERE project_id = $1 AND device_id = $2`;
     const existing = await this.one<UserRow>(sql, [projectId, user.deviceId]);
-    if (existing) return toUser(existing);
+    if (existing) return userOf(existing);
     try {
       return await this.insertUser(projectId, user);
     } catch (error) {
       const violated = uniqueViolation(error);
-      if (violated === 'username') throw conflict('Username already taken');
+      if (violated === 'username') return 'taken';
       if (violated !== 'device') throw error;
       // A concurrent first call bound the device first: its user is the guest.
       const winner = await this.one<UserRow>(sql, [projectId, user.deviceId]);
       if (!winner) throw error;
-      return toUser(winner);
+      return userOf(winner);
     }
   }
 
@@ -169,7 +140,7 @@ export class PostgresAccountStore implements AccountStore {
       `SELECT ${USER_COLUMNS} FROM users WHERE project_id = $1 AND lower(username) = lower($2)`,
       [projectId, username],
     );
-    return row ? { ...toUser(row), passwordHash: row.password_hash } : null;
+    return row ? userWithPasswordOf(row) : null;
   }
 
   async findUserById(projectId: number, userId: number): Promise<User | null> {
@@ -177,7 +148,7 @@ export class PostgresAccountStore implements AccountStore {
       projectId,
       userId,
     ]);
-    return row ? toUser(row) : null;
+    return row ? userOf(row) : null;
   }
 
   async profilesOf(projectId: number, userIds: readonly number[]): Promise<Map<number, UserProfile>> {
@@ -198,7 +169,7 @@ export class PostgresAccountStore implements AccountStore {
        WHERE project_id = $1 AND id = $2 RETURNING ${USER_COLUMNS}`,
       [projectId, userId, profile.nickname ?? null, profile.avatarUrl !== undefined, profile.avatarUrl ?? null],
     );
-    return row ? toUser(row) : null;
+    return row ? userOf(row) : null;
   }
 
   async setUserRoles(projectId: number, userId: number, roles: string[]): Promise<void> {
@@ -255,7 +226,7 @@ export class PostgresAccountStore implements AccountStore {
        SELECT * FROM changed`,
       [projectId, userId, disabled],
     );
-    return row ? toUser(row) : null;
+    return row ? userOf(row) : null;
   }
 
   async saveRefreshToken(

@@ -2,44 +2,32 @@ import type pg from 'pg';
 import type { AdminRole } from '../../core/admin/admin-permissions.js';
 import type { Admin, AdminStore, AdminWithPassword, ClientInfo } from '../../core/admin/admin-store.js';
 import type { Organisation, Project, User } from '../../core/auth/account-store.js';
-import { conflict } from '../../core/errors.js';
-
-interface AdminRow {
-  id: number;
-  org_id: number;
-  email: string;
-  password_hash: string;
-  role: AdminRole;
-}
-
-interface UserRow {
-  project_id: number;
-  id: number;
-  username: string;
-  nickname: string;
-  avatar_url: string | null;
-  roles: string[];
-  disabled: boolean;
-  token_epoch: number;
-}
-
-const ADMIN_COLUMNS = 'id, org_id, email, password_hash, role';
-
-const toAdmin = (row: AdminRow): Admin => ({ id: row.id, orgId: row.org_id, email: row.email, role: row.role });
+import {
+  ADMIN_COLUMNS,
+  type AdminRow,
+  adminOf,
+  adminWithPasswordOf,
+  PROJECT_COLUMNS,
+  type ProjectRow,
+  projectOf,
+  USER_COLUMNS,
+  type UserRow,
+  userOf,
+} from '../rows.js';
 
 /** Admins and the admin API's organisation-wide reads in PostgreSQL; each method is one statement. */
 export class PostgresAdminStore implements AdminStore {
   constructor(private readonly pool: pg.Pool) {}
 
-  async createAdmin(orgId: number, email: string, passwordHash: string, role: AdminRole): Promise<Admin> {
+  async createAdmin(orgId: number, email: string, passwordHash: string, role: AdminRole): Promise<Admin | 'taken'> {
     try {
       const { rows } = await this.pool.query<AdminRow>(
         `INSERT INTO admins (org_id, email, password_hash, role) VALUES ($1, $2, $3, $4) RETURNING ${ADMIN_COLUMNS}`,
         [orgId, email, passwordHash, role],
       );
-      return toAdmin(rows[0] as AdminRow);
+      return adminOf(rows[0] as AdminRow);
     } catch (error) {
-      if ((error as { code?: unknown }).code === '23505') throw conflict('Email already registered');
+      if ((error as { code?: unknown }).code === '23505') return 'taken';
       throw error;
     }
   }
@@ -47,13 +35,13 @@ export class PostgresAdminStore implements AdminStore {
   async findAdminByEmail(email: string): Promise<AdminWithPassword | null> {
     const { rows } = await this.pool.query<AdminRow>(`SELECT ${ADMIN_COLUMNS} FROM admins WHERE email = $1`, [email]);
     const row = rows[0];
-    return row ? { ...toAdmin(row), passwordHash: row.password_hash } : null;
+    return row ? adminWithPasswordOf(row) : null;
   }
 
   async findAdminById(adminId: number): Promise<Admin | null> {
     const { rows } = await this.pool.query<AdminRow>(`SELECT ${ADMIN_COLUMNS} FROM admins WHERE id = $1`, [adminId]);
     const row = rows[0];
-    return row ? toAdmin(row) : null;
+    return row ? adminOf(row) : null;
   }
 
   async getOrganisation(orgId: number): Promise<Organisation | null> {
@@ -62,29 +50,19 @@ export class PostgresAdminStore implements AdminStore {
   }
 
   async listProjects(orgId: number): Promise<Project[]> {
-    const { rows } = await this.pool.query<{ id: number; org_id: number; name: string }>(
-      'SELECT id, org_id, name FROM projects WHERE org_id = $1 ORDER BY id',
+    const { rows } = await this.pool.query<ProjectRow>(
+      `SELECT ${PROJECT_COLUMNS} FROM projects WHERE org_id = $1 ORDER BY id`,
       [orgId],
     );
-    return rows.map((row) => ({ id: row.id, orgId: row.org_id, name: row.name }));
+    return rows.map(projectOf);
   }
 
   async listUsers(projectId: number, offset: number, limit: number): Promise<User[]> {
     const { rows } = await this.pool.query<UserRow>(
-      `SELECT project_id, id, username, nickname, avatar_url, roles, disabled, token_epoch FROM users
-       WHERE project_id = $1 ORDER BY id LIMIT $2 OFFSET $3`,
+      `SELECT ${USER_COLUMNS} FROM users WHERE project_id = $1 ORDER BY id LIMIT $2 OFFSET $3`,
       [projectId, limit, offset],
     );
-    return rows.map((row) => ({
-      id: row.id,
-      projectId: row.project_id,
-      username: row.username,
-      nickname: row.nickname,
-      avatarUrl: row.avatar_url,
-      roles: row.roles,
-      disabled: row.disabled,
-      tokenEpoch: row.token_epoch,
-    }));
+    return rows.map(userOf);
   }
 
   async countUsers(projectId: number): Promise<number> {

@@ -4,33 +4,12 @@ import {
   type DocumentIndex,
   fieldView,
   type IndexField,
-  type IndexFieldView,
   type IndexState,
   indexSignature,
 } from '../../core/documents/indexes.js';
+import { INDEX_COLUMNS, type IndexRow, indexOf } from '../rows.js';
 import { createIndexSql, postgresIndexName } from './index-sql.js';
 import type { Queryable } from './transactions.js';
-
-interface IndexRow {
-  id: number;
-  project_id: number;
-  collection: string;
-  fields: string;
-  state: IndexState;
-}
-
-const COLUMNS = 'id, project_id, collection, fields, state';
-
-const toIndex = (row: IndexRow): DocumentIndex => ({
-  id: row.id,
-  projectId: row.project_id,
-  collection: row.collection,
-  fields: (JSON.parse(row.fields) as IndexFieldView[]).map((item) => ({
-    field: item.field.split('__'),
-    descending: item.order === 'desc',
-  })),
-  state: row.state,
-});
 
 /** Records a declaration in state `building` (in the caller's transaction, if any); null when it exists. */
 export async function insertIndexDeclaration(
@@ -41,19 +20,19 @@ export async function insertIndexDeclaration(
 ): Promise<DocumentIndex | null> {
   const { rows } = await client.query<IndexRow>(
     `INSERT INTO document_indexes (project_id, collection, fields, signature, state)
-     VALUES ($1, $2, $3, $4, 'building') ON CONFLICT DO NOTHING RETURNING ${COLUMNS}`,
+     VALUES ($1, $2, $3, $4, 'building') ON CONFLICT DO NOTHING RETURNING ${INDEX_COLUMNS}`,
     [projectId, collection, JSON.stringify(fields.map(fieldView)), indexSignature(collection, fields)],
   );
-  return rows[0] ? toIndex(rows[0]) : null;
+  return rows[0] ? indexOf(rows[0]) : null;
 }
 
 /** The project's declarations, by id. */
 export async function listIndexDeclarations(client: Queryable, projectId: number): Promise<DocumentIndex[]> {
   const { rows } = await client.query<IndexRow>(
-    `SELECT ${COLUMNS} FROM document_indexes WHERE project_id = $1 ORDER BY id`,
+    `SELECT ${INDEX_COLUMNS} FROM document_indexes WHERE project_id = $1 ORDER BY id`,
     [projectId],
   );
-  return rows.map(toIndex);
+  return rows.map(indexOf);
 }
 
 /** Advisory lock keys (two-int form), per schema: the claim of one declaration, the turn to build. */
@@ -94,9 +73,9 @@ export class PostgresIndexStore implements IndexStore {
 
   async building(): Promise<DocumentIndex[]> {
     const { rows } = await this.pool.query<IndexRow>(
-      `SELECT ${COLUMNS} FROM document_indexes WHERE state = 'building' ORDER BY id`,
+      `SELECT ${INDEX_COLUMNS} FROM document_indexes WHERE state = 'building' ORDER BY id`,
     );
-    return rows.map(toIndex);
+    return rows.map(indexOf);
   }
 
   async build(index: DocumentIndex): Promise<IndexState | null> {

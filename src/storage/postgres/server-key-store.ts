@@ -1,39 +1,27 @@
 import type pg from 'pg';
 import type { ServerKey, ServerKeyGrant, ServerKeyRole, ServerKeyStore } from '../../core/admin/admin-store.js';
+import { SERVER_KEY_COLUMNS, type ServerKeyRow, serverKeyOf } from '../rows.js';
 
-interface ServerKeyRow {
-  id: number;
-  project_id: number;
-  name: string;
-  role: ServerKeyRole;
-  created_at: Date;
-}
+/** A key row as `pg` returns it: `created_at` a Date. */
+type PostgresKeyRow = Omit<ServerKeyRow, 'created_at'> & { created_at: Date };
 
-const COLUMNS = 'id, project_id, name, role, created_at';
-
-const toServerKey = (row: ServerKeyRow): ServerKey => ({
-  id: row.id,
-  projectId: row.project_id,
-  name: row.name,
-  role: row.role,
-  createdAt: row.created_at.getTime(),
-});
+const toServerKey = (row: PostgresKeyRow): ServerKey => serverKeyOf({ ...row, created_at: row.created_at.getTime() });
 
 /** Server keys in PostgreSQL; each method is one statement. A revoked key keeps its row, with `revoked_at`. */
 export class PostgresServerKeyStore implements ServerKeyStore {
   constructor(private readonly pool: pg.Pool) {}
 
   async create(projectId: number, name: string, role: ServerKeyRole, keyHash: string): Promise<ServerKey> {
-    const { rows } = await this.pool.query<ServerKeyRow>(
-      `INSERT INTO server_keys (project_id, name, role, key_hash) VALUES ($1, $2, $3, $4) RETURNING ${COLUMNS}`,
+    const { rows } = await this.pool.query<PostgresKeyRow>(
+      `INSERT INTO server_keys (project_id, name, role, key_hash) VALUES ($1, $2, $3, $4) RETURNING ${SERVER_KEY_COLUMNS}`,
       [projectId, name, role, keyHash],
     );
-    return toServerKey(rows[0] as ServerKeyRow);
+    return toServerKey(rows[0] as PostgresKeyRow);
   }
 
   async list(projectId: number): Promise<ServerKey[]> {
-    const { rows } = await this.pool.query<ServerKeyRow>(
-      `SELECT ${COLUMNS} FROM server_keys WHERE project_id = $1 AND revoked_at IS NULL ORDER BY id`,
+    const { rows } = await this.pool.query<PostgresKeyRow>(
+      `SELECT ${SERVER_KEY_COLUMNS} FROM server_keys WHERE project_id = $1 AND revoked_at IS NULL ORDER BY id`,
       [projectId],
     );
     return rows.map(toServerKey);
@@ -48,7 +36,7 @@ export class PostgresServerKeyStore implements ServerKeyStore {
   }
 
   async findByHash(keyHash: string): Promise<ServerKeyGrant | null> {
-    const { rows } = await this.pool.query<ServerKeyRow & { org_id: number }>(
+    const { rows } = await this.pool.query<PostgresKeyRow & { org_id: number }>(
       `SELECT k.id, k.project_id, k.name, k.role, k.created_at, p.org_id
        FROM server_keys k JOIN projects p ON p.id = k.project_id
        WHERE k.key_hash = $1 AND k.revoked_at IS NULL`,

@@ -9,46 +9,30 @@ import type {
   User,
   UserAccess,
   UserProfile,
+  UserRefusal,
   UserWithPassword,
 } from '../../core/auth/account-store.js';
-import { conflict, notFound } from '../../core/errors.js';
+import {
+  PROJECT_COLUMNS,
+  type ProjectRow,
+  projectOf,
+  USER_COLUMNS,
+  type UserRow,
+  userOf,
+  userWithPasswordOf,
+} from '../rows.js';
 
-interface UserRow {
-  project_id: number;
-  id: number;
-  username: string;
-  password_hash: string | null;
-  nickname: string;
-  avatar_url: string | null;
-  roles: string;
-  disabled: number;
-  token_epoch: number;
-}
+/** A user row as SQLite returns it: roles as JSON text, `disabled` 0 or 1. */
+export type SqliteUserRow = Omit<UserRow, 'roles' | 'disabled'> & { roles: string; disabled: number };
 
-interface ProjectRow {
-  id: number;
-  org_id: number;
-  name: string;
-}
+const userRow = (row: SqliteUserRow): UserRow => ({
+  ...row,
+  roles: JSON.parse(row.roles) as string[],
+  disabled: row.disabled !== 0,
+});
 
-const USER_COLUMNS = 'project_id, id, username, password_hash, nickname, avatar_url, roles, disabled, token_epoch';
-
-function toUser(row: UserRow): User {
-  return {
-    id: row.id,
-    projectId: row.project_id,
-    username: row.username,
-    nickname: row.nickname,
-    avatarUrl: row.avatar_url,
-    roles: JSON.parse(row.roles) as string[],
-    disabled: row.disabled !== 0,
-    tokenEpoch: row.token_epoch,
-  };
-}
-
-function toProject(row: ProjectRow): Project {
-  return { id: row.id, orgId: row.org_id, name: row.name };
-}
+/** The user of a row (shared with the admin store). */
+export const toUser = (row: SqliteUserRow): User => userOf(userRow(row));
 
 /** Which unique constraint of `users` a failed insert hit, if any. */
 function uniqueViolation(error: unknown): 'username' | 'device' | null {
@@ -61,8 +45,8 @@ function uniqueViolation(error: unknown): 'username' | 'device' | null {
 
 /** Accounts in SQLite; each method is one statement or one transaction. */
 export class SqliteAccountStore implements AccountStore {
-  private readonly insertUser: (projectId: number, user: NewUser) => User;
-  private readonly guestTransaction: (projectId: number, user: NewUser & { deviceId: string }) => User;
+  private readonly insertUser: (projectId: number, user: NewUser) => User | 'missing';
+  private readonly guestTransaction: (projectId: number, user: NewUser & { deviceId: string }) => User | 'missing';
   private readonly accessTransaction: (projectId: number, userId: number) => UserAccess | null;
   private readonly disableTransaction: (projectId: number, userId: number, disabled: boolean) => User | null;
   private readonly consumeTransaction: (projectId: number, tokenHash: string, now: number) => RefreshGrant | null;
@@ -73,19 +57,19 @@ export class SqliteAccountStore implements AccountStore {
     );
     const insert = db.prepare<
       [number, number, string, string | null, string, string | null, string, string | null, number],
-      UserRow
+      SqliteUserRow
     >(
       `INSERT INTO users (project_id, id, username, password_hash, nickname, avatar_url, roles, device_id, created_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING ${USER_COLUMNS}`,
     );
-    const byDevice = db.prepare<[number, string], UserRow>(
+    const byDevice = db.prepare<[number, string], SqliteUserRow>(
       `SELECT ${USER_COLUMNS} FROM users WHERE project_id = ? AND device_id = ?`,
     );
     const userAccess = db.prepare<[number, number], { roles: string; disabled: number; token_epoch: number }>(
       'SELECT roles, disabled, token_epoch FROM users WHERE project_id = ? AND id = ?',
     );
     // Disabling moves the epoch on, so every token issued so far is refused even after re-enabling.
-    const setDisabled = db.prepare<[number, number, number, number], UserRow>(
+    const setDisabled = db.prepare<[number, number, number, number], SqliteUserRow>(
       `UPDATE users SET disabled = ?, token_epoch = token_epoch + ? WHERE project_id = ? AND id = ?
        RETURNING ${USER_COLUMNS}`,
     );
@@ -101,7 +85,7 @@ export class SqliteAccountStore implements AccountStore {
     // (a taken username) rolls the counter back and ids stay dense.
     this.insertUser = db.transaction((projectId: number, user: NewUser) => {
       const next = nextId.get(projectId);
-      if (!next) throw notFound('Project not found');
+      if (!next) return 'missing';
       const row = insert.get(
         projectId,
         next.id,
@@ -113,7 +97,7 @@ export class SqliteAccountStore implements AccountStore {
         user.deviceId ?? null,
         Date.now(),
       );
-      return toUser(row as UserRow);
+      return toUser(row as SqliteUserRow);
     });
     this.guestTransaction = db.transaction((projectId: number, user: NewUser & { deviceId: string }) => {
       const existing = byDevice.get(projectId, user.deviceId);
@@ -167,22 +151,22 @@ export class SqliteAccountStore implements AccountStore {
     const create = this.db.transaction(() => {
       const row = this.db
         .prepare<[number, string, number], ProjectRow>(
-          'INSERT INTO projects (org_id, name, created_at) VALUES (?, ?, ?) RETURNING id, org_id, name',
+          `INSERT INTO projects (org_id, name, created_at) VALUES (?, ?, ?) RETURNING ${PROJECT_COLUMNS}`,
         )
         .get(orgId, name, Date.now()) as ProjectRow;
       this.db
         .prepare('INSERT INTO roles (project_id, name, permissions) VALUES (?, ?, ?)')
         .run(row.id, defaultRole.name, JSON.stringify(defaultRole.permissions));
-      return toProject(row);
+      return projectOf(row);
     });
     return create();
   }
 
   async getProject(projectId: number): Promise<Project | null> {
     const row = this.db
-      .prepare<[number], ProjectRow>('SELECT id, org_id, name FROM projects WHERE id = ?')
+      .prepare<[number], ProjectRow>(`SELECT ${PROJECT_COLUMNS} FROM projects WHERE id = ?`)
       .get(projectId);
-    return row ? toProject(row) : null;
+    return row ? projectOf(row) : null;
   }
 
   async createClient(projectId: number, clientId: string, secretHash: string): Promise<void> {
@@ -200,25 +184,27 @@ export class SqliteAccountStore implements AccountStore {
     return row ? { projectId: row.project_id, secretHash: row.secret_hash } : null;
   }
 
-  async createUser(projectId: number, user: NewUser): Promise<User> {
+  async createUser(projectId: number, user: NewUser): Promise<User | UserRefusal> {
     try {
       return this.insertUser(projectId, user);
     } catch (error) {
-      if (uniqueViolation(error) === 'username') throw conflict('Username already taken');
+      if (uniqueViolation(error) === 'username') return 'taken';
       throw error;
     }
   }
 
-  async ensureGuest(projectId: number, user: NewUser & { deviceId: string }): Promise<User> {
+  async ensureGuest(projectId: number, user: NewUser & { deviceId: string }): Promise<User | UserRefusal> {
     try {
       return this.guestTransaction(projectId, user);
     } catch (error) {
       const violated = uniqueViolation(error);
-      if (violated === 'username') throw conflict('Username already taken');
+      if (violated === 'username') return 'taken';
       if (violated !== 'device') throw error;
       // Another process bound the device between our read and write: theirs is the guest.
       const row = this.db
-        .prepare<[number, string], UserRow>(`SELECT ${USER_COLUMNS} FROM users WHERE project_id = ? AND device_id = ?`)
+        .prepare<[number, string], SqliteUserRow>(
+          `SELECT ${USER_COLUMNS} FROM users WHERE project_id = ? AND device_id = ?`,
+        )
         .get(projectId, user.deviceId);
       if (!row) throw error;
       return toUser(row);
@@ -228,14 +214,16 @@ export class SqliteAccountStore implements AccountStore {
   async findUserByUsername(projectId: number, username: string): Promise<UserWithPassword | null> {
     // The username column is COLLATE NOCASE, so this matches case-insensitively.
     const row = this.db
-      .prepare<[number, string], UserRow>(`SELECT ${USER_COLUMNS} FROM users WHERE project_id = ? AND username = ?`)
+      .prepare<[number, string], SqliteUserRow>(
+        `SELECT ${USER_COLUMNS} FROM users WHERE project_id = ? AND username = ?`,
+      )
       .get(projectId, username);
-    return row ? { ...toUser(row), passwordHash: row.password_hash } : null;
+    return row ? userWithPasswordOf(userRow(row)) : null;
   }
 
   async findUserById(projectId: number, userId: number): Promise<User | null> {
     const row = this.db
-      .prepare<[number, number], UserRow>(`SELECT ${USER_COLUMNS} FROM users WHERE project_id = ? AND id = ?`)
+      .prepare<[number, number], SqliteUserRow>(`SELECT ${USER_COLUMNS} FROM users WHERE project_id = ? AND id = ?`)
       .get(projectId, userId);
     return row ? toUser(row) : null;
   }
@@ -256,7 +244,7 @@ export class SqliteAccountStore implements AccountStore {
   ): Promise<User | null> {
     const setAvatar = profile.avatarUrl !== undefined ? 1 : 0;
     const row = this.db
-      .prepare<[string | null, number, string | null, number, number], UserRow>(
+      .prepare<[string | null, number, string | null, number, number], SqliteUserRow>(
         `UPDATE users SET nickname = coalesce(?, nickname), avatar_url = CASE WHEN ? THEN ? ELSE avatar_url END
          WHERE project_id = ? AND id = ? RETURNING ${USER_COLUMNS}`,
       )

@@ -2,36 +2,23 @@ import type Database from 'better-sqlite3';
 import type { AdminRole } from '../../core/admin/admin-permissions.js';
 import type { Admin, AdminStore, AdminWithPassword, ClientInfo } from '../../core/admin/admin-store.js';
 import type { Organisation, Project, User } from '../../core/auth/account-store.js';
-import { conflict } from '../../core/errors.js';
-
-interface AdminRow {
-  id: number;
-  org_id: number;
-  email: string;
-  password_hash: string;
-  role: AdminRole;
-}
-
-interface UserRow {
-  project_id: number;
-  id: number;
-  username: string;
-  nickname: string;
-  avatar_url: string | null;
-  roles: string;
-  disabled: number;
-  token_epoch: number;
-}
-
-const ADMIN_COLUMNS = 'id, org_id, email, password_hash, role';
-
-const toAdmin = (row: AdminRow): Admin => ({ id: row.id, orgId: row.org_id, email: row.email, role: row.role });
+import {
+  ADMIN_COLUMNS,
+  type AdminRow,
+  adminOf,
+  adminWithPasswordOf,
+  PROJECT_COLUMNS,
+  type ProjectRow,
+  projectOf,
+  USER_COLUMNS,
+} from '../rows.js';
+import { type SqliteUserRow, toUser } from './account-store.js';
 
 /** Admins and the admin API's organisation-wide reads in SQLite; each method is one statement. */
 export class SqliteAdminStore implements AdminStore {
   constructor(private readonly db: Database.Database) {}
 
-  async createAdmin(orgId: number, email: string, passwordHash: string, role: AdminRole): Promise<Admin> {
+  async createAdmin(orgId: number, email: string, passwordHash: string, role: AdminRole): Promise<Admin | 'taken'> {
     try {
       const row = this.db
         .prepare<[number, string, string, string, number], AdminRow>(
@@ -39,21 +26,21 @@ export class SqliteAdminStore implements AdminStore {
            RETURNING ${ADMIN_COLUMNS}`,
         )
         .get(orgId, email, passwordHash, role, Date.now()) as AdminRow;
-      return toAdmin(row);
+      return adminOf(row);
     } catch (error) {
-      if ((error as { code?: unknown }).code === 'SQLITE_CONSTRAINT_UNIQUE') throw conflict('Email already registered');
+      if ((error as { code?: unknown }).code === 'SQLITE_CONSTRAINT_UNIQUE') return 'taken';
       throw error;
     }
   }
 
   async findAdminByEmail(email: string): Promise<AdminWithPassword | null> {
     const row = this.db.prepare<[string], AdminRow>(`SELECT ${ADMIN_COLUMNS} FROM admins WHERE email = ?`).get(email);
-    return row ? { ...toAdmin(row), passwordHash: row.password_hash } : null;
+    return row ? adminWithPasswordOf(row) : null;
   }
 
   async findAdminById(adminId: number): Promise<Admin | null> {
     const row = this.db.prepare<[number], AdminRow>(`SELECT ${ADMIN_COLUMNS} FROM admins WHERE id = ?`).get(adminId);
-    return row ? toAdmin(row) : null;
+    return row ? adminOf(row) : null;
   }
 
   async getOrganisation(orgId: number): Promise<Organisation | null> {
@@ -63,30 +50,18 @@ export class SqliteAdminStore implements AdminStore {
 
   async listProjects(orgId: number): Promise<Project[]> {
     const rows = this.db
-      .prepare<[number], { id: number; org_id: number; name: string }>(
-        'SELECT id, org_id, name FROM projects WHERE org_id = ? ORDER BY id',
-      )
+      .prepare<[number], ProjectRow>(`SELECT ${PROJECT_COLUMNS} FROM projects WHERE org_id = ? ORDER BY id`)
       .all(orgId);
-    return rows.map((row) => ({ id: row.id, orgId: row.org_id, name: row.name }));
+    return rows.map(projectOf);
   }
 
   async listUsers(projectId: number, offset: number, limit: number): Promise<User[]> {
     const rows = this.db
-      .prepare<[number, number, number], UserRow>(
-        `SELECT project_id, id, username, nickname, avatar_url, roles, disabled, token_epoch FROM users
-         WHERE project_id = ? ORDER BY id LIMIT ? OFFSET ?`,
+      .prepare<[number, number, number], SqliteUserRow>(
+        `SELECT ${USER_COLUMNS} FROM users WHERE project_id = ? ORDER BY id LIMIT ? OFFSET ?`,
       )
       .all(projectId, limit, offset);
-    return rows.map((row) => ({
-      id: row.id,
-      projectId: row.project_id,
-      username: row.username,
-      nickname: row.nickname,
-      avatarUrl: row.avatar_url,
-      roles: JSON.parse(row.roles) as string[],
-      disabled: row.disabled !== 0,
-      tokenEpoch: row.token_epoch,
-    }));
+    return rows.map(toUser);
   }
 
   async countUsers(projectId: number): Promise<number> {

@@ -4,37 +4,11 @@ import {
   type DocumentIndex,
   fieldView,
   type IndexField,
-  type IndexFieldView,
   type IndexState,
   indexSignature,
 } from '../../core/documents/indexes.js';
+import { INDEX_COLUMNS, type IndexRow, indexOf } from '../rows.js';
 import { createIndexSql, sqliteIndexName } from './index-sql.js';
-
-interface IndexRow {
-  id: number;
-  project_id: number;
-  collection: string;
-  fields: string;
-  state: IndexState;
-}
-
-const COLUMNS = 'id, project_id, collection, fields, state';
-
-/** The stored form of fields is their API form (`a__b`, `asc`). */
-export function parseStoredFields(json: string): IndexField[] {
-  return (JSON.parse(json) as IndexFieldView[]).map((item) => ({
-    field: item.field.split('__'),
-    descending: item.order === 'desc',
-  }));
-}
-
-const toIndex = (row: IndexRow): DocumentIndex => ({
-  id: row.id,
-  projectId: row.project_id,
-  collection: row.collection,
-  fields: parseStoredFields(row.fields),
-  state: row.state,
-});
 
 /** Records a declaration in state `building` (in the caller's transaction, if any); null when it exists. */
 export function insertIndexDeclaration(
@@ -46,18 +20,18 @@ export function insertIndexDeclaration(
   const row = db
     .prepare<[number, string, string, string, number], IndexRow>(
       `INSERT INTO document_indexes (project_id, collection, fields, signature, state, created_at)
-       VALUES (?, ?, ?, ?, 'building', ?) ON CONFLICT DO NOTHING RETURNING ${COLUMNS}`,
+       VALUES (?, ?, ?, ?, 'building', ?) ON CONFLICT DO NOTHING RETURNING ${INDEX_COLUMNS}`,
     )
     .get(projectId, collection, JSON.stringify(fields.map(fieldView)), indexSignature(collection, fields), Date.now());
-  return row ? toIndex(row) : null;
+  return row ? indexOf(row) : null;
 }
 
 /** The project's declarations, by id. */
 export function listIndexDeclarations(db: Database.Database, projectId: number): DocumentIndex[] {
   return db
-    .prepare<[number], IndexRow>(`SELECT ${COLUMNS} FROM document_indexes WHERE project_id = ? ORDER BY id`)
+    .prepare<[number], IndexRow>(`SELECT ${INDEX_COLUMNS} FROM document_indexes WHERE project_id = ? ORDER BY id`)
     .all(projectId)
-    .map(toIndex);
+    .map(indexOf);
 }
 
 /**
@@ -80,9 +54,9 @@ export class SqliteIndexStore implements IndexStore {
 
   async building(): Promise<DocumentIndex[]> {
     return this.db
-      .prepare<[], IndexRow>(`SELECT ${COLUMNS} FROM document_indexes WHERE state = 'building' ORDER BY id`)
+      .prepare<[], IndexRow>(`SELECT ${INDEX_COLUMNS} FROM document_indexes WHERE state = 'building' ORDER BY id`)
       .all()
-      .map(toIndex);
+      .map(indexOf);
   }
 
   async build(index: DocumentIndex): Promise<IndexState | null> {

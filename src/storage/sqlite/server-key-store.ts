@@ -1,23 +1,6 @@
 import type Database from 'better-sqlite3';
 import type { ServerKey, ServerKeyGrant, ServerKeyRole, ServerKeyStore } from '../../core/admin/admin-store.js';
-
-interface ServerKeyRow {
-  id: number;
-  project_id: number;
-  name: string;
-  role: ServerKeyRole;
-  created_at: number;
-}
-
-const COLUMNS = 'id, project_id, name, role, created_at';
-
-const toServerKey = (row: ServerKeyRow): ServerKey => ({
-  id: row.id,
-  projectId: row.project_id,
-  name: row.name,
-  role: row.role,
-  createdAt: row.created_at,
-});
+import { SERVER_KEY_COLUMNS, type ServerKeyRow, serverKeyOf } from '../rows.js';
 
 /** Server keys in SQLite; each method is one statement. A revoked key keeps its row, with `revoked_at`. */
 export class SqliteServerKeyStore implements ServerKeyStore {
@@ -27,19 +10,19 @@ export class SqliteServerKeyStore implements ServerKeyStore {
     const row = this.db
       .prepare<[number, string, string, string, number], ServerKeyRow>(
         `INSERT INTO server_keys (project_id, name, role, key_hash, created_at) VALUES (?, ?, ?, ?, ?)
-         RETURNING ${COLUMNS}`,
+         RETURNING ${SERVER_KEY_COLUMNS}`,
       )
       .get(projectId, name, role, keyHash, Date.now()) as ServerKeyRow;
-    return toServerKey(row);
+    return serverKeyOf(row);
   }
 
   async list(projectId: number): Promise<ServerKey[]> {
     const rows = this.db
       .prepare<[number], ServerKeyRow>(
-        `SELECT ${COLUMNS} FROM server_keys WHERE project_id = ? AND revoked_at IS NULL ORDER BY id`,
+        `SELECT ${SERVER_KEY_COLUMNS} FROM server_keys WHERE project_id = ? AND revoked_at IS NULL ORDER BY id`,
       )
       .all(projectId);
-    return rows.map(toServerKey);
+    return rows.map(serverKeyOf);
   }
 
   async revoke(projectId: number, keyId: number): Promise<boolean> {
@@ -57,6 +40,6 @@ export class SqliteServerKeyStore implements ServerKeyStore {
          WHERE k.key_hash = ? AND k.revoked_at IS NULL`,
       )
       .get(keyHash);
-    return row ? { ...toServerKey(row), orgId: row.org_id } : null;
+    return row ? { ...serverKeyOf(row), orgId: row.org_id } : null;
   }
 }
