@@ -39,7 +39,7 @@ const mtime = (file) => {
  * The first source found newer than what was built from it (or built into a missing file), as
  * `{source, output}` relative to `root`; null when the build is current or there are no sources
  * (an installed package). Compares each `src/**.ts` with its `dist/src/**.js`, and the console's
- * sources with its bundle.
+ * sources (not its README.md files) with its bundle.
  */
 export function staleBuild(root = ROOT) {
   for (const source of filesUnder(root, 'src', (path) => path.endsWith('.ts') && !path.endsWith('.d.ts'))) {
@@ -48,7 +48,8 @@ export function staleBuild(root = ROOT) {
   }
   const output = join('packages', 'console', 'dist', 'console.js');
   const built = mtime(join(root, output));
-  for (const source of filesUnder(root, join('packages', 'console', 'src'), () => true)) {
+  // Every file the bundle is made of; the folders' README.md files are not.
+  for (const source of filesUnder(root, join('packages', 'console', 'src'), (path) => !path.endsWith('.md'))) {
     if (mtime(join(root, source)) > built) return { source, output };
   }
   return null;
