@@ -4,7 +4,15 @@
  * state and a listener receives one change per version. Both engines keep their part of a commit
  * here; they only read the project's version before it and store the last one after it.
  */
-import type { DocumentChangeEntry, DocumentCommitRecord } from './document-store.js';
+import type {
+  AppliedMutation,
+  DocumentChange,
+  DocumentChangeEntry,
+  DocumentCommit,
+  DocumentCommitRecord,
+  DocumentMutation,
+  StoredDocument,
+} from './document-store.js';
 
 /**
  * One project's part of a group commit. Each `apply` call accepted takes the next version; a
@@ -60,4 +68,37 @@ export class CallChanges {
   list(): DocumentChangeEntry[] {
     return [...this.byPath.values()].filter((change) => change.data !== null || change.previous !== null);
   }
+}
+
+/** A mutation decided inside a commit: what to store, the answer, and the document it leaves. */
+export interface DecidedMutation {
+  change: DocumentChange;
+  applied: AppliedMutation;
+  /** The document after the mutation (null when deleted), as the commit's next mutation of it sees it. */
+  document: StoredDocument | null;
+}
+
+/**
+ * Lets a mutation decide on `current`, the document as the commit has it so far (null when absent,
+ * or not read because no mutation needed it: an engine that did not read fills the id the
+ * database kept and the `previous` in afterwards), and notes its change in `changes`: the one
+ * place that works out ids, `created` and the change log's `previous` for both engines.
+ */
+export function decideMutation(
+  mutation: DocumentMutation,
+  current: StoredDocument | null,
+  commit: DocumentCommit,
+  changes: CallChanges,
+): DecidedMutation {
+  const change = mutation.decide(mutation.readsStored ? current : null, commit);
+  const path = mutation.path.path;
+  const { version } = commit;
+  if (change.kind === 'delete') {
+    if (current) changes.add({ path, id: current.id, data: null, previous: current.data });
+    return { change, applied: { kind: 'deleted', path, version }, document: null };
+  }
+  const id = current?.id ?? change.newId;
+  changes.add({ path, id, data: change.data, previous: current?.data ?? null });
+  const document = { id, path, data: change.data, version };
+  return { change, applied: { kind: 'written', ...document, created: current === null }, document };
 }

@@ -13,7 +13,7 @@
  *    version with the log's trim (one per project) and commits.
  */
 import type pg from 'pg';
-import { CallChanges, ProjectCommits } from '../../core/documents/commit-versions.js';
+import { CallChanges, decideMutation, ProjectCommits } from '../../core/documents/commit-versions.js';
 import type {
   AppliedCall,
   AppliedMutation,
@@ -294,21 +294,11 @@ function decideCall(call: ApplyCall, commit: DocumentCommit, slots: Map<string, 
   const changes = new CallChanges();
   try {
     const applied = call.mutations.map((mutation): AppliedMutation => {
-      const { path } = mutation;
-      const key = keyOf(call.projectId, path.path);
-      const current = changed.get(key) ?? slots.get(key) ?? emptySlot(call.projectId, path);
-      const change = mutation.decide(mutation.readsStored ? current.document : null, commit);
-      const previous = current.document?.data ?? null;
-      if (change.kind === 'delete') {
-        changed.set(key, { ...current, document: null, dirty: true });
-        if (current.document) changes.add({ path: path.path, id: current.document.id, data: null, previous });
-        return { kind: 'deleted', path: path.path, version: commit.version };
-      }
-      const id = current.document?.id ?? change.newId;
-      const document = { id, path: path.path, data: change.data, version: commit.version };
-      changed.set(key, { ...current, document, dirty: true });
-      changes.add({ path: path.path, id, data: change.data, previous });
-      return { kind: 'written', ...document, created: current.document === null };
+      const key = keyOf(call.projectId, mutation.path.path);
+      const current = changed.get(key) ?? slots.get(key) ?? emptySlot(call.projectId, mutation.path);
+      const decided = decideMutation(mutation, current.document, commit, changes);
+      changed.set(key, { ...current, document: decided.document, dirty: true });
+      return decided.applied;
     });
     for (const [key, slot] of changed) slots.set(key, slot);
     return { ok: true, applied, changes };

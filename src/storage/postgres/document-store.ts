@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import type {
   AppliedCall,
@@ -15,8 +14,6 @@ import type {
   QueryResult,
   QuerySnapshot,
 } from '../../core/documents/document-store.js';
-import type { JsonObject } from '../../core/json.js';
-import type { DocumentPath } from '../../core/paths.js';
 import { defaultRetention } from '../../core/realtime/tree-service.js';
 import type { ChangeLogRetention } from '../../core/realtime/tree-store.js';
 import { PostgresDocumentCommits } from './document-commits.js';

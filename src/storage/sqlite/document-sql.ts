@@ -24,10 +24,6 @@ export const sqliteDocumentSql = {
   get: 'SELECT id, path, json(data) AS data FROM documents INDEXED BY documents_by_path WHERE project_id = @project AND path = @path',
   getStored:
     'SELECT id, path, json(data) AS data, version FROM documents INDEXED BY documents_by_path WHERE project_id = @project AND path = @path',
-  upsert: `INSERT INTO documents (project_id, path, parent, collection, id, data, created_at, updated_at, version)
-VALUES (@project, @path, @parent, @collection, @id, jsonb(@data), @now, @now, @version)
-ON CONFLICT (project_id, path) DO UPDATE SET data = excluded.data, updated_at = excluded.updated_at, version = excluded.version
-RETURNING id`,
   insert: `INSERT INTO documents (project_id, path, parent, collection, id, data, created_at, updated_at, version)
 VALUES (@project, @path, @parent, @collection, @id, jsonb(@data), @now, @now, @version)`,
   update:

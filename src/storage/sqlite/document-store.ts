@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { CallChanges, ProjectCommits } from '../../core/documents/commit-versions.js';
+import { CallChanges, decideMutation, ProjectCommits } from '../../core/documents/commit-versions.js';
 import type {
   AppliedCall,
   AppliedMutation,
@@ -74,7 +74,6 @@ export class SqliteDocumentStore implements DocumentStore {
     const prepare = (sql: string) => db.prepare<SqliteParams, Row>(sql);
     this.statements = {
       get: prepare(sqliteDocumentSql.get),
-      upsert: prepare(sqliteDocumentSql.upsert),
       insert: prepare(sqliteDocumentSql.insert),
       update: prepare(sqliteDocumentSql.update),
       delete: prepare(sqliteDocumentSql.delete),
@@ -153,29 +152,15 @@ export class SqliteDocumentStore implements DocumentStore {
     // Read for the change log's `previous` too (§10 resume), even when the mutation needs no stored document.
     const row = this.statements.getStored.get(key);
     const stored = row ? { ...toRecord(row), version: row.version } : null;
-    const change = mutation.decide(mutation.readsStored ? stored : null, commit);
-    const { version } = commit;
+    const { change, applied } = decideMutation(mutation, stored, commit, changes);
     if (change.kind === 'delete') {
-      if (this.statements.delete.run(key).changes > 0 && stored) {
-        changes.add({ path: path.path, id: stored.id, data: null, previous: stored.data });
-      }
-      return { kind: 'deleted', path: path.path, version };
+      if (stored) this.statements.delete.run(key);
+      return applied;
     }
-    const columns = { ...this.columns(projectId, path, change.data), now: commit.time, version };
-    let id: string;
-    if (!mutation.readsStored) {
-      // The conflict branch keeps the stored id, so getting back the fresh id means the row is new.
-      id = this.statements.upsert.get({ ...columns, id: change.newId })?.id ?? change.newId;
-    } else if (stored) {
-      this.statements.update.run(columns);
-      id = stored.id;
-    } else {
-      this.statements.insert.run({ ...columns, id: change.newId });
-      id = change.newId;
-    }
-    const created = mutation.readsStored ? !stored : id === change.newId;
-    changes.add({ path: path.path, id, data: change.data, previous: stored?.data ?? null });
-    return { kind: 'written', id, path: path.path, data: change.data, version, created };
+    const columns = { ...this.columns(projectId, path, change.data), now: commit.time, version: commit.version };
+    if (stored) this.statements.update.run(columns);
+    else this.statements.insert.run({ ...columns, id: change.newId });
+    return applied;
   }
 
   async get(projectId: number, path: string): Promise<DocumentRecord | null> {
