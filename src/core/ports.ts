@@ -12,8 +12,8 @@ import type { TreeStore } from './realtime/tree-store.js';
 import type { RulesStore } from './rules/rules-store.js';
 import type { TransferStore } from './transfer/transfer-store.js';
 
-/** One storage engine holding every store. */
-export interface Storage {
+/** The stores of one storage engine, each implementing its port. */
+export interface Stores {
   readonly documents: DocumentStore;
   readonly accounts: AccountStore;
   readonly tree: TreeStore;
@@ -26,7 +26,23 @@ export interface Storage {
   readonly rules: RulesStore;
   /** Declared document indexes (§15). */
   readonly indexes: IndexStore;
+}
+
+/** One storage engine holding every store. */
+export interface Storage extends Stores {
   /** Resolves when the database answers; rejects otherwise. */
   ping(): Promise<void>;
   close(): Promise<void>;
 }
+
+/**
+ * The base class of an engine: the stores it is built with become its fields (`storage.tree`, …),
+ * so an engine names each store once, where it makes it.
+ */
+export const StoresBase = class {
+  constructor(stores: Stores) {
+    Object.assign(this, stores);
+  }
+} as new (
+  stores: Stores,
+) => Stores;

@@ -1,13 +1,5 @@
 import pg from 'pg';
-import type { AdminStore, ServerKeyStore } from '../../core/admin/admin-store.js';
-import type { AccountStore } from '../../core/auth/account-store.js';
-import type { DocumentStore } from '../../core/documents/document-store.js';
-import type { IndexStore } from '../../core/documents/index-store.js';
-import type { LeaderboardAdminStore, LeaderboardStore } from '../../core/leaderboards/leaderboard-store.js';
-import type { Storage } from '../../core/ports.js';
-import type { TreeStore } from '../../core/realtime/tree-store.js';
-import type { RulesStore } from '../../core/rules/rules-store.js';
-import type { TransferStore } from '../../core/transfer/transfer-store.js';
+import { type Storage, StoresBase } from '../../core/ports.js';
 import { PostgresAccountStore } from './account-store.js';
 import { PostgresAdminStore } from './admin-store.js';
 import { guardConnectionErrors } from './connection-errors.js';
@@ -33,31 +25,22 @@ export interface PostgresOptions {
 const MIGRATION_LOCK_ID = 7_317_001;
 
 /** The scale-out engine: a `pg` pool; every store method is one statement or one transaction. */
-export class PostgresStorage implements Storage {
-  readonly documents: DocumentStore;
-  readonly accounts: AccountStore;
-  readonly tree: TreeStore;
-  readonly leaderboards: LeaderboardStore;
-  readonly transfer: TransferStore;
-  readonly admins: AdminStore;
-  readonly leaderboardAdmin: LeaderboardAdminStore;
-  readonly serverKeys: ServerKeyStore;
-  readonly rules: RulesStore;
-  readonly indexes: IndexStore;
-
+export class PostgresStorage extends StoresBase implements Storage {
   private constructor(readonly pool: pg.Pool) {
     // While PostgreSQL is unreachable every store answers 503 `Database unavailable`, and the
     // pool reconnects on the next checkout once it is back: no restart needed.
-    this.documents = guardConnectionErrors(new PostgresDocumentStore(pool));
-    this.accounts = guardConnectionErrors(new PostgresAccountStore(pool));
-    this.tree = guardConnectionErrors(new PostgresTreeStore(pool));
-    this.leaderboards = guardConnectionErrors(new PostgresLeaderboardStore(pool));
-    this.transfer = guardConnectionErrors(new PostgresTransferStore(pool));
-    this.admins = guardConnectionErrors(new PostgresAdminStore(pool));
-    this.leaderboardAdmin = guardConnectionErrors(new PostgresLeaderboardAdminStore(pool));
-    this.serverKeys = guardConnectionErrors(new PostgresServerKeyStore(pool));
-    this.rules = guardConnectionErrors(new PostgresRulesStore(pool));
-    this.indexes = guardConnectionErrors(new PostgresIndexStore(pool));
+    super({
+      documents: guardConnectionErrors(new PostgresDocumentStore(pool)),
+      accounts: guardConnectionErrors(new PostgresAccountStore(pool)),
+      tree: guardConnectionErrors(new PostgresTreeStore(pool)),
+      leaderboards: guardConnectionErrors(new PostgresLeaderboardStore(pool)),
+      transfer: guardConnectionErrors(new PostgresTransferStore(pool)),
+      admins: guardConnectionErrors(new PostgresAdminStore(pool)),
+      leaderboardAdmin: guardConnectionErrors(new PostgresLeaderboardAdminStore(pool)),
+      serverKeys: guardConnectionErrors(new PostgresServerKeyStore(pool)),
+      rules: guardConnectionErrors(new PostgresRulesStore(pool)),
+      indexes: guardConnectionErrors(new PostgresIndexStore(pool)),
+    });
   }
 
   /** Connects, creates the schema when asked for one, and migrates, both under an advisory lock. */

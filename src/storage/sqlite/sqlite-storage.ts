@@ -1,13 +1,5 @@
 import Database from 'better-sqlite3';
-import type { AdminStore, ServerKeyStore } from '../../core/admin/admin-store.js';
-import type { AccountStore } from '../../core/auth/account-store.js';
-import type { DocumentStore } from '../../core/documents/document-store.js';
-import type { IndexStore } from '../../core/documents/index-store.js';
-import type { LeaderboardAdminStore, LeaderboardStore } from '../../core/leaderboards/leaderboard-store.js';
-import type { Storage } from '../../core/ports.js';
-import type { TreeStore } from '../../core/realtime/tree-store.js';
-import type { RulesStore } from '../../core/rules/rules-store.js';
-import type { TransferStore } from '../../core/transfer/transfer-store.js';
+import { type Storage, type Stores, StoresBase } from '../../core/ports.js';
 import { SqliteAccountStore } from './account-store.js';
 import { SqliteAdminStore } from './admin-store.js';
 import { SqliteDocumentStore } from './document-store.js';
@@ -21,34 +13,30 @@ import { SqliteServerKeyStore } from './server-key-store.js';
 import { SqliteTransferStore } from './transfer-store.js';
 import { SqliteTreeStore } from './tree-store.js';
 
+/** The stores of the SQLite engine over one connection; document writes go through `commits`. */
+function sqliteStores(db: Database.Database, commits: GroupCommit): Stores {
+  const tree = new SqliteTreeStore(db);
+  return {
+    documents: new SqliteDocumentStore(db, commits),
+    accounts: new SqliteAccountStore(db),
+    tree,
+    leaderboards: new SqliteLeaderboardStore(db),
+    transfer: new SqliteTransferStore(db, tree),
+    admins: new SqliteAdminStore(db),
+    leaderboardAdmin: new SqliteLeaderboardAdminStore(db),
+    serverKeys: new SqliteServerKeyStore(db),
+    rules: new SqliteRulesStore(db),
+    indexes: new SqliteIndexStore(db),
+  };
+}
+
 /** The embedded engine: one SQLite file in WAL mode, opened synchronously. */
-export class SqliteStorage implements Storage {
-  readonly documents: DocumentStore;
-  readonly accounts: AccountStore;
-  readonly tree: TreeStore;
-  readonly leaderboards: LeaderboardStore;
-  readonly transfer: TransferStore;
-  readonly admins: AdminStore;
-  readonly leaderboardAdmin: LeaderboardAdminStore;
-  readonly serverKeys: ServerKeyStore;
-  readonly rules: RulesStore;
-  readonly indexes: IndexStore;
-
-  private readonly commits: GroupCommit;
-
-  private constructor(readonly db: Database.Database) {
-    this.commits = new GroupCommit(db);
-    this.documents = new SqliteDocumentStore(db, this.commits);
-    this.accounts = new SqliteAccountStore(db);
-    const tree = new SqliteTreeStore(db);
-    this.tree = tree;
-    this.leaderboards = new SqliteLeaderboardStore(db);
-    this.transfer = new SqliteTransferStore(db, tree);
-    this.admins = new SqliteAdminStore(db);
-    this.leaderboardAdmin = new SqliteLeaderboardAdminStore(db);
-    this.serverKeys = new SqliteServerKeyStore(db);
-    this.rules = new SqliteRulesStore(db);
-    this.indexes = new SqliteIndexStore(db);
+export class SqliteStorage extends StoresBase implements Storage {
+  private constructor(
+    readonly db: Database.Database,
+    private readonly commits: GroupCommit,
+  ) {
+    super(sqliteStores(db, commits));
   }
 
   /** Opens (creating when missing) the database file, or `:memory:`, and migrates it. */
@@ -67,7 +55,7 @@ export class SqliteStorage implements Storage {
       typeof text === 'string' ? text.toLowerCase() : null,
     );
     migrate(db);
-    return new SqliteStorage(db);
+    return new SqliteStorage(db, new GroupCommit(db));
   }
 
   async ping(): Promise<void> {
