@@ -10,30 +10,11 @@ import { IpcBus } from './bus/ipc-bus.js';
 import type { FromRelay, IpcEndpoint, ToRelay } from './bus/ipc-messages.js';
 import { RedisBus } from './bus/redis-bus.js';
 import type { Config } from './config.js';
-import { AdminService } from './core/admin/admin-service.js';
-import { ProjectAdminService } from './core/admin/project-admin-service.js';
-import { ServerKeyService } from './core/admin/server-keys.js';
-import { AccountService } from './core/auth/account-service.js';
-import { AuthService } from './core/auth/auth-service.js';
 import type { Bus } from './core/bus.js';
-import { type Clock, systemClock } from './core/clock.js';
-import { DocumentCommits } from './core/documents/document-commits.js';
-import { DocumentService } from './core/documents/document-service.js';
-import { IndexService } from './core/documents/index-service.js';
-import { QueryStats, type QueryStatsSink } from './core/documents/query-stats.js';
-import { RuledDocumentService } from './core/documents/ruled-document-service.js';
-import { createLeaderboards } from './core/leaderboards/create-leaderboards.js';
-import type { LeaderboardService } from './core/leaderboards/leaderboard-service.js';
-import { DocumentListenerService } from './core/listeners/document-listener-service.js';
+import type { Clock } from './core/clock.js';
+import type { QueryStatsSink } from './core/documents/query-stats.js';
 import type { Storage } from './core/ports.js';
-import { TreeRules } from './core/realtime/tree-rules.js';
-import { TreeService } from './core/realtime/tree-service.js';
-import { DocumentAccessSource } from './core/rules/document-access.js';
-import { RuleAuthLookup } from './core/rules/rule-auth.js';
-import { RulesService } from './core/rules/rules-service.js';
 import type { RulesSource } from './core/rules/rules-source.js';
-import { RulesTester } from './core/rules/rules-tester.js';
-import { TransferService } from './core/transfer/transfer-service.js';
 import { Metrics, metricsRoutes } from './http/metrics.js';
 import type { RateLimits } from './http/rate-limit.js';
 import { adminAuthRoutes } from './http/routes/admin-auth.js';
@@ -50,41 +31,11 @@ import { healthRoutes } from './http/routes/health.js';
 import { leaderboardRoutes } from './http/routes/leaderboards.js';
 import { realtimeRoutes } from './http/routes/realtime.js';
 import { createHttpApp, type HttpApp, type HttpOptions } from './http/server.js';
-import { loadJwtSecret } from './jwt-secret.js';
+import { type BackgroundLog, createServices, type Services } from './services.js';
 import { PostgresStorage } from './storage/postgres/postgres-storage.js';
 import { SqliteStorage } from './storage/sqlite/sqlite-storage.js';
 import { registerAdminRealtime } from './ws/admin-realtime.js';
 import { RealtimeGateway } from './ws/realtime-gateway.js';
-
-/** The services of the domain, wired to one storage engine. */
-export interface Services {
-  storage: Storage;
-  accounts: AccountService;
-  auth: AuthService;
-  documents: DocumentService;
-  /** The document store as players see it: `documents` behind the access rules (§9). */
-  clientDocuments: RuledDocumentService;
-  /** Broadcasts between instances (in-process until Redis is configured). */
-  bus: Bus;
-  tree: TreeService;
-  leaderboards: LeaderboardService;
-  /** `cds export` / `cds import` (§8). */
-  transfer: TransferService;
-  /** Admins: creation, login, and the checks of admin routes (§6). */
-  admins: AdminService;
-  /** Project administration behind the admin API (§6). */
-  projectAdmin: ProjectAdminService;
-  /** Server keys of game servers (§9). */
-  serverKeys: ServerKeyService;
-  /** Each project's access rules (§9): management, and the compiled rulesets the checks read. */
-  rules: RulesService;
-  /** Decides simulated operations under a project's rules (§9 `…/rules/test`, `cds rules test`). */
-  rulesTester: RulesTester;
-  /** Declared document indexes (§15). */
-  indexes: IndexService;
-  /** Document listeners' reads, log and rules (§10). */
-  listeners: DocumentListenerService;
-}
 
 /** A built service: its HTTP app and what it holds open. */
 export interface App {
@@ -110,9 +61,6 @@ export async function openStorage(config: Config): Promise<Storage> {
   return SqliteStorage.open(join(config.dataDir, 'cds.sqlite'));
 }
 
-/** Where background failures (bus outages, lost broadcasts) are reported; `error` null for good news. */
-export type BackgroundLog = (error: unknown, message: string) => void;
-
 /** A worker's IPC channel to its cluster primary, which relays the bus between workers. */
 export type PrimaryChannel = IpcEndpoint<ToRelay, FromRelay>;
 
@@ -133,130 +81,6 @@ export async function openBus(
     onError: (error) => log(error, 'Redis unreachable: broadcasts pause until it is back'),
     onRecovered: () => log(null, 'Redis reachable again: subscribers catch up from the database'),
   });
-}
-
-/** What `createServices` may be given besides the configuration and storage. */
-export interface ServiceOptions {
-  clock?: Clock;
-  /** Default: the in-process bus. */
-  bus?: Bus;
-  log?: BackgroundLog;
-  /** Where the checks read access rules (§9) from; default: the stored rulesets (`RulesService`). */
-  rules?: RulesSource;
-  /** Where queries report the rows they read (§15); default: nowhere. */
-  queryStats?: QueryStatsSink;
-}
-
-/** Wires the services over `storage`. */
-export function createServices(config: Config, storage: Storage, options: ServiceOptions = {}): Services {
-  const clock = options.clock ?? systemClock;
-  const log = options.log ?? (() => undefined);
-  const jwtSecret = loadJwtSecret(config);
-  const auth = new AuthService({
-    accounts: storage.accounts,
-    jwtSecret,
-    accessTokenTtlSeconds: config.accessTokenTtlSeconds,
-    refreshTokenTtlSeconds: config.refreshTokenTtlSeconds,
-  });
-  const bus = options.bus ?? new InProcessBus();
-  const accounts = new AccountService(storage.accounts, auth);
-  const serverKeys = new ServerKeyService(storage.serverKeys);
-  const leaderboards = createLeaderboards({
-    store: storage.leaderboards,
-    profiles: storage.accounts,
-    clock,
-    leaseMs: config.leaderboards.resetLeaseMs,
-    admin: storage.leaderboardAdmin,
-    // Only other instances need telling: with the in-process bus this process is the only one.
-    ...(bus instanceof InProcessBus
-      ? {}
-      : { peers: bus, onSyncError: (error: unknown) => log(error, 'leaderboard sync with other instances failed') }),
-  });
-  const rules = new RulesService({
-    store: storage.rules,
-    clock,
-    bus,
-    onError: (error) => log(error, 'announcing or reloading a ruleset failed; instances revalidate within 5 s'),
-  });
-  const ruleSource = options.rules ?? rules;
-  const ruleAuth = new RuleAuthLookup(storage.accounts);
-  const documentAccess = new DocumentAccessSource(ruleSource, ruleAuth, clock);
-  const tree = new TreeService(storage.tree, bus, {
-    pathLimits: config.pathLimits,
-    retention: { maxWrites: config.realtime.logMaxWrites, maxAgeMs: config.realtime.logMaxAgeSeconds * 1000 },
-    onPublishError: publishFailures(log),
-    rules: new TreeRules({ source: ruleSource, auth: ruleAuth, clock }),
-    readCacheBytes: config.realtime.readCacheBytes,
-  });
-  const indexes = new IndexService({
-    store: storage.indexes,
-    bus,
-    clock,
-    onError: (error, message) => log(error, message),
-  });
-  // Every commit of documents reaches this instance's listeners at once and the others' over the bus (§10).
-  const documentCommits = new DocumentCommits(
-    storage.documents,
-    bus,
-    { maxWrites: config.realtime.logMaxWrites, maxAgeMs: config.realtime.logMaxAgeSeconds * 1000 },
-    publishFailures(log),
-  );
-  const documents = new DocumentService(
-    storage.documents,
-    documentCommits,
-    config.pathLimits,
-    {
-      indexes,
-      ...(options.queryStats ? { stats: new QueryStats(options.queryStats, clock) } : {}),
-    },
-    clock,
-  );
-  return {
-    storage,
-    auth,
-    accounts,
-    documents,
-    clientDocuments: new RuledDocumentService(documents, storage.documents, documentAccess, config.pathLimits),
-    bus,
-    tree,
-    leaderboards,
-    transfer: new TransferService({
-      store: storage.transfer,
-      accounts: storage.accounts,
-      tree,
-      leaderboards,
-      rules,
-      indexes,
-      limits: config.pathLimits,
-      clock,
-    }),
-    admins: new AdminService({
-      admins: storage.admins,
-      projects: storage.accounts,
-      serverKeys,
-      jwtSecret,
-      tokenTtlSeconds: config.adminTokenTtlSeconds,
-    }),
-    projectAdmin: new ProjectAdminService({
-      admins: storage.admins,
-      accounts: storage.accounts,
-      accountService: accounts,
-      auth,
-      submit: (projectId, slug, userId, value) => leaderboards.submit(projectId, slug, userId, value, 'server'),
-    }),
-    serverKeys,
-    rules,
-    rulesTester: new RulesTester({
-      rules,
-      accounts: storage.accounts,
-      documents: storage.documents,
-      tree: storage.tree,
-      limits: config.pathLimits,
-      clock,
-    }),
-    indexes,
-    listeners: new DocumentListenerService(storage.documents, documentAccess, documentCommits),
-  };
 }
 
 /** A Redis connection to count rate limits in, when limits are on and REDIS_URL is set (§14). */
@@ -388,16 +212,5 @@ export async function buildApp(
       await services.bus.close();
       await storage.close();
     },
-  };
-}
-
-/** Reports failed publishes at most every 10 s (during a Redis outage every write's publish fails). */
-function publishFailures(log: BackgroundLog): (error: unknown) => void {
-  let last = 0;
-  return (error) => {
-    const now = Date.now();
-    if (now - last < 10_000) return;
-    last = now;
-    log(error, 'publishing a commit failed; subscribers catch up from the change log');
   };
 }

@@ -4,8 +4,9 @@
  * process that prepares the database: the single process, or the cluster primary before it
  * forks its workers.
  */
-import type { Services } from './app.js';
+
 import type { Config } from './config.js';
+import type { Services } from './services.js';
 
 /** Creates the first organisation and owner when the database is empty, and prints how to use them. */
 export async function announceFirstStart(

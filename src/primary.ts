@@ -8,12 +8,13 @@
  */
 import cluster, { type Worker } from 'node:cluster';
 import { pino } from 'pino';
-import { createServices, openStorage } from './app.js';
+import { openStorage } from './app.js';
 import type { FromRelay, ToRelay } from './bus/ipc-messages.js';
 import { nodeIpcEndpoint } from './bus/ipc-messages.js';
 import { IpcRelay } from './bus/ipc-relay.js';
 import type { Config } from './config.js';
 import { announceFirstStart, REDIS_WITHOUT_SECRET } from './first-start.js';
+import { createServices } from './services.js';
 import { markServing } from './serving-marker.js';
 
 /** How long a worker may take to drain before it is killed. */

@@ -3,10 +3,10 @@
  * by `main.ts`. Each prints the body its admin route answers, as JSON.
  */
 import { type Command, InvalidArgumentError } from 'commander';
-import type { Services } from '../app.js';
 import type { IndexDeclaration } from '../core/documents/index-service.js';
 import { explanation } from '../core/documents/query-explain.js';
 import { notFound } from '../core/errors.js';
+import type { Services } from '../services.js';
 import { positiveInteger } from './positive-integer.js';
 import type { ServicesRunner } from './transfer-commands.js';
 

@@ -4,10 +4,11 @@
  * names; failures print a message to stderr and exit 1.
  */
 import { Command } from 'commander';
-import { createServices, openBus, openStorage } from '../app.js';
+import { openBus, openStorage } from '../app.js';
 import { loadConfig } from '../config.js';
 import type { Bus } from '../core/bus.js';
 import { AppError } from '../core/errors.js';
+import { createServices } from '../services.js';
 import { registerAdminCommands } from './admin-commands.js';
 import { registerBackupCommands } from './backup-commands.js';
 import { registerIndexCommands } from './index-commands.js';

@@ -1,10 +1,10 @@
 /** `cds rules get | set | test` (§9 Management), registered on the `cds` program by `main.ts`. */
 import type { Command } from 'commander';
-import type { Services } from '../app.js';
 import { AppError, notFound } from '../core/errors.js';
 import { isJsonObject } from '../core/json.js';
 import type { RuleDecision } from '../core/rules/compiled-ruleset.js';
 import type { RuleTestCase } from '../core/rules/rules-tester.js';
+import type { Services } from '../services.js';
 import { positiveInteger } from './positive-integer.js';
 import { readJson, type ServicesRunner } from './transfer-commands.js';
 

@@ -1,8 +1,8 @@
 /** `cds export` and `cds import` (§7, §8), registered on the `cds` program by `main.ts`. */
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
-import type { Services } from '../app.js';
 import { AppError } from '../core/errors.js';
+import type { Services } from '../services.js';
 import { positiveInteger } from './positive-integer.js';
 
 /**

@@ -3,7 +3,8 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createServices, openStorage } from '../../src/app.js';
+import { openStorage } from '../../src/app.js';
+import { createServices } from '../../src/services.js';
 import { loadConfig } from '../../src/config.js';
 import { cdsRunner } from '../support/cli.js';
 

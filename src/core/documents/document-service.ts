@@ -22,9 +22,9 @@ import {
   type BatchResult,
   type BatchWrite,
   type DeleteResult,
+  type DocumentWriter,
   DocumentWrites,
   type PutResult,
-  type DocumentWriter,
   type WriteAccess,
   type WriteRequest,
 } from './document-write-service.js';
