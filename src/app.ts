@@ -1,14 +1,5 @@
-/**
- * Composition root: the only module that picks concrete adapters. It turns a Config into
- * storage, services and an HTTP app; `main.ts` and the CLI call it, and so do the tests.
- */
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { Redis } from 'ioredis';
-import { InProcessBus } from './bus/in-process-bus.js';
-import { IpcBus } from './bus/ipc-bus.js';
-import type { FromRelay, IpcEndpoint, ToRelay } from './bus/ipc-messages.js';
-import { RedisBus } from './bus/redis-bus.js';
+import { openBus, openStorage, type PrimaryChannel } from './adapters.js';
 import type { Config } from './config.js';
 import type { Bus } from './core/bus.js';
 import type { Clock } from './core/clock.js';
@@ -32,8 +23,6 @@ import { leaderboardRoutes } from './http/routes/leaderboards.js';
 import { realtimeRoutes } from './http/routes/realtime.js';
 import { createHttpApp, type HttpApp, type HttpOptions } from './http/server.js';
 import { type BackgroundLog, createServices, type Services } from './services.js';
-import { PostgresStorage } from './storage/postgres/postgres-storage.js';
-import { SqliteStorage } from './storage/sqlite/sqlite-storage.js';
 import { registerAdminRealtime } from './ws/admin-realtime.js';
 import { RealtimeGateway } from './ws/realtime-gateway.js';
 
@@ -46,41 +35,6 @@ export interface App {
   metrics: Metrics;
   /** Stops the HTTP app and closes storage. */
   close(): Promise<void>;
-}
-
-/** Opens the engine the configuration names: PostgreSQL when DATABASE_URL is set, else SQLite. */
-export async function openStorage(config: Config): Promise<Storage> {
-  if (config.databaseUrl) {
-    return PostgresStorage.open({
-      connectionString: config.databaseUrl,
-      poolSize: config.databasePoolSize,
-      ...(config.databaseSchema ? { schema: config.databaseSchema } : {}),
-    });
-  }
-  mkdirSync(config.dataDir, { recursive: true });
-  return SqliteStorage.open(join(config.dataDir, 'cds.sqlite'));
-}
-
-/** A worker's IPC channel to its cluster primary, which relays the bus between workers. */
-export type PrimaryChannel = IpcEndpoint<ToRelay, FromRelay>;
-
-/**
- * Opens the bus the configuration names: Redis pub/sub when REDIS_URL is set (several instances
- * serve together), else the primary's IPC relay for a cluster worker (`ipc`), else the
- * in-process bus (one process).
- */
-export async function openBus(
-  config: Config,
-  log: BackgroundLog = () => undefined,
-  ipc?: PrimaryChannel,
-): Promise<Bus> {
-  if (!config.redisUrl) return ipc ? new IpcBus(ipc) : new InProcessBus();
-  return RedisBus.open({
-    url: config.redisUrl,
-    prefix: config.redisPrefix,
-    onError: (error) => log(error, 'Redis unreachable: broadcasts pause until it is back'),
-    onRecovered: () => log(null, 'Redis reachable again: subscribers catch up from the database'),
-  });
 }
 
 /** A Redis connection to count rate limits in, when limits are on and REDIS_URL is set (§14). */

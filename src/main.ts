@@ -5,14 +5,13 @@
  */
 import cluster from 'node:cluster';
 import { loadConfig } from './config.js';
-import { runPrimary } from './primary.js';
-import { serve } from './serve.js';
 
+// Each role loads only its own modules: the primary serves nothing and starts sooner without the HTTP app.
 async function main(): Promise<void> {
   const config = loadConfig(process.env);
-  if (cluster.isWorker) return serve(config, 'worker');
-  if (config.workers > 1) return runPrimary(config);
-  return serve(config, 'alone');
+  if (cluster.isWorker) return (await import('./serve.js')).serve(config, 'worker');
+  if (config.workers > 1) return (await import('./primary.js')).runPrimary(config);
+  return (await import('./serve.js')).serve(config, 'alone');
 }
 
 main().catch((error: unknown) => {

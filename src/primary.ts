@@ -8,7 +8,7 @@
  */
 import cluster, { type Worker } from 'node:cluster';
 import { pino } from 'pino';
-import { openStorage } from './app.js';
+import { openStorage } from './adapters.js';
 import type { FromRelay, ToRelay } from './bus/ipc-messages.js';
 import { nodeIpcEndpoint } from './bus/ipc-messages.js';
 import { IpcRelay } from './bus/ipc-relay.js';

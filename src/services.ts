@@ -2,6 +2,7 @@
  * The domain's services wired over one storage engine and one bus (part of the composition root
  * with `app.ts`, which opens the concrete engine and bus and builds the HTTP app around these).
  */
+import { InProcessBus } from './bus/in-process-bus.js';
 import type { Config } from './config.js';
 import { AdminService } from './core/admin/admin-service.js';
 import { ProjectAdminService } from './core/admin/project-admin-service.js';

@@ -4,7 +4,7 @@
  * names; failures print a message to stderr and exit 1.
  */
 import { Command } from 'commander';
-import { openBus, openStorage } from '../app.js';
+import { openBus, openStorage } from '../adapters.js';
 import { loadConfig } from '../config.js';
 import type { Bus } from '../core/bus.js';
 import { AppError } from '../core/errors.js';

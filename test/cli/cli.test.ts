@@ -3,9 +3,9 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openStorage } from '../../src/app.js';
-import { createServices } from '../../src/services.js';
+import { openStorage } from '../../src/adapters.js';
 import { loadConfig } from '../../src/config.js';
+import { createServices } from '../../src/services.js';
 import { cdsRunner } from '../support/cli.js';
 
 const PASSWORD = 'cli-password-1';
