@@ -213,7 +213,8 @@ export function leaderboardStoreCases(engine: EngineFixture): void {
     });
 
     async function resetNow(board: Leaderboard, now: number, nextEnd: number, owner = 'me'): Promise<boolean> {
-      if (!(await store.acquireResetLease(board.id, board.period.start, owner, now, now + 60_000))) return false;
+      if (!(await store.acquireResetLease(board.id, board.period.start, { owner, now, until: now + 60_000 })))
+        return false;
       return store.resetPeriod(board.id, {
         owner,
         periodStart: board.period.start,
@@ -228,11 +229,19 @@ export function leaderboardStoreCases(engine: EngineFixture): void {
         start: T0,
         end: T0 + DAY,
       });
-      expect(await store.acquireResetLease(board.id, T0, 'a', T0 + DAY - 1, T0 + DAY + 1000)).toBe(false);
-      expect(await store.acquireResetLease(board.id, T0, 'a', T0 + DAY, T0 + DAY + 1000)).toBe(true);
-      expect(await store.acquireResetLease(board.id, T0, 'b', T0 + DAY + 10, T0 + DAY + 2000)).toBe(false);
+      expect(
+        await store.acquireResetLease(board.id, T0, { owner: 'a', now: T0 + DAY - 1, until: T0 + DAY + 1000 }),
+      ).toBe(false);
+      expect(await store.acquireResetLease(board.id, T0, { owner: 'a', now: T0 + DAY, until: T0 + DAY + 1000 })).toBe(
+        true,
+      );
+      expect(
+        await store.acquireResetLease(board.id, T0, { owner: 'b', now: T0 + DAY + 10, until: T0 + DAY + 2000 }),
+      ).toBe(false);
       // An expired lease (its holder died) can be taken over.
-      expect(await store.acquireResetLease(board.id, T0, 'b', T0 + DAY + 1000, T0 + DAY + 2000)).toBe(true);
+      expect(
+        await store.acquireResetLease(board.id, T0, { owner: 'b', now: T0 + DAY + 1000, until: T0 + DAY + 2000 }),
+      ).toBe(true);
       const attempt = (owner: string) =>
         store.resetPeriod(board.id, {
           owner,
@@ -245,7 +254,9 @@ export function leaderboardStoreCases(engine: EngineFixture): void {
       expect(await attempt('b')).toBe(true);
       expect(await attempt('b')).toBe(false);
       expect((await store.get(board.projectId, board.slug))?.period).toEqual({ start: T0 + DAY, end: T0 + 2 * DAY });
-      expect(await store.acquireResetLease(board.id, T0 + DAY, 'a', T0 + DAY + 5000, T0 + DAY + 9000)).toBe(false);
+      expect(
+        await store.acquireResetLease(board.id, T0 + DAY, { owner: 'a', now: T0 + DAY + 5000, until: T0 + DAY + 9000 }),
+      ).toBe(false);
     });
 
     it('lists the boards that are due', async () => {

@@ -180,11 +180,17 @@ for (const engine of engines) {
 
     it('takes the reset lease of a running period and ends it at `now`, once', async () => {
       const board = await createBoard(storage.leaderboards, projectA, definition('early'), { start: 1000, end: null });
-      expect(await storage.leaderboardAdmin.beginResetNow(board.id, 999, 'me', 5000, 6000)).toBe(false);
-      expect(await storage.leaderboardAdmin.beginResetNow(board.id, 1000, 'me', 5000, 6000)).toBe(true);
+      expect(await storage.leaderboardAdmin.beginResetNow(board.id, 999, { owner: 'me', now: 5000, until: 6000 })).toBe(
+        false,
+      );
+      expect(
+        await storage.leaderboardAdmin.beginResetNow(board.id, 1000, { owner: 'me', now: 5000, until: 6000 }),
+      ).toBe(true);
       expect((await storage.leaderboards.get(projectA, 'early'))?.period).toEqual({ start: 1000, end: 5000 });
       // The lease is held until 6000: nobody else may start a reset before then.
-      expect(await storage.leaderboardAdmin.beginResetNow(board.id, 1000, 'other', 5500, 6500)).toBe(false);
+      expect(
+        await storage.leaderboardAdmin.beginResetNow(board.id, 1000, { owner: 'other', now: 5500, until: 6500 }),
+      ).toBe(false);
       const done = await storage.leaderboards.resetPeriod(board.id, {
         owner: 'me',
         periodStart: 1000,

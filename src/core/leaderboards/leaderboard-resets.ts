@@ -44,7 +44,8 @@ export class LeaderboardResets {
     const { store, clock, owner, leaseMs } = this.deps;
     const now = clock.now();
     if (!isExpired(board.period, now)) return false;
-    if (!(await store.acquireResetLease(board.id, board.period.start, owner, now, now + leaseMs))) return false;
+    if (!(await store.acquireResetLease(board.id, board.period.start, { owner, now, until: now + leaseMs })))
+      return false;
     const next = nextPeriod(board.reset, board.period, now);
     return this.reset(board, next, now);
   }
@@ -56,7 +57,7 @@ export class LeaderboardResets {
   async resetNow(board: Leaderboard, admin: Pick<LeaderboardAdminStore, 'beginResetNow'>): Promise<boolean> {
     const { clock, owner, leaseMs } = this.deps;
     const now = clock.now();
-    if (!(await admin.beginResetNow(board.id, board.period.start, owner, now, now + leaseMs))) return false;
+    if (!(await admin.beginResetNow(board.id, board.period.start, { owner, now, until: now + leaseMs }))) return false;
     const next = isExpired(board.period, now) ? nextPeriod(board.reset, board.period, now) : periodAfter(board, now);
     return this.reset(board, next, now);
   }

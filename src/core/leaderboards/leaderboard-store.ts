@@ -32,6 +32,13 @@ export interface PeriodReset {
   plan(board: ResetBoard): ListingRewrite;
 }
 
+/** A board's reset lease as one instance asks for it: who, at what time, held until when. */
+export interface ResetLease {
+  owner: string;
+  now: number;
+  until: number;
+}
+
 /** An archived (ended) period of a board. */
 export interface ArchivedPeriod {
   start: number;
@@ -59,7 +66,7 @@ export interface LeaderboardStore {
    */
   scanLeague(boardId: number, league: string, after: RankKey | null, limit: number): Promise<RankKey[]>;
   /** Takes the reset lease of a board still in period `periodStart` that has ended, when free or expired (compare-and-set). */
-  acquireResetLease(boardId: number, periodStart: number, owner: string, now: number, until: number): Promise<boolean>;
+  acquireResetLease(boardId: number, periodStart: number, lease: ResetLease): Promise<boolean>;
   /** Archives the standings with rewards, moves assignments, clears entries and starts `next`; false when not the lease holder. */
   resetPeriod(boardId: number, reset: PeriodReset): Promise<boolean>;
   /** An archived period by its start, or the latest when `start` is null. */
@@ -95,7 +102,7 @@ export interface LeaderboardAdminStore {
    * Takes the reset lease of a board still in period `periodStart` (free or expired lease), and
    * ends that period at `now` unless it ended earlier; false otherwise. `resetPeriod` follows.
    */
-  beginResetNow(boardId: number, periodStart: number, owner: string, now: number, until: number): Promise<boolean>;
+  beginResetNow(boardId: number, periodStart: number, lease: ResetLease): Promise<boolean>;
 }
 
 export type { ArchivedStanding };

@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import { boardValues, EDITABLE_BOARD_FIELDS } from '../../core/leaderboards/board-record.js';
 import type { LeaderboardDefinition } from '../../core/leaderboards/leaderboard-model.js';
-import type { LeaderboardAdminStore } from '../../core/leaderboards/leaderboard-store.js';
+import type { LeaderboardAdminStore, ResetLease } from '../../core/leaderboards/leaderboard-store.js';
 import type { ListingRewrite } from '../../core/leaderboards/listing-rewrite.js';
 import { params, writeDefinitionParts } from './leaderboard-rows.js';
 import { runListingRewrite } from './listing-rewrite.js';
@@ -36,13 +36,7 @@ export class PostgresLeaderboardAdminStore implements LeaderboardAdminStore {
     });
   }
 
-  async beginResetNow(
-    boardId: number,
-    periodStart: number,
-    owner: string,
-    now: number,
-    until: number,
-  ): Promise<boolean> {
+  async beginResetNow(boardId: number, periodStart: number, { owner, now, until }: ResetLease): Promise<boolean> {
     const result = await this.pool.query(
       `UPDATE leaderboards SET reset_owner = $1, reset_lease_until = $2,
          period_end = CASE WHEN period_end IS NOT NULL AND period_end <= $3 THEN period_end ELSE $3 END

@@ -12,6 +12,7 @@ import type {
   EntryWriteResult,
   LeaderboardStore,
   PeriodReset,
+  ResetLease,
 } from '../../core/leaderboards/leaderboard-store.js';
 import type { RankKey } from '../../core/leaderboards/rank-order.js';
 import {
@@ -128,13 +129,7 @@ export class PostgresLeaderboardStore implements LeaderboardStore {
     return scanListing(this.pool, boardId, league, after, limit);
   }
 
-  async acquireResetLease(
-    boardId: number,
-    periodStart: number,
-    owner: string,
-    now: number,
-    until: number,
-  ): Promise<boolean> {
+  async acquireResetLease(boardId: number, periodStart: number, { owner, now, until }: ResetLease): Promise<boolean> {
     const result = await this.pool.query(
       `UPDATE leaderboards SET reset_owner = $1, reset_lease_until = $2
        WHERE id = $3 AND period_start = $4 AND period_end IS NOT NULL AND period_end <= $5

@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 import { EDITABLE_BOARD_FIELDS } from '../../core/leaderboards/board-record.js';
 import type { LeaderboardDefinition } from '../../core/leaderboards/leaderboard-model.js';
-import type { LeaderboardAdminStore } from '../../core/leaderboards/leaderboard-store.js';
+import type { LeaderboardAdminStore, ResetLease } from '../../core/leaderboards/leaderboard-store.js';
 import type { ListingRewrite } from '../../core/leaderboards/listing-rewrite.js';
 import { definitionParams, writeDefinitionParts } from './leaderboard-rows.js';
 import { runListingRewrite } from './listing-rewrite.js';
@@ -34,13 +34,7 @@ export class SqliteLeaderboardAdminStore implements LeaderboardAdminStore {
       .immediate();
   }
 
-  async beginResetNow(
-    boardId: number,
-    periodStart: number,
-    owner: string,
-    now: number,
-    until: number,
-  ): Promise<boolean> {
+  async beginResetNow(boardId: number, periodStart: number, { owner, now, until }: ResetLease): Promise<boolean> {
     const result = this.db
       .prepare(
         `UPDATE leaderboards SET reset_owner = @owner, reset_lease_until = @until,

@@ -12,6 +12,7 @@ import type {
   EntryWriteResult,
   LeaderboardStore,
   PeriodReset,
+  ResetLease,
 } from '../../core/leaderboards/leaderboard-store.js';
 import type { RankKey } from '../../core/leaderboards/rank-order.js';
 import {
@@ -161,13 +162,7 @@ export class SqliteLeaderboardStore implements LeaderboardStore {
     return scanListing(this.db, boardId, league, after, limit);
   }
 
-  async acquireResetLease(
-    boardId: number,
-    periodStart: number,
-    owner: string,
-    now: number,
-    until: number,
-  ): Promise<boolean> {
+  async acquireResetLease(boardId: number, periodStart: number, { owner, now, until }: ResetLease): Promise<boolean> {
     const result = this.db
       .prepare(
         `UPDATE leaderboards SET reset_owner = ?, reset_lease_until = ?
