@@ -12,15 +12,7 @@ import type {
   UserRefusal,
   UserWithPassword,
 } from '../../core/auth/account-store.js';
-import {
-  PROJECT_COLUMNS,
-  type ProjectRow,
-  projectOf,
-  USER_COLUMNS,
-  type UserRow,
-  userOf,
-  userWithPasswordOf,
-} from '../rows.js';
+import { type ProjectRow, projectRows, type UserRow, userRows } from '../rows.js';
 
 // The id comes from the project's counter in the same statement, so a failed insert (a taken
 // username) rolls the counter back, and concurrent sign-ups queue on the project's row.
@@ -30,7 +22,7 @@ WITH next AS (
 )
 INSERT INTO users (project_id, id, username, password_hash, nickname, avatar_url, roles, device_id)
 SELECT $1, next.id, $2, $3, $4, $5, $6::jsonb, $7 FROM next
-RETURNING ${USER_COLUMNS}`;
+RETURNING ${userRows.columns}`;
 
 /** Which unique constraint of `users` a failed statement hit, if any. */
 function uniqueViolation(error: unknown): 'username' | 'device' | null {
@@ -64,20 +56,20 @@ export class PostgresAccountStore implements AccountStore {
   async createProject(orgId: number, name: string, defaultRole: Role): Promise<Project> {
     const row = await this.one<ProjectRow>(
       `WITH project AS (
-         INSERT INTO projects (org_id, name) VALUES ($1, $2) RETURNING ${PROJECT_COLUMNS}
+         INSERT INTO projects (org_id, name) VALUES ($1, $2) RETURNING ${projectRows.columns}
        ), role AS (
          INSERT INTO roles (project_id, name, permissions) SELECT id, $3, $4::jsonb FROM project
        )
-       SELECT ${PROJECT_COLUMNS} FROM project`,
+       SELECT ${projectRows.columns} FROM project`,
       [orgId, name, defaultRole.name, JSON.stringify(defaultRole.permissions)],
     );
     if (!row) throw new Error('Project insert returned no row');
-    return projectOf(row);
+    return projectRows.of(row);
   }
 
   async getProject(projectId: number): Promise<Project | null> {
-    const row = await this.one<ProjectRow>(`SELECT ${PROJECT_COLUMNS} FROM projects WHERE id = $1`, [projectId]);
-    return row ? projectOf(row) : null;
+    const row = await this.one<ProjectRow>(`SELECT ${projectRows.columns} FROM projects WHERE id = $1`, [projectId]);
+    return row ? projectRows.of(row) : null;
   }
 
   async createClient(projectId: number, clientId: string, secretHash: string): Promise<void> {
@@ -97,16 +89,8 @@ export class PostgresAccountStore implements AccountStore {
   }
 
   private async insertUser(projectId: number, user: NewUser): Promise<User | 'missing'> {
-    const row = await this.one<UserRow>(INSERT_USER, [
-      projectId,
-      user.username,
-      user.passwordHash,
-      user.nickname,
-      user.avatarUrl ?? null,
-      JSON.stringify(user.roles),
-      user.deviceId ?? null,
-    ]);
-    return row ? userOf(row) : 'missing';
+    const row = await this.one<UserRow>(INSERT_USER, [projectId, ...userRows.newValues(user)]);
+    return row ? userRows.of(row) : 'missing';
   }
 
   async createUser(projectId: number, user: NewUser): Promise<User | UserRefusal> {
@@ -119,9 +103,9 @@ export class PostgresAccountStore implements AccountStore {
   }
 
   async ensureGuest(projectId: number, user: NewUser & { deviceId: string }): Promise<User | UserRefusal> {
-    const sql = `SELECT ${USER_COLUMNS} FROM users WHERE project_id = $1 AND device_id = $2`;
+    const sql = `SELECT ${userRows.columns} FROM users WHERE project_id = $1 AND device_id = $2`;
     const existing = await this.one<UserRow>(sql, [projectId, user.deviceId]);
-    if (existing) return userOf(existing);
+    if (existing) return userRows.of(existing);
     try {
       return await this.insertUser(projectId, user);
     } catch (error) {
@@ -131,24 +115,24 @@ export class PostgresAccountStore implements AccountStore {
       // A concurrent first call bound the device first: its user is the guest.
       const winner = await this.one<UserRow>(sql, [projectId, user.deviceId]);
       if (!winner) throw error;
-      return userOf(winner);
+      return userRows.of(winner);
     }
   }
 
   async findUserByUsername(projectId: number, username: string): Promise<UserWithPassword | null> {
     const row = await this.one<UserRow>(
-      `SELECT ${USER_COLUMNS} FROM users WHERE project_id = $1 AND lower(username) = lower($2)`,
+      `SELECT ${userRows.columns} FROM users WHERE project_id = $1 AND lower(username) = lower($2)`,
       [projectId, username],
     );
-    return row ? userWithPasswordOf(row) : null;
+    return row ? userRows.withPassword(row) : null;
   }
 
   async findUserById(projectId: number, userId: number): Promise<User | null> {
-    const row = await this.one<UserRow>(`SELECT ${USER_COLUMNS} FROM users WHERE project_id = $1 AND id = $2`, [
+    const row = await this.one<UserRow>(`SELECT ${userRows.columns} FROM users WHERE project_id = $1 AND id = $2`, [
       projectId,
       userId,
     ]);
-    return row ? userOf(row) : null;
+    return row ? userRows.of(row) : null;
   }
 
   async profilesOf(projectId: number, userIds: readonly number[]): Promise<Map<number, UserProfile>> {
@@ -166,10 +150,10 @@ export class PostgresAccountStore implements AccountStore {
   ): Promise<User | null> {
     const row = await this.one<UserRow>(
       `UPDATE users SET nickname = coalesce($3, nickname), avatar_url = CASE WHEN $4::boolean THEN $5 ELSE avatar_url END
-       WHERE project_id = $1 AND id = $2 RETURNING ${USER_COLUMNS}`,
+       WHERE project_id = $1 AND id = $2 RETURNING ${userRows.columns}`,
       [projectId, userId, profile.nickname ?? null, profile.avatarUrl !== undefined, profile.avatarUrl ?? null],
     );
-    return row ? userOf(row) : null;
+    return row ? userRows.of(row) : null;
   }
 
   async setUserRoles(projectId: number, userId: number, roles: string[]): Promise<void> {
@@ -219,14 +203,14 @@ export class PostgresAccountStore implements AccountStore {
     const row = await this.one<UserRow>(
       `WITH changed AS (
          UPDATE users SET disabled = $3, token_epoch = token_epoch + CASE WHEN $3 THEN 1 ELSE 0 END
-         WHERE project_id = $1 AND id = $2 RETURNING ${USER_COLUMNS}
+         WHERE project_id = $1 AND id = $2 RETURNING ${userRows.columns}
        ), dropped AS (
          DELETE FROM refresh_tokens WHERE $3 AND project_id = $1 AND user_id = $2 AND EXISTS (SELECT 1 FROM changed)
        )
        SELECT * FROM changed`,
       [projectId, userId, disabled],
     );
-    return row ? userOf(row) : null;
+    return row ? userRows.of(row) : null;
   }
 
   async saveRefreshToken(

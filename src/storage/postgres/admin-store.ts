@@ -2,18 +2,7 @@ import type pg from 'pg';
 import type { AdminRole } from '../../core/admin/admin-permissions.js';
 import type { Admin, AdminStore, AdminWithPassword, ClientInfo } from '../../core/admin/admin-store.js';
 import type { Organisation, Project, User } from '../../core/auth/account-store.js';
-import {
-  ADMIN_COLUMNS,
-  type AdminRow,
-  adminOf,
-  adminWithPasswordOf,
-  PROJECT_COLUMNS,
-  type ProjectRow,
-  projectOf,
-  USER_COLUMNS,
-  type UserRow,
-  userOf,
-} from '../rows.js';
+import { type AdminRow, adminRows, type ProjectRow, projectRows, type UserRow, userRows } from '../rows.js';
 
 /** Admins and the admin API's organisation-wide reads in PostgreSQL; each method is one statement. */
 export class PostgresAdminStore implements AdminStore {
@@ -22,10 +11,10 @@ export class PostgresAdminStore implements AdminStore {
   async createAdmin(orgId: number, email: string, passwordHash: string, role: AdminRole): Promise<Admin | 'taken'> {
     try {
       const { rows } = await this.pool.query<AdminRow>(
-        `INSERT INTO admins (org_id, email, password_hash, role) VALUES ($1, $2, $3, $4) RETURNING ${ADMIN_COLUMNS}`,
+        `INSERT INTO admins (org_id, email, password_hash, role) VALUES ($1, $2, $3, $4) RETURNING ${adminRows.columns}`,
         [orgId, email, passwordHash, role],
       );
-      return adminOf(rows[0] as AdminRow);
+      return adminRows.of(rows[0] as AdminRow);
     } catch (error) {
       if ((error as { code?: unknown }).code === '23505') return 'taken';
       throw error;
@@ -33,15 +22,19 @@ export class PostgresAdminStore implements AdminStore {
   }
 
   async findAdminByEmail(email: string): Promise<AdminWithPassword | null> {
-    const { rows } = await this.pool.query<AdminRow>(`SELECT ${ADMIN_COLUMNS} FROM admins WHERE email = $1`, [email]);
+    const { rows } = await this.pool.query<AdminRow>(`SELECT ${adminRows.columns} FROM admins WHERE email = $1`, [
+      email,
+    ]);
     const row = rows[0];
-    return row ? adminWithPasswordOf(row) : null;
+    return row ? adminRows.withPassword(row) : null;
   }
 
   async findAdminById(adminId: number): Promise<Admin | null> {
-    const { rows } = await this.pool.query<AdminRow>(`SELECT ${ADMIN_COLUMNS} FROM admins WHERE id = $1`, [adminId]);
+    const { rows } = await this.pool.query<AdminRow>(`SELECT ${adminRows.columns} FROM admins WHERE id = $1`, [
+      adminId,
+    ]);
     const row = rows[0];
-    return row ? adminOf(row) : null;
+    return row ? adminRows.of(row) : null;
   }
 
   async getOrganisation(orgId: number): Promise<Organisation | null> {
@@ -51,18 +44,18 @@ export class PostgresAdminStore implements AdminStore {
 
   async listProjects(orgId: number): Promise<Project[]> {
     const { rows } = await this.pool.query<ProjectRow>(
-      `SELECT ${PROJECT_COLUMNS} FROM projects WHERE org_id = $1 ORDER BY id`,
+      `SELECT ${projectRows.columns} FROM projects WHERE org_id = $1 ORDER BY id`,
       [orgId],
     );
-    return rows.map(projectOf);
+    return rows.map(projectRows.of);
   }
 
   async listUsers(projectId: number, offset: number, limit: number): Promise<User[]> {
     const { rows } = await this.pool.query<UserRow>(
-      `SELECT ${USER_COLUMNS} FROM users WHERE project_id = $1 ORDER BY id LIMIT $2 OFFSET $3`,
+      `SELECT ${userRows.columns} FROM users WHERE project_id = $1 ORDER BY id LIMIT $2 OFFSET $3`,
       [projectId, limit, offset],
     );
-    return rows.map(userOf);
+    return rows.map(userRows.of);
   }
 
   async countUsers(projectId: number): Promise<number> {

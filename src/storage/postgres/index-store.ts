@@ -7,7 +7,7 @@ import {
   type IndexState,
   indexSignature,
 } from '../../core/documents/indexes.js';
-import { INDEX_COLUMNS, type IndexRow, indexOf } from '../rows.js';
+import { type IndexRow, indexRows } from '../rows.js';
 import { createIndexSql, postgresIndexName } from './index-sql.js';
 import type { Queryable } from './transactions.js';
 
@@ -20,19 +20,19 @@ export async function insertIndexDeclaration(
 ): Promise<DocumentIndex | null> {
   const { rows } = await client.query<IndexRow>(
     `INSERT INTO document_indexes (project_id, collection, fields, signature, state)
-     VALUES ($1, $2, $3, $4, 'building') ON CONFLICT DO NOTHING RETURNING ${INDEX_COLUMNS}`,
+     VALUES ($1, $2, $3, $4, 'building') ON CONFLICT DO NOTHING RETURNING ${indexRows.columns}`,
     [projectId, collection, JSON.stringify(fields.map(fieldView)), indexSignature(collection, fields)],
   );
-  return rows[0] ? indexOf(rows[0]) : null;
+  return rows[0] ? indexRows.of(rows[0]) : null;
 }
 
 /** The project's declarations, by id. */
 export async function listIndexDeclarations(client: Queryable, projectId: number): Promise<DocumentIndex[]> {
   const { rows } = await client.query<IndexRow>(
-    `SELECT ${INDEX_COLUMNS} FROM document_indexes WHERE project_id = $1 ORDER BY id`,
+    `SELECT ${indexRows.columns} FROM document_indexes WHERE project_id = $1 ORDER BY id`,
     [projectId],
   );
-  return rows.map(indexOf);
+  return rows.map(indexRows.of);
 }
 
 /** Advisory lock keys (two-int form), per schema: the claim of one declaration, the turn to build. */
@@ -73,9 +73,9 @@ export class PostgresIndexStore implements IndexStore {
 
   async building(): Promise<DocumentIndex[]> {
     const { rows } = await this.pool.query<IndexRow>(
-      `SELECT ${INDEX_COLUMNS} FROM document_indexes WHERE state = 'building' ORDER BY id`,
+      `SELECT ${indexRows.columns} FROM document_indexes WHERE state = 'building' ORDER BY id`,
     );
-    return rows.map(indexOf);
+    return rows.map(indexRows.of);
   }
 
   async build(index: DocumentIndex): Promise<IndexState | null> {

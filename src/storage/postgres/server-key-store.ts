@@ -1,11 +1,12 @@
 import type pg from 'pg';
 import type { ServerKey, ServerKeyGrant, ServerKeyRole, ServerKeyStore } from '../../core/admin/admin-store.js';
-import { SERVER_KEY_COLUMNS, type ServerKeyRow, serverKeyOf } from '../rows.js';
+import { type ServerKeyRow, serverKeyRows } from '../rows.js';
 
 /** A key row as `pg` returns it: `created_at` a Date. */
 type PostgresKeyRow = Omit<ServerKeyRow, 'created_at'> & { created_at: Date };
 
-const toServerKey = (row: PostgresKeyRow): ServerKey => serverKeyOf({ ...row, created_at: row.created_at.getTime() });
+const toServerKey = (row: PostgresKeyRow): ServerKey =>
+  serverKeyRows.of({ ...row, created_at: row.created_at.getTime() });
 
 /** Server keys in PostgreSQL; each method is one statement. A revoked key keeps its row, with `revoked_at`. */
 export class PostgresServerKeyStore implements ServerKeyStore {
@@ -13,7 +14,7 @@ export class PostgresServerKeyStore implements ServerKeyStore {
 
   async create(projectId: number, name: string, role: ServerKeyRole, keyHash: string): Promise<ServerKey> {
     const { rows } = await this.pool.query<PostgresKeyRow>(
-      `INSERT INTO server_keys (project_id, name, role, key_hash) VALUES ($1, $2, $3, $4) RETURNING ${SERVER_KEY_COLUMNS}`,
+      `INSERT INTO server_keys (project_id, name, role, key_hash) VALUES ($1, $2, $3, $4) RETURNING ${serverKeyRows.columns}`,
       [projectId, name, role, keyHash],
     );
     return toServerKey(rows[0] as PostgresKeyRow);
@@ -21,7 +22,7 @@ export class PostgresServerKeyStore implements ServerKeyStore {
 
   async list(projectId: number): Promise<ServerKey[]> {
     const { rows } = await this.pool.query<PostgresKeyRow>(
-      `SELECT ${SERVER_KEY_COLUMNS} FROM server_keys WHERE project_id = $1 AND revoked_at IS NULL ORDER BY id`,
+      `SELECT ${serverKeyRows.columns} FROM server_keys WHERE project_id = $1 AND revoked_at IS NULL ORDER BY id`,
       [projectId],
     );
     return rows.map(toServerKey);

@@ -12,15 +12,7 @@ import type {
   UserRefusal,
   UserWithPassword,
 } from '../../core/auth/account-store.js';
-import {
-  PROJECT_COLUMNS,
-  type ProjectRow,
-  projectOf,
-  USER_COLUMNS,
-  type UserRow,
-  userOf,
-  userWithPasswordOf,
-} from '../rows.js';
+import { type ProjectRow, projectRows, type UserRow, userRows } from '../rows.js';
 
 /** A user row as SQLite returns it: roles as JSON text, `disabled` 0 or 1. */
 export type SqliteUserRow = Omit<UserRow, 'roles' | 'disabled'> & { roles: string; disabled: number };
@@ -32,7 +24,7 @@ const userRow = (row: SqliteUserRow): UserRow => ({
 });
 
 /** The user of a row (shared with the admin store). */
-export const toUser = (row: SqliteUserRow): User => userOf(userRow(row));
+export const toUser = (row: SqliteUserRow): User => userRows.of(userRow(row));
 
 /** Which unique constraint of `users` a failed insert hit, if any. */
 function uniqueViolation(error: unknown): 'username' | 'device' | null {
@@ -60,10 +52,10 @@ export class SqliteAccountStore implements AccountStore {
       SqliteUserRow
     >(
       `INSERT INTO users (project_id, id, username, password_hash, nickname, avatar_url, roles, device_id, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING ${USER_COLUMNS}`,
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING ${userRows.columns}`,
     );
     const byDevice = db.prepare<[number, string], SqliteUserRow>(
-      `SELECT ${USER_COLUMNS} FROM users WHERE project_id = ? AND device_id = ?`,
+      `SELECT ${userRows.columns} FROM users WHERE project_id = ? AND device_id = ?`,
     );
     const userAccess = db.prepare<[number, number], { roles: string; disabled: number; token_epoch: number }>(
       'SELECT roles, disabled, token_epoch FROM users WHERE project_id = ? AND id = ?',
@@ -71,7 +63,7 @@ export class SqliteAccountStore implements AccountStore {
     // Disabling moves the epoch on, so every token issued so far is refused even after re-enabling.
     const setDisabled = db.prepare<[number, number, number, number], SqliteUserRow>(
       `UPDATE users SET disabled = ?, token_epoch = token_epoch + ? WHERE project_id = ? AND id = ?
-       RETURNING ${USER_COLUMNS}`,
+       RETURNING ${userRows.columns}`,
     );
     const dropRefreshTokens = db.prepare<[number, number]>(
       'DELETE FROM refresh_tokens WHERE project_id = ? AND user_id = ?',
@@ -86,17 +78,7 @@ export class SqliteAccountStore implements AccountStore {
     this.insertUser = db.transaction((projectId: number, user: NewUser) => {
       const next = nextId.get(projectId);
       if (!next) return 'missing';
-      const row = insert.get(
-        projectId,
-        next.id,
-        user.username,
-        user.passwordHash,
-        user.nickname,
-        user.avatarUrl ?? null,
-        JSON.stringify(user.roles),
-        user.deviceId ?? null,
-        Date.now(),
-      );
+      const row = insert.get(projectId, next.id, ...userRows.newValues(user), Date.now());
       return toUser(row as SqliteUserRow);
     });
     this.guestTransaction = db.transaction((projectId: number, user: NewUser & { deviceId: string }) => {
@@ -151,22 +133,22 @@ export class SqliteAccountStore implements AccountStore {
     const create = this.db.transaction(() => {
       const row = this.db
         .prepare<[number, string, number], ProjectRow>(
-          `INSERT INTO projects (org_id, name, created_at) VALUES (?, ?, ?) RETURNING ${PROJECT_COLUMNS}`,
+          `INSERT INTO projects (org_id, name, created_at) VALUES (?, ?, ?) RETURNING ${projectRows.columns}`,
         )
         .get(orgId, name, Date.now()) as ProjectRow;
       this.db
         .prepare('INSERT INTO roles (project_id, name, permissions) VALUES (?, ?, ?)')
         .run(row.id, defaultRole.name, JSON.stringify(defaultRole.permissions));
-      return projectOf(row);
+      return projectRows.of(row);
     });
     return create();
   }
 
   async getProject(projectId: number): Promise<Project | null> {
     const row = this.db
-      .prepare<[number], ProjectRow>(`SELECT ${PROJECT_COLUMNS} FROM projects WHERE id = ?`)
+      .prepare<[number], ProjectRow>(`SELECT ${projectRows.columns} FROM projects WHERE id = ?`)
       .get(projectId);
-    return row ? projectOf(row) : null;
+    return row ? projectRows.of(row) : null;
   }
 
   async createClient(projectId: number, clientId: string, secretHash: string): Promise<void> {
@@ -203,7 +185,7 @@ export class SqliteAccountStore implements AccountStore {
       // Another process bound the device between our read and write: theirs is the guest.
       const row = this.db
         .prepare<[number, string], SqliteUserRow>(
-          `SELECT ${USER_COLUMNS} FROM users WHERE project_id = ? AND device_id = ?`,
+          `SELECT ${userRows.columns} FROM users WHERE project_id = ? AND device_id = ?`,
         )
         .get(projectId, user.deviceId);
       if (!row) throw error;
@@ -215,15 +197,15 @@ export class SqliteAccountStore implements AccountStore {
     // The username column is COLLATE NOCASE, so this matches case-insensitively.
     const row = this.db
       .prepare<[number, string], SqliteUserRow>(
-        `SELECT ${USER_COLUMNS} FROM users WHERE project_id = ? AND username = ?`,
+        `SELECT ${userRows.columns} FROM users WHERE project_id = ? AND username = ?`,
       )
       .get(projectId, username);
-    return row ? userWithPasswordOf(userRow(row)) : null;
+    return row ? userRows.withPassword(userRow(row)) : null;
   }
 
   async findUserById(projectId: number, userId: number): Promise<User | null> {
     const row = this.db
-      .prepare<[number, number], SqliteUserRow>(`SELECT ${USER_COLUMNS} FROM users WHERE project_id = ? AND id = ?`)
+      .prepare<[number, number], SqliteUserRow>(`SELECT ${userRows.columns} FROM users WHERE project_id = ? AND id = ?`)
       .get(projectId, userId);
     return row ? toUser(row) : null;
   }
@@ -246,7 +228,7 @@ export class SqliteAccountStore implements AccountStore {
     const row = this.db
       .prepare<[string | null, number, string | null, number, number], SqliteUserRow>(
         `UPDATE users SET nickname = coalesce(?, nickname), avatar_url = CASE WHEN ? THEN ? ELSE avatar_url END
-         WHERE project_id = ? AND id = ? RETURNING ${USER_COLUMNS}`,
+         WHERE project_id = ? AND id = ? RETURNING ${userRows.columns}`,
       )
       .get(profile.nickname ?? null, setAvatar, profile.avatarUrl ?? null, projectId, userId);
     return row ? toUser(row) : null;

@@ -2,16 +2,7 @@ import type Database from 'better-sqlite3';
 import type { AdminRole } from '../../core/admin/admin-permissions.js';
 import type { Admin, AdminStore, AdminWithPassword, ClientInfo } from '../../core/admin/admin-store.js';
 import type { Organisation, Project, User } from '../../core/auth/account-store.js';
-import {
-  ADMIN_COLUMNS,
-  type AdminRow,
-  adminOf,
-  adminWithPasswordOf,
-  PROJECT_COLUMNS,
-  type ProjectRow,
-  projectOf,
-  USER_COLUMNS,
-} from '../rows.js';
+import { type AdminRow, adminRows, type ProjectRow, projectRows, userRows } from '../rows.js';
 import { type SqliteUserRow, toUser } from './account-store.js';
 
 /** Admins and the admin API's organisation-wide reads in SQLite; each method is one statement. */
@@ -23,10 +14,10 @@ export class SqliteAdminStore implements AdminStore {
       const row = this.db
         .prepare<[number, string, string, string, number], AdminRow>(
           `INSERT INTO admins (org_id, email, password_hash, role, created_at) VALUES (?, ?, ?, ?, ?)
-           RETURNING ${ADMIN_COLUMNS}`,
+           RETURNING ${adminRows.columns}`,
         )
         .get(orgId, email, passwordHash, role, Date.now()) as AdminRow;
-      return adminOf(row);
+      return adminRows.of(row);
     } catch (error) {
       if ((error as { code?: unknown }).code === 'SQLITE_CONSTRAINT_UNIQUE') return 'taken';
       throw error;
@@ -34,13 +25,17 @@ export class SqliteAdminStore implements AdminStore {
   }
 
   async findAdminByEmail(email: string): Promise<AdminWithPassword | null> {
-    const row = this.db.prepare<[string], AdminRow>(`SELECT ${ADMIN_COLUMNS} FROM admins WHERE email = ?`).get(email);
-    return row ? adminWithPasswordOf(row) : null;
+    const row = this.db
+      .prepare<[string], AdminRow>(`SELECT ${adminRows.columns} FROM admins WHERE email = ?`)
+      .get(email);
+    return row ? adminRows.withPassword(row) : null;
   }
 
   async findAdminById(adminId: number): Promise<Admin | null> {
-    const row = this.db.prepare<[number], AdminRow>(`SELECT ${ADMIN_COLUMNS} FROM admins WHERE id = ?`).get(adminId);
-    return row ? adminOf(row) : null;
+    const row = this.db
+      .prepare<[number], AdminRow>(`SELECT ${adminRows.columns} FROM admins WHERE id = ?`)
+      .get(adminId);
+    return row ? adminRows.of(row) : null;
   }
 
   async getOrganisation(orgId: number): Promise<Organisation | null> {
@@ -50,15 +45,15 @@ export class SqliteAdminStore implements AdminStore {
 
   async listProjects(orgId: number): Promise<Project[]> {
     const rows = this.db
-      .prepare<[number], ProjectRow>(`SELECT ${PROJECT_COLUMNS} FROM projects WHERE org_id = ? ORDER BY id`)
+      .prepare<[number], ProjectRow>(`SELECT ${projectRows.columns} FROM projects WHERE org_id = ? ORDER BY id`)
       .all(orgId);
-    return rows.map(projectOf);
+    return rows.map(projectRows.of);
   }
 
   async listUsers(projectId: number, offset: number, limit: number): Promise<User[]> {
     const rows = this.db
       .prepare<[number, number, number], SqliteUserRow>(
-        `SELECT ${USER_COLUMNS} FROM users WHERE project_id = ? ORDER BY id LIMIT ? OFFSET ?`,
+        `SELECT ${userRows.columns} FROM users WHERE project_id = ? ORDER BY id LIMIT ? OFFSET ?`,
       )
       .all(projectId, limit, offset);
     return rows.map(toUser);

@@ -7,7 +7,7 @@ import {
   type IndexState,
   indexSignature,
 } from '../../core/documents/indexes.js';
-import { INDEX_COLUMNS, type IndexRow, indexOf } from '../rows.js';
+import { type IndexRow, indexRows } from '../rows.js';
 import { createIndexSql, sqliteIndexName } from './index-sql.js';
 
 /** Records a declaration in state `building` (in the caller's transaction, if any); null when it exists. */
@@ -20,18 +20,18 @@ export function insertIndexDeclaration(
   const row = db
     .prepare<[number, string, string, string, number], IndexRow>(
       `INSERT INTO document_indexes (project_id, collection, fields, signature, state, created_at)
-       VALUES (?, ?, ?, ?, 'building', ?) ON CONFLICT DO NOTHING RETURNING ${INDEX_COLUMNS}`,
+       VALUES (?, ?, ?, ?, 'building', ?) ON CONFLICT DO NOTHING RETURNING ${indexRows.columns}`,
     )
     .get(projectId, collection, JSON.stringify(fields.map(fieldView)), indexSignature(collection, fields), Date.now());
-  return row ? indexOf(row) : null;
+  return row ? indexRows.of(row) : null;
 }
 
 /** The project's declarations, by id. */
 export function listIndexDeclarations(db: Database.Database, projectId: number): DocumentIndex[] {
   return db
-    .prepare<[number], IndexRow>(`SELECT ${INDEX_COLUMNS} FROM document_indexes WHERE project_id = ? ORDER BY id`)
+    .prepare<[number], IndexRow>(`SELECT ${indexRows.columns} FROM document_indexes WHERE project_id = ? ORDER BY id`)
     .all(projectId)
-    .map(indexOf);
+    .map(indexRows.of);
 }
 
 /**
@@ -54,9 +54,9 @@ export class SqliteIndexStore implements IndexStore {
 
   async building(): Promise<DocumentIndex[]> {
     return this.db
-      .prepare<[], IndexRow>(`SELECT ${INDEX_COLUMNS} FROM document_indexes WHERE state = 'building' ORDER BY id`)
+      .prepare<[], IndexRow>(`SELECT ${indexRows.columns} FROM document_indexes WHERE state = 'building' ORDER BY id`)
       .all()
-      .map(indexOf);
+      .map(indexRows.of);
   }
 
   async build(index: DocumentIndex): Promise<IndexState | null> {

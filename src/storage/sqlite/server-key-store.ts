@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import type { ServerKey, ServerKeyGrant, ServerKeyRole, ServerKeyStore } from '../../core/admin/admin-store.js';
-import { SERVER_KEY_COLUMNS, type ServerKeyRow, serverKeyOf } from '../rows.js';
+import { type ServerKeyRow, serverKeyRows } from '../rows.js';
 
 /** Server keys in SQLite; each method is one statement. A revoked key keeps its row, with `revoked_at`. */
 export class SqliteServerKeyStore implements ServerKeyStore {
@@ -10,19 +10,19 @@ export class SqliteServerKeyStore implements ServerKeyStore {
     const row = this.db
       .prepare<[number, string, string, string, number], ServerKeyRow>(
         `INSERT INTO server_keys (project_id, name, role, key_hash, created_at) VALUES (?, ?, ?, ?, ?)
-         RETURNING ${SERVER_KEY_COLUMNS}`,
+         RETURNING ${serverKeyRows.columns}`,
       )
       .get(projectId, name, role, keyHash, Date.now()) as ServerKeyRow;
-    return serverKeyOf(row);
+    return serverKeyRows.of(row);
   }
 
   async list(projectId: number): Promise<ServerKey[]> {
     const rows = this.db
       .prepare<[number], ServerKeyRow>(
-        `SELECT ${SERVER_KEY_COLUMNS} FROM server_keys WHERE project_id = ? AND revoked_at IS NULL ORDER BY id`,
+        `SELECT ${serverKeyRows.columns} FROM server_keys WHERE project_id = ? AND revoked_at IS NULL ORDER BY id`,
       )
       .all(projectId);
-    return rows.map(serverKeyOf);
+    return rows.map(serverKeyRows.of);
   }
 
   async revoke(projectId: number, keyId: number): Promise<boolean> {
@@ -40,6 +40,6 @@ export class SqliteServerKeyStore implements ServerKeyStore {
          WHERE k.key_hash = ? AND k.revoked_at IS NULL`,
       )
       .get(keyHash);
-    return row ? { ...serverKeyOf(row), orgId: row.org_id } : null;
+    return row ? { ...serverKeyRows.of(row), orgId: row.org_id } : null;
   }
 }
