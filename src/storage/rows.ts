@@ -1,13 +1,17 @@
 /**
  * The rows both engines store alike, once each engine has coerced its driver's types (SQLite's
  * 0/1 and JSON text, PostgreSQL's timestamps): per table, the columns a store selects and the one
- * mapping of such a row to the model. Board rows are in `core/leaderboards/board-record.ts`, being
- * also the API's and the export file's record. No driver and no SQL dialect here.
+ * mapping of such a row to the model (and, where both engines run the same statement, its values).
+ * Board rows are in `core/leaderboards/board-record.ts`, being also the API's and the export file's
+ * record. No driver and no SQL dialect here.
  */
 import type { AdminRole } from '../core/admin/admin-permissions.js';
 import type { Admin, AdminWithPassword, ServerKey } from '../core/admin/admin-store.js';
 import type { NewUser, Project, User, UserWithPassword } from '../core/auth/account-store.js';
 import type { DocumentIndex, IndexFieldView, IndexState } from '../core/documents/indexes.js';
+import type { JsonValue } from '../core/json.js';
+import type { LeaderboardEntry } from '../core/leaderboards/leaderboard-model.js';
+import type { ArchivedStanding, EntryWrite } from '../core/leaderboards/leaderboard-store.js';
 
 /** A player: a row of `users`. */
 export interface UserRow {
@@ -117,5 +121,51 @@ export const indexRows = {
       })),
       state: row.state,
     };
+  },
+};
+
+/** A user's stat on a board in its current period: a row of `leaderboard_entries`. */
+export interface EntryRow {
+  user_id: number;
+  stat_value: number;
+  league: string;
+  updated_at: number;
+}
+
+export const entryRows = {
+  of(row: EntryRow): LeaderboardEntry {
+    return { userId: row.user_id, statValue: row.stat_value, league: row.league, updatedAt: row.updated_at };
+  },
+  /**
+   * The values of an entry's compare-and-set update, in the order of the statement both engines
+   * run: the new `league, stat_value, score, updated_at`, the entry's `leaderboard_id, user_id`,
+   * then the `stat_value, updated_at, league` it must still hold.
+   */
+  updateValues(boardId: number, { next, score }: EntryWrite, previous: LeaderboardEntry): (string | number)[] {
+    const { league, statValue, updatedAt, userId } = next;
+    return [
+      league,
+      statValue,
+      score,
+      updatedAt,
+      boardId,
+      userId,
+      previous.statValue,
+      previous.updatedAt,
+      previous.league,
+    ];
+  },
+};
+
+/** A final standing of an archived period: a row of `leaderboard_history`. */
+export interface HistoryRow extends EntryRow {
+  rank: number;
+  reward: JsonValue | null;
+}
+
+export const historyRows = {
+  columns: 'rank, user_id, stat_value, league, updated_at, reward',
+  of(row: HistoryRow): ArchivedStanding {
+    return { rank: row.rank, ...entryRows.of(row), reward: row.reward };
   },
 };

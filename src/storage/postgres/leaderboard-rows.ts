@@ -3,7 +3,6 @@
  * column list of `core/leaderboards/board-record.ts`, coercing only what `pg` returns differently
  * (BIGINT epoch milliseconds as strings). Shared by the leaderboard, admin and transfer stores.
  */
-import type { JsonValue } from '../../core/json.js';
 import {
   BOARD_FIELDS,
   type BoardRow,
@@ -14,6 +13,7 @@ import {
 } from '../../core/leaderboards/board-record.js';
 import type { Leaderboard, LeaderboardDefinition, Period } from '../../core/leaderboards/leaderboard-model.js';
 import type { ArchivedStanding } from '../../core/leaderboards/leaderboard-store.js';
+import { type HistoryRow, historyRows } from '../rows.js';
 import type { Queryable } from './transactions.js';
 
 /** BIGINT columns arrive as strings; these are epoch milliseconds, well inside a double's exact range. */
@@ -27,14 +27,8 @@ export interface PostgresBoardRow extends Omit<BoardRow, 'period_start' | 'perio
   rewards: RewardRecord[];
 }
 
-export interface HistoryRow {
-  rank: number;
-  user_id: number;
-  stat_value: number;
-  league: string;
-  updated_at: Millis;
-  reward: JsonValue | null;
-}
+/** A history row as `pg` returns it: `updated_at` a BIGINT string. */
+export type PostgresHistoryRow = Omit<HistoryRow, 'updated_at'> & { updated_at: Millis };
 
 /** The columns a board's definition and period are written to, in the order of `boardParams`. */
 const WRITTEN = [...BOARD_FIELDS, 'period_start', 'period_end'];
@@ -62,14 +56,8 @@ export const SELECT_BOARD = selectBoard();
 
 const boardParams = (def: LeaderboardDefinition, period: Period) => [...boardValues(def), period.start, period.end];
 
-export const toHistory = (row: HistoryRow): ArchivedStanding => ({
-  rank: row.rank,
-  userId: row.user_id,
-  statValue: row.stat_value,
-  league: row.league,
-  updatedAt: Number(row.updated_at),
-  reward: row.reward,
-});
+export const toHistory = (row: PostgresHistoryRow): ArchivedStanding =>
+  historyRows.of({ ...row, updated_at: Number(row.updated_at) });
 
 /** The board of a row. */
 export function toBoard({ leagues, rewards, ...row }: PostgresBoardRow): Leaderboard {

@@ -15,11 +15,12 @@ import type {
   ResetLease,
 } from '../../core/leaderboards/leaderboard-store.js';
 import type { RankKey } from '../../core/leaderboards/rank-order.js';
+import { entryRows, historyRows } from '../rows.js';
 import {
-  type HistoryRow,
   insertBoard,
   type Millis,
   type PostgresBoardRow,
+  type PostgresHistoryRow,
   SELECT_BOARD,
   selectBoard,
   toBoard,
@@ -97,17 +98,7 @@ export class PostgresLeaderboardStore implements LeaderboardStore {
         ? await client.query(
             `UPDATE leaderboard_entries SET league = $1, stat_value = $2, score = $3, updated_at = $4
              WHERE leaderboard_id = $5 AND user_id = $6 AND stat_value = $7 AND updated_at = $8 AND league = $9`,
-            [
-              next.league,
-              next.statValue,
-              write.score,
-              next.updatedAt,
-              boardId,
-              next.userId,
-              previous.statValue,
-              previous.updatedAt,
-              previous.league,
-            ],
+            entryRows.updateValues(boardId, write, previous),
           )
         : await client.query(
             `INSERT INTO leaderboard_entries (leaderboard_id, user_id, league, stat_value, score, updated_at)
@@ -181,8 +172,8 @@ export class PostgresLeaderboardStore implements LeaderboardStore {
   }
 
   async archivedStandings(boardId: number, periodStart: number, league: string, offset: number, limit: number) {
-    const { rows } = await this.pool.query<HistoryRow>(
-      `SELECT rank, user_id, stat_value, league, updated_at, reward FROM leaderboard_history
+    const { rows } = await this.pool.query<PostgresHistoryRow>(
+      `SELECT ${historyRows.columns} FROM leaderboard_history
        WHERE leaderboard_id = $1 AND period_start = $2 AND league = $3 AND rank > $4 ORDER BY rank LIMIT $5`,
       [boardId, periodStart, league, offset, limit],
     );
@@ -198,8 +189,8 @@ export class PostgresLeaderboardStore implements LeaderboardStore {
   }
 
   async archivedStandingOf(boardId: number, periodStart: number, userId: number): Promise<ArchivedStanding | null> {
-    const { rows } = await this.pool.query<HistoryRow>(
-      `SELECT rank, user_id, stat_value, league, updated_at, reward FROM leaderboard_history
+    const { rows } = await this.pool.query<PostgresHistoryRow>(
+      `SELECT ${historyRows.columns} FROM leaderboard_history
        WHERE leaderboard_id = $1 AND period_start = $2 AND user_id = $3`,
       [boardId, periodStart, userId],
     );

@@ -14,13 +14,9 @@ import {
   type LeagueRecord,
   type RewardRecord,
 } from '../../core/leaderboards/board-record.js';
-import type {
-  Leaderboard,
-  LeaderboardDefinition,
-  LeaderboardEntry,
-  Period,
-} from '../../core/leaderboards/leaderboard-model.js';
+import type { Leaderboard, LeaderboardDefinition, Period } from '../../core/leaderboards/leaderboard-model.js';
 import type { ArchivedStanding } from '../../core/leaderboards/leaderboard-store.js';
+import { type HistoryRow, historyRows } from '../rows.js';
 
 /** What the stores need of a database: `prepare` (the leaderboard store's caches its statements). */
 type Prepares = Pick<Database.Database, 'prepare'>;
@@ -28,17 +24,8 @@ type Prepares = Pick<Database.Database, 'prepare'>;
 /** A board row as SQLite returns it: `client_submit` is 0 or 1. */
 export type SqliteBoardRow = Omit<BoardRow, 'client_submit'> & { client_submit: number };
 
-export interface EntryRow {
-  user_id: number;
-  stat_value: number;
-  league: string;
-  updated_at: number;
-}
-
-export interface HistoryRow extends EntryRow {
-  rank: number;
-  reward: string | null;
-}
+/** A history row as SQLite returns it: `reward` JSON text. */
+export type SqliteHistoryRow = Omit<HistoryRow, 'reward'> & { reward: string | null };
 
 /** The columns a board's definition and period are written to, in the order of `boardParams`. */
 const WRITTEN = [...BOARD_FIELDS, 'period_start', 'period_end'];
@@ -62,18 +49,8 @@ const boardParams = (def: LeaderboardDefinition, period: Period) => [
   period.end,
 ];
 
-export const toHistory = (row: HistoryRow): ArchivedStanding => ({
-  rank: row.rank,
-  userId: row.user_id,
-  statValue: row.stat_value,
-  league: row.league,
-  updatedAt: row.updated_at,
-  reward: row.reward === null ? null : (JSON.parse(row.reward) as JsonValue),
-});
-
-export function toEntry(row: EntryRow): LeaderboardEntry {
-  return { userId: row.user_id, statValue: row.stat_value, league: row.league, updatedAt: row.updated_at };
-}
+export const toHistory = (row: SqliteHistoryRow): ArchivedStanding =>
+  historyRows.of({ ...row, reward: row.reward === null ? null : (JSON.parse(row.reward) as JsonValue) });
 
 /** The board of a row, with its leagues and rewards read beside it. */
 export function readBoard(db: Prepares, row: SqliteBoardRow): Leaderboard {

@@ -15,15 +15,14 @@ import type {
   ResetLease,
 } from '../../core/leaderboards/leaderboard-store.js';
 import type { RankKey } from '../../core/leaderboards/rank-order.js';
+import { type EntryRow, entryRows, historyRows } from '../rows.js';
 import {
   BOARD_ROW_COLUMNS,
-  type EntryRow,
-  type HistoryRow,
   insertBoard,
   readBoard,
   SELECT_BOARD,
   type SqliteBoardRow,
-  toEntry,
+  type SqliteHistoryRow,
   toHistory,
 } from './leaderboard-rows.js';
 import { runListingRewrite, scanListing } from './listing-rewrite.js';
@@ -101,7 +100,7 @@ export class SqliteLeaderboardStore implements LeaderboardStore {
          FROM leaderboard_entries e WHERE leaderboard_id = ? AND user_id = ?`,
       )
       .get(boardId, userId);
-    if (row) return { entry: toEntry(row), assignedLeague: row.assigned };
+    if (row) return { entry: entryRows.of(row), assignedLeague: row.assigned };
     const assignment = this.db
       .prepare<[number, number], { league: string }>(
         'SELECT league FROM leaderboard_assignments WHERE leaderboard_id = ? AND user_id = ?',
@@ -128,17 +127,7 @@ export class SqliteLeaderboardStore implements LeaderboardStore {
                 `UPDATE leaderboard_entries SET league = ?, stat_value = ?, score = ?, updated_at = ?
                WHERE leaderboard_id = ? AND user_id = ? AND stat_value = ? AND updated_at = ? AND league = ?`,
               )
-              .run(
-                next.league,
-                next.statValue,
-                write.score,
-                next.updatedAt,
-                boardId,
-                next.userId,
-                previous.statValue,
-                previous.updatedAt,
-                previous.league,
-              )
+              .run(...entryRows.updateValues(boardId, write, previous))
           : this.db
               .prepare(
                 `INSERT INTO leaderboard_entries (leaderboard_id, user_id, league, stat_value, score, updated_at)
@@ -220,8 +209,8 @@ export class SqliteLeaderboardStore implements LeaderboardStore {
 
   async archivedStandings(boardId: number, periodStart: number, league: string, offset: number, limit: number) {
     const rows = this.db
-      .prepare<[number, number, string, number, number], HistoryRow>(
-        `SELECT rank, user_id, stat_value, league, updated_at, reward FROM leaderboard_history
+      .prepare<[number, number, string, number, number], SqliteHistoryRow>(
+        `SELECT ${historyRows.columns} FROM leaderboard_history
          WHERE leaderboard_id = ? AND period_start = ? AND league = ? AND rank > ? ORDER BY rank LIMIT ?`,
       )
       .all(boardId, periodStart, league, offset, limit);
@@ -239,8 +228,8 @@ export class SqliteLeaderboardStore implements LeaderboardStore {
 
   async archivedStandingOf(boardId: number, periodStart: number, userId: number): Promise<ArchivedStanding | null> {
     const row = this.db
-      .prepare<[number, number, number], HistoryRow>(
-        `SELECT rank, user_id, stat_value, league, updated_at, reward FROM leaderboard_history
+      .prepare<[number, number, number], SqliteHistoryRow>(
+        `SELECT ${historyRows.columns} FROM leaderboard_history
          WHERE leaderboard_id = ? AND period_start = ? AND user_id = ?`,
       )
       .get(boardId, periodStart, userId);
