@@ -14,6 +14,7 @@ import {
   type Leaderboard,
   type LeaderboardDefinition,
   type League,
+  type Period,
   RESET_SCHEDULES,
   type Reward,
   SORT_ORDERS,
@@ -71,30 +72,6 @@ export interface BoardRecord extends BoardFields {
   leagues: LeagueRecord[];
   rewards: RewardRecord[];
 }
-
-/** The columns of a board's definition, in the order engines write them. */
-export const BOARD_FIELDS = [
-  'slug',
-  'name',
-  'description',
-  'type',
-  'sort',
-  'operator',
-  'reset',
-  'client_submit',
-  'stat_min',
-  'stat_max',
-] as const satisfies readonly (keyof BoardFields)[];
-
-/** Those an admin edit rewrites (`LeaderboardAdminStore.redefine`): slug, type, sort and reset stay. */
-export const EDITABLE_BOARD_FIELDS = [
-  'name',
-  'description',
-  'operator',
-  'client_submit',
-  'stat_min',
-  'stat_max',
-] as const satisfies readonly (keyof BoardFields)[];
 
 /** A stored board's row once its driver's types are coerced: the definition's fields, id, revision, period. */
 export interface BoardRow extends BoardFields {
@@ -203,26 +180,60 @@ export function boardRecord(def: LeaderboardDefinition): BoardRecord {
   return { ...boardFields(def), leagues: def.leagues.map(leagueRecord), rewards: def.rewards.map(rewardRecord) };
 }
 
-/** The values of `fields` of a definition, in that order: an engine's statement parameters. */
-export function boardValues(
-  def: LeaderboardDefinition,
-  fields: readonly (keyof BoardFields)[] = BOARD_FIELDS,
-): (string | number | boolean | null)[] {
-  const record = boardFields(def);
-  return fields.map((field) => record[field]);
+/** A value of a board column, before an engine binds it (SQLite stores booleans as 0/1). */
+export type BoardValue = string | number | boolean | null;
+
+const DEFINITION_COLUMNS = [
+  'slug',
+  'name',
+  'description',
+  'type',
+  'sort',
+  'operator',
+  'reset',
+  'client_submit',
+  'stat_min',
+  'stat_max',
+] as const satisfies readonly (keyof BoardFields)[];
+// slug, type, sort and reset stay: they define a board's ranks and periods.
+const EDITABLE_COLUMNS = [
+  'name',
+  'description',
+  'operator',
+  'client_submit',
+  'stat_min',
+  'stat_max',
+] as const satisfies readonly (keyof BoardFields)[];
+
+/** The values of those fields of a definition, in that order. */
+function valuesOf(def: LeaderboardDefinition, columns: readonly (keyof BoardFields)[]): BoardValue[] {
+  const fields = boardFields(def);
+  return columns.map((column) => fields[column]);
 }
 
-/** The board a stored row describes, with its leagues (by order) and rewards (by position). */
-export function boardOf(
-  row: BoardRow,
-  leagues: readonly LeagueRecord[],
-  rewards: readonly RewardRecord[],
-): Leaderboard {
-  return {
-    id: row.id,
-    projectId: row.project_id,
-    revision: row.revision,
-    period: { start: row.period_start, end: row.period_end },
-    ...definitionOf({ ...row, leagues: [...leagues], rewards: [...rewards] }),
-  };
-}
+/**
+ * A board's row in both engines: the columns every statement that writes a board names (in one
+ * order with their values), and the board a row read back describes.
+ */
+export const boardRows = {
+  /** The columns of a board's definition and current period, in the order of `values`. */
+  columns: [...DEFINITION_COLUMNS, 'period_start', 'period_end'] as const,
+  values(def: LeaderboardDefinition, period: Period): BoardValue[] {
+    return [...valuesOf(def, DEFINITION_COLUMNS), period.start, period.end];
+  },
+  /** The columns an admin edit rewrites (`LeaderboardAdminStore.redefine`), in the order of `editValues`. */
+  editable: EDITABLE_COLUMNS,
+  editValues(def: LeaderboardDefinition): BoardValue[] {
+    return valuesOf(def, EDITABLE_COLUMNS);
+  },
+  /** The board a row describes, with its leagues (by order) and rewards (by position). */
+  of(row: BoardRow, leagues: readonly LeagueRecord[], rewards: readonly RewardRecord[]): Leaderboard {
+    return {
+      id: row.id,
+      projectId: row.project_id,
+      revision: row.revision,
+      period: { start: row.period_start, end: row.period_end },
+      ...definitionOf({ ...row, leagues: [...leagues], rewards: [...rewards] }),
+    };
+  },
+};

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { boardValues, EDITABLE_BOARD_FIELDS } from '../../core/leaderboards/board-record.js';
+import { boardRows } from '../../core/leaderboards/board-record.js';
 import type { LeaderboardDefinition } from '../../core/leaderboards/leaderboard-model.js';
 import type { LeaderboardAdminStore, ResetLease } from '../../core/leaderboards/leaderboard-store.js';
 import type { ListingRewrite } from '../../core/leaderboards/listing-rewrite.js';
@@ -24,11 +24,11 @@ export class PostgresLeaderboardAdminStore implements LeaderboardAdminStore {
       // FOR UPDATE waits for submissions in flight (they hold KEY SHARE) and holds off new ones.
       const locked = await client.query('SELECT 1 FROM leaderboards WHERE id = $1 FOR UPDATE', [boardId]);
       if (locked.rowCount === 0) return false;
-      const fields = EDITABLE_BOARD_FIELDS;
+      const { editable } = boardRows;
       await client.query(
-        `UPDATE leaderboards SET (${fields.join(', ')}) = (${params(fields.length)}), revision = revision + 1
-         WHERE id = $${fields.length + 1}`,
-        [...boardValues(def, fields), boardId],
+        `UPDATE leaderboards SET (${editable.join(', ')}) = (${params(editable.length)}), revision = revision + 1
+         WHERE id = $${editable.length + 1}`,
+        [...boardRows.editValues(def), boardId],
       );
       await writeDefinitionParts(client, boardId, def);
       await runListingRewrite(client, boardId, rehome, null);

@@ -4,10 +4,8 @@
  * (BIGINT epoch milliseconds as strings). Shared by the leaderboard, admin and transfer stores.
  */
 import {
-  BOARD_FIELDS,
   type BoardRow,
-  boardOf,
-  boardValues,
+  boardRows,
   type LeagueRecord,
   type RewardRecord,
 } from '../../core/leaderboards/board-record.js';
@@ -30,8 +28,7 @@ export interface PostgresBoardRow extends Omit<BoardRow, 'period_start' | 'perio
 /** A history row as `pg` returns it: `updated_at` a BIGINT string. */
 export type PostgresHistoryRow = Omit<HistoryRow, 'updated_at'> & { updated_at: Millis };
 
-/** The columns a board's definition and period are written to, in the order of `boardParams`. */
-const WRITTEN = [...BOARD_FIELDS, 'period_start', 'period_end'];
+const { columns } = boardRows;
 
 /** `$from, $from+1, …`: `count` parameters. */
 export const params = (count: number, from = 1) => Array.from({ length: count }, (_, i) => `$${from + i}`).join(', ');
@@ -42,7 +39,7 @@ export const params = (count: number, from = 1) => Array.from({ length: count },
  */
 export const selectBoard = (
   extra = '',
-) => `SELECT ${['id', 'project_id', 'revision', ...WRITTEN].map((c) => `b.${c}`).join(', ')}${extra},
+) => `SELECT ${['id', 'project_id', 'revision', ...columns].map((c) => `b.${c}`).join(', ')}${extra},
     COALESCE((SELECT json_agg(json_build_object('slug', l.slug, 'name', l.name, 'order', l.ord, 'min_stat', l.min_stat,
         'promote_top', l.promote_top, 'demote_bottom', l.demote_bottom) ORDER BY l.ord)
       FROM leaderboard_leagues l WHERE l.leaderboard_id = b.id), '[]') AS leagues,
@@ -54,15 +51,13 @@ export const selectBoard = (
 /** Every board read starts here: `WHERE` and `ORDER BY` follow. */
 export const SELECT_BOARD = selectBoard();
 
-const boardParams = (def: LeaderboardDefinition, period: Period) => [...boardValues(def), period.start, period.end];
-
 export const toHistory = (row: PostgresHistoryRow): ArchivedStanding =>
   historyRows.of({ ...row, updated_at: Number(row.updated_at) });
 
 /** The board of a row. */
 export function toBoard({ leagues, rewards, ...row }: PostgresBoardRow): Leaderboard {
   const end = row.period_end === null ? null : Number(row.period_end);
-  return boardOf({ ...row, period_start: Number(row.period_start), period_end: end }, leagues, rewards);
+  return boardRows.of({ ...row, period_start: Number(row.period_start), period_end: end }, leagues, rewards);
 }
 
 /** Inserts a new board with its leagues and rewards; null when the slug is taken. Shared with the import. */
@@ -73,9 +68,9 @@ export async function insertBoard(
   period: Period,
 ): Promise<number | null> {
   const inserted = await db.query<{ id: number }>(
-    `INSERT INTO leaderboards (project_id, ${WRITTEN.join(', ')}) VALUES ($1, ${params(WRITTEN.length, 2)})
+    `INSERT INTO leaderboards (project_id, ${columns.join(', ')}) VALUES ($1, ${params(columns.length, 2)})
      ON CONFLICT (project_id, slug) DO NOTHING RETURNING id`,
-    [projectId, ...boardParams(def, period)],
+    [projectId, ...boardRows.values(def, period)],
   );
   const id = inserted.rows[0]?.id ?? null;
   if (id !== null) await writeDefinitionParts(db, id, def);
@@ -93,9 +88,9 @@ export async function replaceBoard(
   period: Period,
 ): Promise<void> {
   await db.query(
-    `UPDATE leaderboards SET (${WRITTEN.join(', ')}) = (${params(WRITTEN.length)}),
-       revision = revision + 1, reset_owner = NULL, reset_lease_until = NULL WHERE id = $${WRITTEN.length + 1}`,
-    [...boardParams(def, period), boardId],
+    `UPDATE leaderboards SET (${columns.join(', ')}) = (${params(columns.length)}),
+       revision = revision + 1, reset_owner = NULL, reset_lease_until = NULL WHERE id = $${columns.length + 1}`,
+    [...boardRows.values(def, period), boardId],
   );
   await db.query('DELETE FROM leaderboard_entries WHERE leaderboard_id = $1', [boardId]);
   await db.query('DELETE FROM leaderboard_assignments WHERE leaderboard_id = $1', [boardId]);

@@ -1,9 +1,9 @@
 import type Database from 'better-sqlite3';
-import { EDITABLE_BOARD_FIELDS } from '../../core/leaderboards/board-record.js';
+import { boardRows } from '../../core/leaderboards/board-record.js';
 import type { LeaderboardDefinition } from '../../core/leaderboards/leaderboard-model.js';
 import type { LeaderboardAdminStore, ResetLease } from '../../core/leaderboards/leaderboard-store.js';
 import type { ListingRewrite } from '../../core/leaderboards/listing-rewrite.js';
-import { definitionParams, writeDefinitionParts } from './leaderboard-rows.js';
+import { sqliteValues, writeDefinitionParts } from './leaderboard-rows.js';
 import { runListingRewrite } from './listing-rewrite.js';
 
 /** The admin API's board edits on SQLite, each one immediate transaction or one statement. */
@@ -22,10 +22,10 @@ export class SqliteLeaderboardAdminStore implements LeaderboardAdminStore {
       .transaction((): boolean => {
         const updated = this.db
           .prepare(
-            `UPDATE leaderboards SET (${EDITABLE_BOARD_FIELDS.join(', ')}) = (${EDITABLE_BOARD_FIELDS.map(() => '?').join(', ')}),
+            `UPDATE leaderboards SET (${boardRows.editable.join(', ')}) = (${boardRows.editable.map(() => '?').join(', ')}),
                revision = revision + 1 WHERE id = ?`,
           )
-          .run(...definitionParams(def, EDITABLE_BOARD_FIELDS), boardId);
+          .run(...sqliteValues(boardRows.editValues(def)), boardId);
         if (updated.changes === 0) return false;
         writeDefinitionParts(this.db, boardId, def);
         runListingRewrite(this.db, boardId, rehome, null);

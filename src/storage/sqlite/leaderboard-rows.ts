@@ -6,11 +6,9 @@
 import type Database from 'better-sqlite3';
 import type { JsonValue } from '../../core/json.js';
 import {
-  BOARD_FIELDS,
-  type BoardFields,
   type BoardRow,
-  boardOf,
-  boardValues,
+  type BoardValue,
+  boardRows,
   type LeagueRecord,
   type RewardRecord,
 } from '../../core/leaderboards/board-record.js';
@@ -27,27 +25,15 @@ export type SqliteBoardRow = Omit<BoardRow, 'client_submit'> & { client_submit: 
 /** A history row as SQLite returns it: `reward` JSON text. */
 export type SqliteHistoryRow = Omit<HistoryRow, 'reward'> & { reward: string | null };
 
-/** The columns a board's definition and period are written to, in the order of `boardParams`. */
-const WRITTEN = [...BOARD_FIELDS, 'period_start', 'period_end'];
-
+const { columns } = boardRows;
 /** The columns of a `SqliteBoardRow`. */
-export const BOARD_ROW_COLUMNS = `id, project_id, revision, ${WRITTEN.join(', ')}`;
+export const BOARD_ROW_COLUMNS = `id, project_id, revision, ${columns.join(', ')}`;
 /** Every board read starts here: `WHERE` and `ORDER BY` follow. */
 export const SELECT_BOARD = `SELECT ${BOARD_ROW_COLUMNS} FROM leaderboards`;
 
-/** Booleans as SQLite stores them. */
-const sqliteValue = (value: string | number | boolean | null) => (typeof value === 'boolean' ? Number(value) : value);
-
-/** The values of `fields` of a definition, as SQLite binds them. */
-export function definitionParams(def: LeaderboardDefinition, fields?: readonly (keyof BoardFields)[]) {
-  return boardValues(def, fields).map(sqliteValue);
-}
-
-const boardParams = (def: LeaderboardDefinition, period: Period) => [
-  ...definitionParams(def),
-  period.start,
-  period.end,
-];
+/** Values as SQLite binds them: booleans as 0/1. */
+export const sqliteValues = (values: BoardValue[]) =>
+  values.map((value) => (typeof value === 'boolean' ? Number(value) : value));
 
 export const toHistory = (row: SqliteHistoryRow): ArchivedStanding =>
   historyRows.of({ ...row, reward: row.reward === null ? null : (JSON.parse(row.reward) as JsonValue) });
@@ -65,7 +51,7 @@ export function readBoard(db: Prepares, row: SqliteBoardRow): Leaderboard {
     )
     .all(row.id)
     .map((reward) => ({ ...reward, reward: JSON.parse(reward.reward) as JsonValue }));
-  return boardOf({ ...row, client_submit: row.client_submit === 1 }, leagues, rewards);
+  return boardRows.of({ ...row, client_submit: row.client_submit === 1 }, leagues, rewards);
 }
 
 /** Inserts a new board with its leagues and rewards; shared with the import. */
@@ -78,10 +64,10 @@ export function insertBoard(
 ): number {
   const result = db
     .prepare(
-      `INSERT INTO leaderboards (project_id, ${WRITTEN.join(', ')}, created_at)
-       VALUES (?, ${WRITTEN.map(() => '?').join(', ')}, ?)`,
+      `INSERT INTO leaderboards (project_id, ${columns.join(', ')}, created_at)
+       VALUES (?, ${columns.map(() => '?').join(', ')}, ?)`,
     )
-    .run(projectId, ...boardParams(def, period), now);
+    .run(projectId, ...sqliteValues(boardRows.values(def, period)), now);
   const boardId = Number(result.lastInsertRowid);
   writeDefinitionParts(db, boardId, def);
   return boardId;
@@ -93,9 +79,9 @@ export function insertBoard(
  */
 export function replaceBoard(db: Database.Database, boardId: number, def: LeaderboardDefinition, period: Period): void {
   db.prepare(
-    `UPDATE leaderboards SET (${WRITTEN.join(', ')}) = (${WRITTEN.map(() => '?').join(', ')}),
+    `UPDATE leaderboards SET (${columns.join(', ')}) = (${columns.map(() => '?').join(', ')}),
        revision = revision + 1, reset_owner = NULL, reset_lease_until = NULL WHERE id = ?`,
-  ).run(...boardParams(def, period), boardId);
+  ).run(...sqliteValues(boardRows.values(def, period)), boardId);
   db.prepare('DELETE FROM leaderboard_entries WHERE leaderboard_id = ?').run(boardId);
   db.prepare('DELETE FROM leaderboard_assignments WHERE leaderboard_id = ?').run(boardId);
   writeDefinitionParts(db, boardId, def);
