@@ -152,6 +152,7 @@ export function createServices(config: Config, storage: Storage, options: Servic
       store: storage.transfer,
       accounts: storage.accounts,
       tree,
+      documents: documentCommits,
       leaderboards,
       rules,
       indexes,

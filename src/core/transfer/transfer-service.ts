@@ -1,5 +1,6 @@
 import type { AccountStore } from '../auth/account-store.js';
 import type { Clock } from '../clock.js';
+import type { DocumentCommits } from '../documents/document-commits.js';
 import type { IndexService } from '../documents/index-service.js';
 import { indexSignature, MAX_INDEXES_PER_PROJECT } from '../documents/indexes.js';
 import { AppError, notFound } from '../errors.js';
@@ -41,6 +42,8 @@ export class TransferService {
       store: TransferStore;
       accounts: Pick<AccountStore, 'getProject'>;
       tree: Pick<TreeService, 'retention' | 'announce'>;
+      /** Announces the import's commit of documents to the listeners of every instance (§10). */
+      documents: Pick<DocumentCommits, 'committed'>;
       /** Told which boards the import replaced, so that no instance serves them from its board cache. */
       leaderboards: Pick<LeaderboardService, 'boardsChanged'>;
       /** Told of the ruleset revision an import saved: in force here at once, announced to the others. */
@@ -80,6 +83,7 @@ export class TransferService {
       projectId,
       file.leaderboards.map((board) => board.slug),
     );
+    if (commit.documents) this.deps.documents.committed(projectId, [commit.documents]);
     if (commit.tree) await this.deps.tree.announce(projectId, commit.tree);
     if (commit.rules) await this.deps.rules.changed(projectId, commit.rules);
     // Built as a POST builds them: in the background, queries using them once `ready`.

@@ -1,4 +1,6 @@
 /** The export/import port (§8): engines read and write a whole project in one transaction. */
+
+import type { DocumentCommitRecord } from '../documents/document-store.js';
 import type { DocumentIndex } from '../documents/indexes.js';
 import type { ChangeLogRetention, TreeCommit, TreeSet } from '../realtime/tree-store.js';
 import type { RulesRevision } from '../rules/rules-store.js';
@@ -34,6 +36,8 @@ export interface ImportRequest {
 
 /** What an import committed that others must hear of. */
 export interface ImportCommit {
+  /** The commit of the project's documents (null when the file had none). */
+  documents: DocumentCommitRecord | null;
   /** The tree write (null when the file had no realtime paths). */
   tree: TreeCommit | null;
   /** The ruleset revision saved (null when the file left the ruleset unchanged). */

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
+import type { DocumentChangeEntry, DocumentCommitRecord } from '../../core/documents/document-store.js';
 import type { DocumentIndex } from '../../core/documents/indexes.js';
 import type { JsonObject, JsonValue } from '../../core/json.js';
 import { boardRecord } from '../../core/leaderboards/board-record.js';
@@ -79,7 +80,7 @@ export class PostgresTransferStore implements TransferStore {
     return inTransaction(this.pool, async (client) => {
       const rows = request.plan(await find(client, projectId, request.lookup));
       await writeUsers(client, projectId, rows);
-      await writeDocuments(client, projectId, rows);
+      const documents = await writeDocuments(client, projectId, rows);
       for (const board of rows.boards) await writeBoard(client, projectId, board);
       const { tree, retention, rules, now } = request;
       const declared: DocumentIndex[] = [];
@@ -88,6 +89,7 @@ export class PostgresTransferStore implements TransferStore {
         if (index) declared.push(index);
       }
       return {
+        documents,
         tree: tree.length > 0 ? await writeTreeSets(client, projectId, tree, retention) : null,
         rules: rules ? await saveRulesRevision(client, projectId, rules, now) : null,
         indexes: declared,
@@ -161,16 +163,22 @@ async function writeUsers(client: Queryable, projectId: number, rows: ImportRows
 }
 
 /** One commit of the project's documents (§10); its version row is locked before any document, as every writer does. */
-async function writeDocuments(client: Queryable, projectId: number, rows: ImportRows): Promise<void> {
-  if (rows.documents.length === 0) return;
+async function writeDocuments(
+  client: Queryable,
+  projectId: number,
+  rows: ImportRows,
+): Promise<DocumentCommitRecord | null> {
+  if (rows.documents.length === 0) return null;
   const bumped = await client.query<{ version: string }>(
     `INSERT INTO document_versions (project_id, version) VALUES ($1, 1)
      ON CONFLICT (project_id) DO UPDATE SET version = document_versions.version + 1 RETURNING version`,
     [projectId],
   );
+  const version = Number(bumped.rows[0]?.version);
+  const changes: DocumentChangeEntry[] = [];
   // The change log (§10) has the commit too, so listeners on every instance catch up with it.
   for (const [seq, doc] of rows.documents.entries()) {
-    await client.query(
+    const logged = await client.query<{ id: string; previous: JsonObject | null }>(
       `WITH written AS (
          INSERT INTO documents (project_id, path, parent, collection, id, data, version, created_at, updated_at)
          VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7, to_timestamp($8::float8 / 1000), to_timestamp($8::float8 / 1000))
@@ -179,20 +187,14 @@ async function writeDocuments(client: Queryable, projectId: number, rows: Import
          RETURNING id, (SELECT o.data FROM documents o WHERE o.project_id = $1 AND o.path = $2) AS previous
        )
        INSERT INTO document_changes (project_id, version, seq, path, id, data, previous)
-       SELECT $1, $7, $9, $2, id, $6::jsonb, previous FROM written`,
-      [
-        projectId,
-        doc.path,
-        doc.parent,
-        doc.collection,
-        randomUUID(),
-        JSON.stringify(doc.data),
-        bumped.rows[0]?.version,
-        rows.now,
-        seq,
-      ],
+       SELECT $1, $7, $9, $2, id, $6::jsonb, previous FROM written
+       RETURNING id, previous`,
+      [projectId, doc.path, doc.parent, doc.collection, randomUUID(), JSON.stringify(doc.data), version, rows.now, seq],
     );
+    const { id, previous } = logged.rows[0] as { id: string; previous: JsonObject | null };
+    changes.push({ path: doc.path, id, data: doc.data, previous });
   }
+  return { version, changes };
 }
 
 async function writeBoard(client: Queryable, projectId: number, board: ImportBoardRows): Promise<void> {

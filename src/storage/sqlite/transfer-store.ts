@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';
+import type { DocumentChangeEntry, DocumentCommitRecord } from '../../core/documents/document-store.js';
 import type { JsonObject, JsonValue } from '../../core/json.js';
 import { boardRecord } from '../../core/leaderboards/board-record.js';
 import type { ResetSchedule } from '../../core/leaderboards/leaderboard-model.js';
@@ -68,9 +69,10 @@ export class SqliteTransferStore implements TransferStore {
       .transaction(() => {
         const rows = request.plan(this.find(projectId, request.lookup));
         this.writeUsers(projectId, rows);
-        this.writeDocuments(projectId, rows);
+        const documents = this.writeDocuments(projectId, rows);
         for (const board of rows.boards) this.writeBoard(projectId, board, rows.now);
         return {
+          documents,
           tree:
             request.tree.length > 0 ? this.tree.commitInTransaction(projectId, request.tree, request.retention) : null,
           rules: request.rules ? saveRulesRevision(this.db, projectId, request.rules, request.now) : null,
@@ -141,8 +143,8 @@ export class SqliteTransferStore implements TransferStore {
   }
 
   /** The documents as one commit of the project's documents: one new version for all of them (§10). */
-  private writeDocuments(projectId: number, rows: ImportRows): void {
-    if (rows.documents.length === 0) return;
+  private writeDocuments(projectId: number, rows: ImportRows): DocumentCommitRecord | null {
+    if (rows.documents.length === 0) return null;
     const { version } = this.db
       .prepare<[number], { version: number }>(
         `INSERT INTO document_versions (project_id, version) VALUES (?, 1)
@@ -165,13 +167,17 @@ export class SqliteTransferStore implements TransferStore {
         'SELECT json(data) FROM documents INDEXED BY documents_by_path WHERE project_id = ? AND path = ?',
       )
       .pluck();
+    const changes: DocumentChangeEntry[] = [];
     for (const [seq, doc] of rows.documents.entries()) {
       const { path, parent, collection } = doc;
       const data = JSON.stringify(doc.data);
       const previous = before.get(projectId, path) ?? null;
       const written = upsert.get(projectId, path, parent, collection, randomUUID(), data, rows.now, rows.now, version);
-      log.run(projectId, version, seq, path, (written as { id: string }).id, data, previous, rows.now);
+      const { id } = written as { id: string };
+      log.run(projectId, version, seq, path, id, data, previous, rows.now);
+      changes.push({ path, id, data: doc.data, previous: previous === null ? null : JSON.parse(previous) });
     }
+    return { version, changes };
   }
 
   private writeBoard(projectId: number, board: ImportBoardRows, now: number): void {
