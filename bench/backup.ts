@@ -16,7 +16,7 @@
  * markdown table (seconds: min / median / max of `--runs`; the writer's acknowledged writes per
  * second while each copy ran).
  *
- * Standalone: `npx tsx bench/backup.ts [--megabytes 1024] [--runs 3] [--give-up 120] [--dir DIR]`.
+ * Standalone: `npx tsx bench/backup.ts [--megabytes 1024] [--runs 3] [--give-up 120] [--dir DIR] [--from-source]`.
  * `--dir` keeps the database there and reuses it on the next run (it is built only when missing).
  */
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -26,6 +26,7 @@ import { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import { backupSqlite } from '../src/storage/sqlite/backup.js';
 import { ChildServer, cleanEnv, freePort, startScriptNodeFlags } from './child.js';
+import { serviceEntry } from './service-entry.js';
 
 function argValue(name: string, fallback: string): string {
   const i = process.argv.indexOf(name);
@@ -49,7 +50,7 @@ interface Credentials {
   clientSecret: string;
 }
 
-/** Starts the service (`npm start`'s Node flags, through tsx) on `dir`; resolves once /healthz answers. */
+/** Starts the service as `npm start` does (bench/service-entry.ts) on `dir`; resolves once /healthz answers. */
 async function startService(): Promise<{ server: ChildServer; base: string }> {
   const port = await freePort();
   const env = cleanEnv({
@@ -60,7 +61,7 @@ async function startService(): Promise<{ server: ChildServer; base: string }> {
     CDS_LOG_LEVEL: 'info',
   });
   const spawnedAt = performance.now();
-  const server = ChildServer.spawn('src/main.ts', env, join(dir, 'service.log'), startScriptNodeFlags());
+  const server = ChildServer.spawn(serviceEntry(), env, join(dir, 'service.log'), startScriptNodeFlags());
   const base = `http://127.0.0.1:${port}`;
   await server.waitFor(`${base}/healthz`, spawnedAt);
   return { server, base };

@@ -1,7 +1,8 @@
 /**
  * A server under test in its own process (the service, or the bare baselines): started with
- * `node --import tsx`, polled until it answers, measured (RSS from /proc), stopped with SIGTERM
- * (SIGKILL after a bounded wait). Its output goes to a log file, as a deployment's would.
+ * `node` (`--import tsx` for a TypeScript script), polled until it answers, measured (RSS from
+ * /proc), stopped with SIGTERM (SIGKILL after a bounded wait). Its output goes to a log file, as a
+ * deployment's would.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { closeSync, openSync, readdirSync, readFileSync } from 'node:fs';
@@ -69,11 +70,15 @@ export class ChildServer {
     });
   }
 
-  /** Spawns `node [nodeArgs] --import tsx <script>` in the repository root with exactly `env`. */
+  /**
+   * Spawns `node [nodeArgs] <script>` in the repository root with exactly `env`; a `.ts` script
+   * (the sources, the baselines) runs through tsx (`--import tsx`), a built `.js` one without it.
+   */
   static spawn(script: string, env: Record<string, string>, logFile: string, nodeArgs: string[] = []): ChildServer {
     const fd = openSync(logFile, 'a');
+    const loader = script.endsWith('.ts') ? ['--import', 'tsx'] : [];
     try {
-      const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', script], {
+      const child = spawn(process.execPath, [...nodeArgs, ...loader, script], {
         cwd: ROOT,
         env,
         stdio: ['ignore', fd, fd],

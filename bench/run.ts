@@ -1,7 +1,8 @@
 /**
- * `npm run bench [-- --quick] [-- --generator wrk|autocannon] [-- --engines sqlite,postgres] [-- --only http,fanout,memory,redis,scale-out,fanout-mixed,workers] [-- --profile] [-- --match <text>] [-- --seconds N --warmup N] [-- --subscribers 100,1000] [-- --workers N]`:
+ * `npm run bench [-- --quick] [-- --generator wrk|autocannon] [-- --engines sqlite,postgres] [-- --only http,fanout,memory,redis,scale-out,fanout-mixed,workers] [-- --profile] [-- --match <text>] [-- --seconds N --warmup N] [-- --subscribers 100,1000] [-- --workers N] [-- --from-source]`:
  * every workload against the service on each engine and, in the same run, against the bare
- * baselines; prints the Markdown of BENCHMARKS.md (progress goes to stderr) and writes the
+ * baselines; the service runs as `npm start` runs it (`dist/src/main.js`, built first when older
+ * than the sources; `--from-source`: `src/main.ts` through tsx, bench/service-entry.ts); prints the Markdown of BENCHMARKS.md (progress goes to stderr) and writes the
  * result to bench/results/bench[-quick].json. Loopback only; every loop is bounded in count and time.
  */
 import { execFile } from 'node:child_process';
@@ -12,6 +13,7 @@ import { startBaselines } from './baselines.js';
 import { type FanoutBenchResult, mixedFanoutMarkdown, runMixedFanoutBench } from './fanout-mixed.js';
 import { type BenchResult, checkTargets, markdown } from './report.js';
 import { runScaleOutBench, type ScaleOutResult, scaleOutMarkdown, scaleOutOptions } from './scale-out.js';
+import { serviceCommand, serviceEntry } from './service-entry.js';
 import { benchSettings, type Engine, loadGenerator } from './settings.js';
 import { runBaselineSuite, runServiceSuite, type Section, type SuiteContext } from './suites.js';
 import { runWorkersSuite } from './workers.js';
@@ -92,10 +94,13 @@ settings.datasets = sections.has('http');
 let scaleOut: ScaleOutResult | null = null;
 let fanoutMixed: FanoutBenchResult | null = null;
 const log = (line: string) => process.stderr.write(`${line}\n`);
+// Before anything is measured: the build is made when older than the sources, or the run stops.
+serviceEntry();
+log(`service: ${serviceCommand()}`);
 
 const started = performance.now();
 const result: BenchResult = {
-  machine: `${process.platform} ${process.arch}, ${cpus().length} × ${cpus()[0]?.model.trim() ?? 'cpu'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}; PostgreSQL, Redis and the load generator (${settings.generator.kind === 'wrk' ? 'wrk, one thread' : 'autocannon, in the bench process'}) on the same host`,
+  machine: `${process.platform} ${process.arch}, ${cpus().length} × ${cpus()[0]?.model.trim() ?? 'cpu'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}; PostgreSQL, Redis and the load generator (${settings.generator.kind === 'wrk' ? 'wrk, one thread' : 'autocannon, in the bench process'}) on the same host; service: ${serviceCommand()}`,
   quick,
   startedAt: new Date().toISOString(),
   seconds: 0,

@@ -1,10 +1,12 @@
 /**
- * `npx tsx bench/scale-out.ts [--quick] [--seconds N] [--connections N]`: the service on one
+ * `npx tsx bench/scale-out.ts [--quick] [--seconds N] [--connections N] [--from-source]`: the service on one
  * PostgreSQL schema and one Redis prefix as one instance, then as two instances under the same
  * load (the same autocannon connections, split evenly between the two URLs: round robin by
  * connection, no proxy hop), and the cross-instance fan-out latency: a write on one instance to
  * subscribers on the other, unloaded and under a paced load. Prints Markdown for BENCHMARKS.md
- * and writes bench/results/scale-out.json. Loopback only; every load is bounded in time.
+ * and writes bench/results/scale-out.json. Loopback only; every load is bounded in time. Each
+ * instance runs the build as `npm start` does (bench/service-entry.ts; its sources with
+ * `--from-source`).
  */
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -19,8 +21,9 @@ import { createdUser } from '../src/core/auth/auth-service.js';
 import { PLAYER_ROLE } from '../src/core/auth/player-role.js';
 import { createServices } from '../src/services.js';
 import { PostgresStorage, quoteIdent } from '../src/storage/postgres/postgres-storage.js';
-import { ChildServer, cleanEnv, freePort, sleep } from './child.js';
+import { ChildServer, cleanEnv, freePort, sleep, startScriptNodeFlags } from './child.js';
 import { type LoadGenerator, machineCpuSeconds } from './http-load.js';
+import { serviceCommand, serviceEntry } from './service-entry.js';
 import { loadGenerator } from './settings.js';
 import { runWrk } from './wrk-load.js';
 
@@ -307,14 +310,15 @@ async function latencies(wsUrls: [string, string], headers: Record<string, strin
   return rows;
 }
 
-/** Starts one instance on the prepared schema and waits for /readyz. */
+/** Starts one instance on the prepared schema (the build, as `npm start` runs it) and waits for /readyz. */
 async function startInstance(env: Record<string, string>, dir: string, name: string) {
   const port = await freePort();
   const server = ChildServer.spawn(
-    'src/main.ts',
+    serviceEntry(),
     // One process per instance: this bench measures instances sharing Redis, not workers.
     cleanEnv({ ...env, PORT: String(port), HOST: '127.0.0.1', CDS_DATA_DIR: join(dir, name), CDS_WORKERS: '1' }),
     join(dir, `${name}.log`),
+    startScriptNodeFlags(),
   );
   const baseUrl = `http://127.0.0.1:${port}`;
   try {
@@ -329,8 +333,9 @@ async function startInstance(env: Record<string, string>, dir: string, name: str
 /** Runs the whole scale-out benchmark; always stops what it started and drops its schema. */
 export async function runScaleOutBench(options: ScaleOutOptions): Promise<ScaleOutResult> {
   const { log, ...shape } = options;
+  serviceEntry(); // builds first when the build is older than the sources
   const result: ScaleOutResult = {
-    machine: `${cpus().length} × ${cpus()[0]?.model.trim() ?? 'cpu'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`,
+    machine: `${cpus().length} × ${cpus()[0]?.model.trim() ?? 'cpu'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}; service: ${serviceCommand()}`,
     startedAt: new Date().toISOString(),
     options: shape,
     throughput: [],

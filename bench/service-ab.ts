@@ -1,16 +1,19 @@
 /**
- * `npx tsx bench/service-ab.ts [--workload "document GET"] [--b-root DIR] [--b-env "K=V …"] [--pairs 16] [--slice-seconds 1.5]`:
+ * `npx tsx bench/service-ab.ts [--workload "document GET"] [--b-root DIR] [--b-env "K=V …"] [--pairs 16] [--slice-seconds 1.5] [--from-source]`:
  * the server CPU per request of two services side by side, each on its own copy of the quick
- * datasets (SQLite): A is this checkout, B another checkout (`--b-root`, whose `src/main.ts` runs)
- * and/or this one with more environment (`--b-env`). Their loads alternate in short slices, so
+ * datasets (SQLite): A is this checkout, B another checkout (`--b-root`) and/or this one with more
+ * environment (`--b-env`). Each side runs its checkout's build (`dist/src/main.js`, built first
+ * when older than its sources), or with `--from-source` its sources through tsx (`src/main.ts`:
+ * uncommitted work, unbuilt). Their loads alternate in short slices, so
  * the host's swings (on a shared VM, more than the differences sought) hit both alike; prints the
  * median of the pairs' B ÷ A ratios with its quartiles. Two copies of one commit give 1.00 ± 0.06.
  */
-import { join } from 'node:path';
+import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { runHttpLoad } from './http-load.js';
 import { type HttpWorkload, serviceWorkloads } from './http-workloads.js';
 import { rangeWorkloads } from './indexed-collections.js';
+import { serviceCommand, serviceEntry } from './service-entry.js';
 import {
   clientHeaders,
   type PreparedDatabase,
@@ -27,6 +30,8 @@ const { values: options } = parseArgs({
     'b-env': { type: 'string', default: '' },
     pairs: { type: 'string', default: '16' },
     'slice-seconds': { type: 'string', default: '1.5' },
+    // Read by service-entry.ts: the sources through tsx rather than the build.
+    'from-source': { type: 'boolean', default: false },
   },
 });
 const workloadName = options.workload;
@@ -83,8 +88,12 @@ async function slice({ prepared, service }: Side, seconds: number): Promise<numb
 const quantileOf = (values: number[], q: number) =>
   [...values].sort((x, y) => x - y)[Math.floor(q * values.length)] ?? NaN;
 
-const a = await startSide([]);
-const b = await startSide(bEnv, bRoot ? join(bRoot, 'src/main.ts') : undefined);
+// Both builds are checked (and made when outdated) before any database is prepared.
+const aScript = serviceEntry();
+const bScript = bRoot ? serviceEntry(resolve(bRoot)) : aScript;
+console.error(`A: ${serviceCommand()}; B: ${bRoot ? bScript : 'the same'}`);
+const a = await startSide([], aScript);
+const b = await startSide(bEnv, bScript);
 try {
   for (const side of [a, b]) await slice(side, 3);
   const cpuA: number[] = [];

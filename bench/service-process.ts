@@ -1,9 +1,10 @@
 /**
  * The service under test: a fresh database per engine (a temporary SQLite directory, or a fresh
  * PostgreSQL schema dropped afterwards), its project, users, tokens and bulk-loaded data created
- * through the services and SQL before start, then `node <the flags of npm start> --import tsx
- * src/main.ts` in its own process with the environment a deployment would set, at the default log
- * level.
+ * through the services and SQL before start, then `node <the flags of npm start>
+ * dist/src/main.js` (what `npm start` runs; `--from-source`: `--import tsx src/main.ts`,
+ * bench/service-entry.ts) in its own process with the environment a deployment would set, at the
+ * default log level.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -23,6 +24,7 @@ import { ChildServer, cleanEnv, freePort, startScriptNodeFlags } from './child.j
 import { loadDatasets } from './datasets.js';
 import { type IndexedLoad, loadIndexedCollections } from './indexed-collections.js';
 import { OWNER_RULESET } from './rules-workloads.js';
+import { serviceEntry } from './service-entry.js';
 import type { BenchSettings, Engine } from './settings.js';
 
 /** The slug of the benchmark's leaderboard. */
@@ -186,14 +188,15 @@ async function rulesProject(
 /**
  * Starts the service on a prepared database with CDS_WORKERS=`workers` and waits until it is
  * ready (every worker listening); `profileDir` adds `--cpu-prof`. With several workers the
- * child's CPU counts every process, its RSS the primary's only. `script` is the entry point: another
- * checkout's `src/main.ts` runs that version (`service-ab.ts`).
+ * child's CPU counts every process, its RSS the primary's only. `script` is the entry point: this
+ * checkout's build by default (its sources with `--from-source`); another checkout's runs that
+ * version (`service-ab.ts`).
  */
 export async function startService(
   prepared: PreparedDatabase,
   profileDir?: string,
   workers = 1,
-  script = 'src/main.ts',
+  script = serviceEntry(),
 ): Promise<RunningService> {
   const port = await freePort();
   const env = cleanEnv({ ...prepared.env, PORT: String(port), HOST: '127.0.0.1', CDS_WORKERS: String(workers) });
@@ -202,7 +205,8 @@ export async function startService(
   const server = ChildServer.spawn(script, env, join(prepared.dataDir, 'service.log'), nodeArgs);
   const baseUrl = `http://127.0.0.1:${port}`;
   try {
-    // Each worker compiles the sources with tsx too: on a loaded machine that takes a while.
+    // Each worker starts the whole service (and compiles the sources, with --from-source): on a
+    // loaded machine that takes a while.
     const timeoutMs = workers > 1 ? 180_000 : 60_000;
     let readyMs = await server.waitFor(`${baseUrl}/readyz`, spawnedAt, timeoutMs);
     // /readyz answers once the first worker listens; the primary says when all do.

@@ -1,16 +1,18 @@
 /**
- * `npm run soak [-- --minutes 30] [-- --modes sqlite,cluster] [-- --report-seconds 60] [-- --warmup-minutes 5] [-- --heap-snapshots 10,30]`: mixed
+ * `npm run soak [-- --minutes 30] [-- --modes sqlite,cluster] [-- --report-seconds 60] [-- --warmup-minutes 5] [-- --heap-snapshots 10,30] [-- --from-source]`: mixed
  * traffic (bench/soak-traffic.ts) for a while against one instance on SQLite, and against two
  * instances on PostgreSQL + Redis (`cluster`), printing every interval each instance's RSS and
- * event-loop delay p99 (measured inside the service, bench/soak-server.ts), the requests, errors
+ * event-loop delay p99 (measured inside the service, bench/soak-probe.mjs), the requests, errors
  * and updates delivered; then a Markdown table and the RSS growth after the warm-up (5 minutes by
  * default). `--heap-snapshots` writes V8 heap snapshots of every instance at those minutes
  * into a directory it names. Not part of `npm test`. PostgreSQL at CDS_SOAK_DATABASE_URL, Redis at CDS_SOAK_REDIS_URL.
+ * Each instance runs the build as `npm start` does (bench/service-entry.ts; its sources with `--from-source`).
  */
 import { randomBytes } from 'node:crypto';
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import pg from 'pg';
 import { loadConfig } from '../src/config.js';
 import { createdUser } from '../src/core/auth/auth-service.js';
@@ -20,7 +22,8 @@ import type { Storage } from '../src/core/ports.js';
 import { createServices } from '../src/services.js';
 import { PostgresStorage, quoteIdent } from '../src/storage/postgres/postgres-storage.js';
 import { SqliteStorage } from '../src/storage/sqlite/sqlite-storage.js';
-import { ChildServer, cleanEnv, freePort, sleep, startScriptNodeFlags } from './child.js';
+import { ChildServer, cleanEnv, freePort, ROOT, sleep, startScriptNodeFlags } from './child.js';
+import { serviceCommand, serviceEntry } from './service-entry.js';
 import { type SoakRates, type SoakTarget, SoakTraffic } from './soak-traffic.js';
 
 type Mode = 'sqlite' | 'cluster';
@@ -44,6 +47,8 @@ const REDIS_URL = process.env.CDS_SOAK_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const PLAYERS = 200;
 const BOARD = 'soak';
 const RATES: SoakRates = { documents: 60, treeWrites: 5, submits: 20, boardReads: 20, subscribers: 1000 };
+/** Preloaded into each instance: the RSS and event-loop probe. */
+const PROBE = pathToFileURL(join(ROOT, 'bench', 'soak-probe.mjs')).href;
 
 /** One row of the report: one interval of one mode. */
 interface Row {
@@ -182,7 +187,7 @@ async function soak(mode: Mode): Promise<Row[]> {
       });
       if (heapDir) mkdirSync(join(heapDir, `instance-${i}`));
       const logFile = join(prepared.dir, `service-${i}.log`);
-      const server = ChildServer.spawn('bench/soak-server.ts', env, logFile, startScriptNodeFlags());
+      const server = ChildServer.spawn(serviceEntry(), env, logFile, [...startScriptNodeFlags(), '--import', PROBE]);
       servers.push(server);
       await server.waitFor(`http://127.0.0.1:${port}/readyz`, performance.now());
     }
@@ -265,6 +270,7 @@ function growth(rows: Row[], figure: 'rssMiB' | 'anonMiB' | 'heapMiB'): string {
 
 const all: Row[] = [];
 const summaries: string[] = [];
+serviceEntry(); // builds first when the build is older than the sources
 for (const mode of MODES) {
   const rows = await soak(mode);
   all.push(...rows);
@@ -273,6 +279,6 @@ for (const mode of MODES) {
   );
 }
 console.log(
-  `Soak: ${MINUTES} min per mode; rates/s ${JSON.stringify(RATES)}\n\n${markdown(all)}\n\n${summaries.join('\n')}`,
+  `Soak: ${MINUTES} min per mode; rates/s ${JSON.stringify(RATES)}; service: ${serviceCommand()}\n\n${markdown(all)}\n\n${summaries.join('\n')}`,
 );
 process.exit(0);

@@ -20,6 +20,7 @@ import {
   type Server,
 } from './report.js';
 import { OPEN_RULESET_BASELINE, rulesWorkloads } from './rules-workloads.js';
+import { fromSource } from './service-entry.js';
 import {
   type BenchProject,
   BOARD,
@@ -307,7 +308,7 @@ async function boardFigures(
     server: engine,
     value: warmMs,
     unit: 'ms',
-    detail: `/readyz after ${(service.readyMs / 1000).toFixed(2)} s (includes tsx compiling the sources)`,
+    detail: `/readyz after ${(service.readyMs / 1000).toFixed(2)} s${fromSource ? ' (includes tsx compiling the sources)' : ''}`,
   });
   log(`  ready in ${service.readyMs.toFixed(0)} ms, board warm at ${warmMs.toFixed(0)} ms`);
   await sleep(settings.settleMs);

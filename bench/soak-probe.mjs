@@ -1,7 +1,8 @@
 /**
- * The service as `npm run soak` runs it: `src/main.ts` plus a probe that appends, every
- * SOAK_PROBE_MS, one JSON line `{at, rss, anon, heapUsed, heapTotal, young, p99, max}` to
- * SOAK_PROBE_FILE: bytes, where `anon` is the anonymous part of the RSS (without the pages of
+ * The probe `npm run soak` preloads into each service process (`node <the flags of npm start>
+ * --import ./bench/soak-probe.mjs dist/src/main.js`; plain JavaScript, so that the service runs
+ * without tsx): it appends, every SOAK_PROBE_MS, one JSON line
+ * `{at, rss, anon, heapUsed, heapTotal, young, p99, max}` to SOAK_PROBE_FILE: bytes, where `anon` is the anonymous part of the RSS (without the pages of
  * files mapped in, such as SQLite's `mmap_size` window) and `young` the part of V8's committed
  * heap (`heapTotal`) that is its young generation, which V8 grows up to `--max-semi-space-size`
  * as the allocation rate asks; event-loop delay in ms, measured by `monitorEventLoopDelay` since
@@ -18,7 +19,7 @@ const every = Number(process.env.SOAK_PROBE_MS ?? 60_000);
 const delay = monitorEventLoopDelay({ resolution: 10 });
 delay.enable();
 /** RssAnon of /proc/self/status in bytes (Linux), or NaN elsewhere. */
-function anonymousRss(): number {
+function anonymousRss() {
   try {
     const kib = /^RssAnon:\s+(\d+) kB$/m.exec(readFileSync('/proc/self/status', 'utf8'))?.[1];
     return kib ? Number(kib) * 1024 : Number.NaN;
@@ -28,7 +29,7 @@ function anonymousRss(): number {
 }
 
 /** The committed size of V8's young generation (the semi-spaces and young large objects), in bytes. */
-function youngGeneration(): number {
+function youngGeneration() {
   const young = getHeapSpaceStatistics().filter((space) => space.space_name.startsWith('new_'));
   return young.reduce((sum, space) => sum + space.space_size, 0);
 }
@@ -56,5 +57,3 @@ for (const minute of (process.env.SOAK_HEAP_MINUTES ?? '').split(',').filter(Boo
   if (!heapDir) break;
   setTimeout(() => writeHeapSnapshot(join(heapDir, `heap-${minute}.heapsnapshot`)), minute * 60_000).unref();
 }
-
-await import('../src/main.js');
