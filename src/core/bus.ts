@@ -17,3 +17,38 @@ export interface Bus {
   ping(): Promise<void>;
   close(): Promise<void>;
 }
+
+/**
+ * The opening of a bus message published by the instance `origin` (`undefined`: none named), for
+ * messages that start with their origin so that the publisher's own listeners skip them unparsed.
+ */
+export function originMark(origin: string | undefined): string {
+  return origin === undefined ? '{' : `{"origin":${JSON.stringify(origin)},`;
+}
+
+/** Whether a bus message was published by the instance `origin` (it starts with its mark: no parsing). */
+export function isOwnMessage(message: string, origin: string): boolean {
+  return message.startsWith(originMark(origin));
+}
+
+/** Who is told of a project's commits made by this instance, right after their COMMIT (no bus round trip). */
+export class LocalCommitListeners<C> {
+  private readonly listeners = new Set<(projectId: number, commits: readonly C[]) => void>();
+
+  /** Adds `listener`; returns a function that removes it. */
+  add(listener: (projectId: number, commits: readonly C[]) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Tells every listener; one that throws is reported to `onError` and the others are still told. */
+  tell(projectId: number, commits: readonly C[], onError?: (error: unknown) => void): void {
+    for (const listener of this.listeners) {
+      try {
+        listener(projectId, commits);
+      } catch (error) {
+        onError?.(error);
+      }
+    }
+  }
+}

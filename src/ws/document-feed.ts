@@ -1,10 +1,6 @@
 import type { Bus } from '../core/bus.js';
 import type { DocumentCommitRecord } from '../core/documents/document-store.js';
-import {
-  decodeDocumentCommits,
-  documentChannel,
-  isOwnDocumentMessage,
-} from '../core/listeners/document-commit-event.js';
+import { decodeDocumentCommits, documentChannel } from '../core/listeners/document-commit-event.js';
 import type { DocumentListenerService } from '../core/listeners/document-listener-service.js';
 import { ListenerIndex } from '../core/listeners/listener-index.js';
 import { type FeedOptions, OrderedFeed } from './ordered-feed.js';
@@ -34,9 +30,8 @@ export class DocumentFeed extends OrderedFeed<DocumentCommitRecord> {
     super(
       {
         channel: documentChannel(projectId),
+        origin: service.origin,
         decode: (message) => {
-          // This instance's own commits reached the feed directly (`ownCommits`).
-          if (isOwnDocumentMessage(message, service.origin)) return [];
           const event = decodeDocumentCommits(message);
           return event && event.projectId === projectId ? event.commits : null;
         },
@@ -46,11 +41,6 @@ export class DocumentFeed extends OrderedFeed<DocumentCommitRecord> {
       bus,
       options,
     );
-  }
-
-  /** Commits of the project made by this instance, straight after their COMMIT (no bus round trip). */
-  ownCommits(commits: readonly DocumentCommitRecord[]): void {
-    this.receive(commits);
   }
 
   protected deliver(commit: DocumentCommitRecord): void {

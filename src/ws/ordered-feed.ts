@@ -1,4 +1,4 @@
-import type { Bus } from '../core/bus.js';
+import { type Bus, isOwnMessage } from '../core/bus.js';
 
 /** Settings of a feed. */
 export interface FeedOptions {
@@ -18,6 +18,8 @@ export interface VersionedCommit {
 export interface CommitSource<C extends VersionedCommit> {
   /** The bus channel the commits are announced on. */
   readonly channel: string;
+  /** This instance's mark on its own messages: its commits reach the feed directly (`ownCommits`). */
+  readonly origin: string;
   /** The commits of the feed's project a bus message carries, in order; null when it is not one. */
   decode(message: string): C[] | null;
   currentVersion(): Promise<number>;
@@ -123,8 +125,14 @@ export abstract class OrderedFeed<C extends VersionedCommit> {
   }
 
   private onMessage(message: string): void {
+    if (isOwnMessage(message, this.source.origin)) return;
     const commits = this.source.decode(message);
     if (commits) this.receive(commits);
+  }
+
+  /** Commits of the project made by this instance, straight after their COMMIT (no bus round trip). */
+  ownCommits(commits: readonly C[]): void {
+    this.receive(commits);
   }
 
   /** Commits of the project heard of (from the bus, or from this instance's own commits), in any order. */

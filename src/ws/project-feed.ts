@@ -1,5 +1,5 @@
 import type { Bus } from '../core/bus.js';
-import { commitChannel, decodeCommits, isOwnMessage } from '../core/realtime/commit-event.js';
+import { commitChannel, decodeCommits } from '../core/realtime/commit-event.js';
 import { SubscriptionIndex, type WriteRelation } from '../core/realtime/subscription-index.js';
 import type { TreeService } from '../core/realtime/tree-service.js';
 import type { TreeChange, TreeCommit } from '../core/realtime/tree-store.js';
@@ -53,9 +53,8 @@ export class ProjectFeed extends OrderedFeed<TreeCommit> {
     super(
       {
         channel: commitChannel(projectId),
+        origin: tree.origin,
         decode: (message) => {
-          // This instance's own commits reached the feed directly (`ownCommits`).
-          if (isOwnMessage(message, tree.origin)) return [];
           const events = decodeCommits(message);
           return events?.every((event) => event.projectId === projectId) ? events : null;
         },
@@ -70,11 +69,6 @@ export class ProjectFeed extends OrderedFeed<TreeCommit> {
   /** Number of connections using the feed. */
   get size(): number {
     return this.listeners.size;
-  }
-
-  /** Commits of the project made by this instance, straight after their COMMIT (no bus round trip). */
-  ownCommits(commits: readonly TreeCommit[]): void {
-    this.receive(commits);
   }
 
   /** Adds a connection of the project. */

@@ -7,7 +7,7 @@
  * events are to hook in at `committed`.
  */
 import { randomUUID } from 'node:crypto';
-import type { Bus } from '../bus.js';
+import { type Bus, LocalCommitListeners } from '../bus.js';
 import { documentChannel, encodeDocumentCommits } from '../listeners/document-commit-event.js';
 import type { ChangeLogRetention } from '../realtime/tree-store.js';
 import type { AppliedMutation, DocumentCommitRecord, DocumentMutation, DocumentStore } from './document-store.js';
@@ -19,7 +19,7 @@ export type LocalDocumentCommitListener = (projectId: number, commits: readonly 
 export class DocumentCommits {
   /** Marks this instance's bus messages, so that its own feeds skip what they had already. */
   readonly origin = randomUUID();
-  private readonly local = new Set<LocalDocumentCommitListener>();
+  private readonly local = new LocalCommitListeners<DocumentCommitRecord>();
   private unpublished = new Map<number, DocumentCommitRecord[]>();
 
   constructor(
@@ -38,8 +38,7 @@ export class DocumentCommits {
 
   /** Calls `listener` with this instance's commits; returns a function that stops. */
   onLocalCommits(listener: LocalDocumentCommitListener): () => void {
-    this.local.add(listener);
-    return () => this.local.delete(listener);
+    return this.local.add(listener);
   }
 
   /**
@@ -48,13 +47,7 @@ export class DocumentCommits {
    */
   committed(projectId: number, commits: readonly DocumentCommitRecord[]): void {
     if (commits.length === 0) return;
-    for (const listener of this.local) {
-      try {
-        listener(projectId, commits);
-      } catch (error) {
-        this.onPublishError?.(error);
-      }
-    }
+    this.local.tell(projectId, commits, this.onPublishError);
     const waiting = this.unpublished.get(projectId);
     if (waiting) {
       waiting.push(...commits);

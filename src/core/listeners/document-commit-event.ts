@@ -1,5 +1,6 @@
 /** What travels on the bus after the document commits of a turn (§10): plain JSON, so any bus carries it. */
 
+import { originMark } from '../bus.js';
 import type { DocumentChangeEntry, DocumentCommitRecord } from '../documents/document-store.js';
 import { isJsonObject, parseJsonObject } from '../json.js';
 
@@ -14,20 +15,13 @@ export function documentChannel(projectId: number): string {
   return `documents.${projectId}`;
 }
 
-const originField = (origin: string) => `"origin":${JSON.stringify(origin)},`;
-
 /**
  * The bus message of a project's commits; `origin` names the publishing instance, whose own feeds
- * had them already (`isOwnDocumentMessage`).
+ * had them already (`isOwnMessage`).
  */
 export function encodeDocumentCommits(event: DocumentCommitEvent, origin?: string): string {
   const commits = JSON.stringify(event.commits);
-  return `{${origin === undefined ? '' : originField(origin)}"projectId":${event.projectId},"commits":${commits}}`;
-}
-
-/** Whether a bus message was published by the instance `origin` (it starts with its mark: no parsing). */
-export function isOwnDocumentMessage(message: string, origin: string): boolean {
-  return message.startsWith(`{${originField(origin)}`);
+  return `${originMark(origin)}"projectId":${event.projectId},"commits":${commits}}`;
 }
 
 const isChange = (value: unknown): value is DocumentChangeEntry =>

@@ -2,6 +2,7 @@
  * What travels on the bus after each committed tree write (§4), and how a write becomes the
  * update a subscription receives. Events are plain JSON so any bus can carry them.
  */
+import { originMark } from '../bus.js';
 import { isJsonObject, parseJsonObject } from '../json.js';
 import { isAtOrBelow, relativeSegments } from './tree-path.js';
 import type { TreeChange, TreeCommit } from './tree-store.js';
@@ -27,16 +28,7 @@ export function encodeCommits(projectId: number, commits: readonly TreeCommit[],
     const parts = changes.map((change) => `{"path":${JSON.stringify(change.path)},"value":${changeJson(change)}}`);
     return `{"version":${version},"changes":[${parts.join(',')}]}`;
   });
-  return `{${origin === undefined ? '' : originField(origin)}"projectId":${projectId},"commits":[${encoded.join(',')}]}`;
-}
-
-function originField(origin: string): string {
-  return `"origin":${JSON.stringify(origin)},`;
-}
-
-/** Whether a bus message was published by the instance `origin` (it starts with its mark: no parsing). */
-export function isOwnMessage(message: string, origin: string): boolean {
-  return message.startsWith(`{${originField(origin)}`);
+  return `${originMark(origin)}"projectId":${projectId},"commits":[${encoded.join(',')}]}`;
 }
 
 /** The bus message of one commit. */

@@ -9,7 +9,7 @@
  */
 import { randomUUID } from 'node:crypto';
 
-import type { Bus } from '../bus.js';
+import { type Bus, LocalCommitListeners } from '../bus.js';
 import type { JsonValue } from '../json.js';
 import { commitChannel, encodeCommits } from './commit-event.js';
 import type { ChangeLogRetention, TreeCommit, TreeStore, TreeWrite, TreeWriteOutcome } from './tree-store.js';
@@ -30,7 +30,7 @@ export type LocalCommitListener = (projectId: number, commits: readonly TreeComm
 export class TreeCommits {
   private queue: Pending[] = [];
   private running = false;
-  private readonly local = new Set<LocalCommitListener>();
+  private readonly local = new LocalCommitListeners<TreeCommit>();
   /** Marks this instance's bus messages, so that its own listeners skip what they had already. */
   readonly origin = randomUUID();
 
@@ -54,20 +54,13 @@ export class TreeCommits {
 
   /** Calls `listener` with this instance's commits; returns a function that stops. */
   onLocalCommits(listener: LocalCommitListener): () => void {
-    this.local.add(listener);
-    return () => this.local.delete(listener);
+    return this.local.add(listener);
   }
 
   /** Hands commits to this instance's listeners, then publishes them on the project's channel (also an import's). */
   async publish(projectId: number, commits: readonly TreeCommit[]): Promise<void> {
     if (commits.length === 0) return;
-    for (const listener of this.local) {
-      try {
-        listener(projectId, commits);
-      } catch (error) {
-        this.onPublishError?.(error);
-      }
-    }
+    this.local.tell(projectId, commits, this.onPublishError);
     try {
       await this.bus.publish(commitChannel(projectId), encodeCommits(projectId, commits, this.origin));
     } catch (error) {
