@@ -1,8 +1,8 @@
 /**
- * `npx tsx bench/service-ab.ts [--workload "document GET"] [--b-root DIR] [--b-env "K=V …"] [--pairs 16] [--slice-seconds 1.5] [--from-source]`:
+ * `npx tsx bench/service-ab.ts [--workload "document GET"] [--b-root DIR] [--b-env "K=V …"] [--env "K=V …"] [--pairs 16] [--slice-seconds 1.5] [--from-source]`:
  * the server CPU per request of two services side by side, each on its own copy of the quick
  * datasets (SQLite): A is this checkout, B another checkout (`--b-root`) and/or this one with more
- * environment (`--b-env`). Each side runs its checkout's build (`dist/src/main.js`, built first
+ * environment (`--b-env`); `--env` is given to both. Each side runs its checkout's build (`dist/src/main.js`, built first
  * when older than its sources), or with `--from-source` its sources through tsx (`src/main.ts`:
  * uncommitted work, unbuilt). Their loads alternate in short slices, so
  * the host's swings (on a shared VM, more than the differences sought) hit both alike; prints the
@@ -28,6 +28,7 @@ const { values: options } = parseArgs({
     workload: { type: 'string', default: 'document GET' },
     'b-root': { type: 'string', default: '' },
     'b-env': { type: 'string', default: '' },
+    env: { type: 'string', default: '' },
     pairs: { type: 'string', default: '16' },
     'slice-seconds': { type: 'string', default: '1.5' },
     // Read by service-entry.ts: the sources through tsx rather than the build.
@@ -36,10 +37,13 @@ const { values: options } = parseArgs({
 });
 const workloadName = options.workload;
 const bRoot = options['b-root'];
-const bEnv = options['b-env']
-  .split(' ')
-  .filter(Boolean)
-  .map((pair) => pair.split('=', 2) as [string, string]);
+const pairsOf = (text: string) =>
+  text
+    .split(' ')
+    .filter(Boolean)
+    .map((pair) => pair.split('=', 2) as [string, string]);
+const bothEnv = pairsOf(options.env);
+const bEnv = [...bothEnv, ...pairsOf(options['b-env'])];
 const pairs = Number(options.pairs);
 const sliceSeconds = Number(options['slice-seconds']);
 
@@ -92,7 +96,7 @@ const quantileOf = (values: number[], q: number) =>
 const aScript = serviceEntry();
 const bScript = bRoot ? serviceEntry(resolve(bRoot)) : aScript;
 console.error(`A: ${serviceCommand()}; B: ${bRoot ? bScript : 'the same'}`);
-const a = await startSide([], aScript);
+const a = await startSide(bothEnv, aScript);
 const b = await startSide(bEnv, bScript);
 try {
   for (const side of [a, b]) await slice(side, 3);
