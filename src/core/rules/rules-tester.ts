@@ -52,6 +52,15 @@ export interface RulesTesterDeps {
   clock: Clock;
 }
 
+/** Where and how a case is decided: its project and normalized path, under which rules, as whom, when. */
+interface CaseSetting {
+  projectId: number;
+  compiled: CompiledRuleset;
+  path: string;
+  auth: RuleAuth;
+  time: Date;
+}
+
 /** The §9 `request.auth` of a user. */
 export function authOf(user: User): RuleAuth {
   return { uid: String(user.id), username: user.username, roles: user.roles };
@@ -75,24 +84,18 @@ export class RulesTester {
     const results: RuleDecision[] = [];
     for (const [index, testCase] of cases.entries()) {
       const auth = authOf(users.get(testCase.user_id) as User);
-      const path = this.pathOf(testCase, index);
+      const at: CaseSetting = { projectId, compiled, path: this.pathOf(testCase, index), auth, time };
       results.push(
         testCase.area === 'documents'
-          ? await this.decideDocument(projectId, compiled, testCase, path, auth, time)
-          : await this.decideRealtime(projectId, compiled, testCase, path, auth, time),
+          ? await this.decideDocument(testCase, at)
+          : await this.decideRealtime(testCase, at),
       );
     }
     return results;
   }
 
-  private async decideDocument(
-    projectId: number,
-    compiled: CompiledRuleset,
-    testCase: RuleTestCase,
-    path: string,
-    auth: RuleAuth,
-    time: Date,
-  ): Promise<RuleDecision> {
+  private async decideDocument(testCase: RuleTestCase, at: CaseSetting): Promise<RuleDecision> {
+    const { projectId, compiled, path, auth, time } = at;
     const method = testCase.method as DocumentMethod;
     const stored = await this.deps.documents.get(projectId, path);
     const id = stored?.id ?? (path.split('/').at(-1) as string);
@@ -109,14 +112,8 @@ export class RulesTester {
     );
   }
 
-  private async decideRealtime(
-    projectId: number,
-    compiled: CompiledRuleset,
-    testCase: RuleTestCase,
-    path: string,
-    auth: RuleAuth,
-    time: Date,
-  ): Promise<RuleDecision> {
+  private async decideRealtime(testCase: RuleTestCase, at: CaseSetting): Promise<RuleDecision> {
+    const { projectId, compiled, path, auth, time } = at;
     const method = testCase.method as RealtimeMethod;
     const check = compiled.realtimeCheck(method, path);
     const value =
