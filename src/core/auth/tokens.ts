@@ -3,8 +3,8 @@
  * are stored only as SHA-256 hashes.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { jwtVerify, SignJWT } from 'jose';
 import { LRUCache } from 'lru-cache';
+import { type SignedToken, signToken, verifyToken } from './jwt.js';
 
 /** The claims of an access token, as verified. */
 export interface AccessClaims {
@@ -16,15 +16,7 @@ export interface AccessClaims {
   exp: number;
 }
 
-/** A freshly signed access token. */
-export interface SignedAccessToken {
-  token: string;
-  expiresIn: number;
-}
-
-const ALGORITHM = 'HS256';
 const TOKEN_TYPE = 'access';
-const USER_ID = /^[1-9][0-9]{0,15}$/;
 /** The extra claim naming the user's token epoch (beside `sub, pid, typ, iat, exp`). */
 const EPOCH_CLAIM = 'epoch';
 
@@ -43,15 +35,8 @@ export class AccessTokens {
   }
 
   /** Signs a token for the user of a project under their current token epoch, valid for the configured lifetime. */
-  async sign(projectId: number, userId: number, epoch: number): Promise<SignedAccessToken> {
-    const iat = Math.floor(Date.now() / 1000);
-    const token = await new SignJWT({ pid: projectId, typ: TOKEN_TYPE, [EPOCH_CLAIM]: epoch })
-      .setProtectedHeader({ alg: ALGORITHM, typ: 'JWT' })
-      .setSubject(String(userId))
-      .setIssuedAt(iat)
-      .setExpirationTime(iat + this.ttlSeconds)
-      .sign(this.secret);
-    return { token, expiresIn: this.ttlSeconds };
+  sign(projectId: number, userId: number, epoch: number): Promise<SignedToken> {
+    return signToken(this.secret, userId, { pid: projectId, typ: TOKEN_TYPE, [EPOCH_CLAIM]: epoch }, this.ttlSeconds);
   }
 
   /** The claims of a valid, unexpired access token; null for anything else. */
@@ -59,18 +44,13 @@ export class AccessTokens {
     const now = Date.now();
     const cached = this.verified.get(token);
     if (cached) return cached.exp * 1000 > now ? cached : null;
-    let claims: AccessClaims;
-    try {
-      const { payload } = await jwtVerify(token, this.secret, { algorithms: [ALGORITHM] });
-      const { sub, pid, typ, exp } = payload;
-      const epoch = payload[EPOCH_CLAIM] ?? 0;
-      if (typ !== TOKEN_TYPE || typeof sub !== 'string' || !USER_ID.test(sub)) return null;
-      if (typeof pid !== 'number' || !Number.isSafeInteger(pid) || pid < 1 || typeof exp !== 'number') return null;
-      if (typeof epoch !== 'number' || !Number.isSafeInteger(epoch) || epoch < 0) return null;
-      claims = { projectId: pid, userId: Number(sub), epoch, exp };
-    } catch {
-      return null;
-    }
+    const payload = await verifyToken(this.secret, token, TOKEN_TYPE);
+    if (!payload) return null;
+    const { pid, subjectId, exp } = payload;
+    const epoch = payload[EPOCH_CLAIM] ?? 0;
+    if (typeof pid !== 'number' || !Number.isSafeInteger(pid) || pid < 1) return null;
+    if (typeof epoch !== 'number' || !Number.isSafeInteger(epoch) || epoch < 0) return null;
+    const claims: AccessClaims = { projectId: pid, userId: subjectId, epoch, exp };
     const ttl = claims.exp * 1000 - now;
     if (ttl > 0) this.verified.set(token, claims, { ttl });
     return claims;
