@@ -52,3 +52,26 @@ export class LocalCommitListeners<C> {
     }
   }
 }
+
+/** A listening on one bus channel, started at most once and stopped by `close` (a cache's or a sync's notices). */
+export class ChannelListening {
+  private stop: (() => Promise<void>) | null = null;
+
+  constructor(
+    private readonly channel: string,
+    private readonly listener: (message: string) => void,
+    private readonly onLoss: () => void,
+  ) {}
+
+  /** Starts listening on `bus` (again only after `close`). */
+  async listen(bus: Bus): Promise<void> {
+    this.stop ??= await bus.subscribe(this.channel, this.listener, this.onLoss);
+  }
+
+  /** Stops listening. */
+  async close(): Promise<void> {
+    const stop = this.stop;
+    this.stop = null;
+    await stop?.();
+  }
+}

@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import type { Bus } from '../bus.js';
+import { type Bus, ChannelListening } from '../bus.js';
 import type { Clock } from '../clock.js';
 import { parseJsonObject } from '../json.js';
 import { isExpired, type Leaderboard } from './leaderboard-model.js';
@@ -56,7 +56,11 @@ export class BoardCache {
    * it was before the change, so it only fills the cache if no drop happened meanwhile.
    */
   private generation = 0;
-  private stopListening: (() => Promise<void>) | null = null;
+  private readonly notices = new ChannelListening(
+    BOARD_CHANNEL,
+    (message) => this.onNotice(message),
+    () => this.clear(),
+  );
 
   constructor(private readonly deps: BoardCacheDeps) {
     this.boards = new LRUCache({ max: MAX_BOARDS, ttl: Math.max(1, deps.maxAgeMs ?? DEFAULT_MAX_AGE_MS) });
@@ -104,20 +108,12 @@ export class BoardCache {
 
   /** Starts following the other instances' changes (nothing to follow without a bus). */
   async listen(): Promise<void> {
-    const { bus } = this.deps;
-    if (!bus) return;
-    this.stopListening ??= await bus.subscribe(
-      BOARD_CHANNEL,
-      (message) => this.onNotice(message),
-      () => this.clear(),
-    );
+    if (this.deps.bus) await this.notices.listen(this.deps.bus);
   }
 
   /** Stops following. */
-  async close(): Promise<void> {
-    const stop = this.stopListening;
-    this.stopListening = null;
-    await stop?.();
+  close(): Promise<void> {
+    return this.notices.close();
   }
 
   private onNotice(message: string): void {

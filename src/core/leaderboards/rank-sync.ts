@@ -1,4 +1,4 @@
-import type { Bus } from '../bus.js';
+import { type Bus, ChannelListening } from '../bus.js';
 import { isJsonObject, parseJsonObject } from '../json.js';
 import type { KeyedMutex } from './keyed-mutex.js';
 import { SORT_ORDERS, type SortOrder } from './leaderboard-model.js';
@@ -48,25 +48,22 @@ export interface RankSyncDeps {
  * loads again from the database on next use.
  */
 export class RankSync implements RankPeers {
-  private stopListening: (() => Promise<void>) | null = null;
+  private readonly notices = new ChannelListening(
+    RANK_CHANNEL,
+    (message) => this.onNotice(message),
+    () => void this.deps.cache.clear().catch(this.deps.onError),
+  );
 
   constructor(private readonly deps: RankSyncDeps) {}
 
   /** Starts following the other instances' moves. */
-  async listen(): Promise<void> {
-    const { bus, cache, onError } = this.deps;
-    this.stopListening ??= await bus.subscribe(
-      RANK_CHANNEL,
-      (message) => this.onNotice(message),
-      () => void cache.clear().catch(onError),
-    );
+  listen(): Promise<void> {
+    return this.notices.listen(this.deps.bus);
   }
 
   /** Stops following. */
-  async close(): Promise<void> {
-    const stop = this.stopListening;
-    this.stopListening = null;
-    await stop?.();
+  close(): Promise<void> {
+    return this.notices.close();
   }
 
   async announce(board: RankedBoard, userId: number, before: RankPlacement | null): Promise<void> {

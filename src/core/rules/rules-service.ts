@@ -3,7 +3,7 @@
  * that check rules, current on every instance.
  */
 import { LRUCache } from 'lru-cache';
-import type { Bus } from '../bus.js';
+import { type Bus, ChannelListening } from '../bus.js';
 import type { Clock } from '../clock.js';
 import { parseJsonObject } from '../json.js';
 import { CompiledRuleset, OPEN_RULES } from './compiled-ruleset.js';
@@ -67,7 +67,11 @@ export class RulesService implements RulesSource {
   /** Loads in flight per project, shared by concurrent callers. */
   private readonly loading = new Map<number, Promise<CachedRules>>();
   private readonly listeners = new Set<(projectId: number) => void>();
-  private stopListening: (() => Promise<void>) | null = null;
+  private readonly notices = new ChannelListening(
+    RULES_CHANNEL,
+    (message) => this.onNotice(message),
+    () => this.reloadAll(),
+  );
 
   constructor(private readonly deps: RulesServiceDeps) {}
 
@@ -119,19 +123,13 @@ export class RulesService implements RulesSource {
   }
 
   /** Starts following other instances' changes. */
-  async listen(): Promise<void> {
-    this.stopListening ??= await this.deps.bus.subscribe(
-      RULES_CHANNEL,
-      (message) => this.onNotice(message),
-      () => this.reloadAll(),
-    );
+  listen(): Promise<void> {
+    return this.notices.listen(this.deps.bus);
   }
 
   /** Stops following. */
-  async close(): Promise<void> {
-    const stop = this.stopListening;
-    this.stopListening = null;
-    await stop?.();
+  close(): Promise<void> {
+    return this.notices.close();
   }
 
   private get revalidateMs(): number {
