@@ -145,3 +145,32 @@ export interface TreeStore {
   /** Every commit after `version`, or null when the log no longer covers them (or `version` is not in 0..current). */
   changesSince(projectId: number, version: number): Promise<TreeHistory | null>;
 }
+
+/**
+ * What both engines' tree stores share: `set`, `patch` and `delete`, each one `TreeWrite`
+ * committed alone by the engine's `writeAlone`.
+ */
+export abstract class TreeStoreBase {
+  /** Commits `write` alone; rejects with its refusal (a hook's, §11) or the failure. */
+  protected abstract writeAlone(
+    write: TreeWrite,
+    retention: ChangeLogRetention,
+  ): Promise<TreeCommit & { value: JsonValue }>;
+
+  readonly set: TreeStore['set'] = async (projectId, set, retention, hook) =>
+    commitOf(await this.writeAlone(alone(projectId, [set], null, hook), retention));
+
+  readonly patch: TreeStore['patch'] = (projectId, path, sets, retention, hook) =>
+    this.writeAlone(alone(projectId, sets, path, hook), retention);
+
+  readonly delete: TreeStore['delete'] = async (projectId, path, retention, hook) =>
+    commitOf(await this.writeAlone(alone(projectId, [{ path, value: null, leaves: [] }], null, hook), retention));
+}
+
+function alone(projectId: number, sets: TreeSet[], readBack: string | null, hook?: TreeWriteHook): TreeWrite {
+  return { projectId, sets, readBack, ...(hook ? { hook } : {}) };
+}
+
+function commitOf({ version, changes }: TreeCommit): TreeCommit {
+  return { version, changes };
+}

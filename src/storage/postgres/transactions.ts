@@ -6,15 +6,19 @@ export type Queryable = Pick<pg.PoolClient, 'query'>;
 /** Opens a read-only transaction in which every statement sees the same commits. */
 export const READ_SNAPSHOT = 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY';
 
-/** Runs `work` in one transaction (opened by `begin`) on a client of the pool; rolls back when it throws. */
+/**
+ * Runs `work` in one transaction on a client of the pool, commits it, and rolls back when it
+ * throws. The transaction is opened by `begin`, or by `work` itself when `begin` is null (to send
+ * its first statements with the BEGIN).
+ */
 export async function inTransaction<T>(
   pool: pg.Pool,
   work: (client: pg.PoolClient) => Promise<T>,
-  begin = 'BEGIN',
+  begin: string | null = 'BEGIN',
 ): Promise<T> {
   const client = await pool.connect();
   try {
-    await client.query(begin);
+    if (begin !== null) await client.query(begin);
     const result = await work(client);
     await client.query('COMMIT');
     return result;

@@ -13,12 +13,12 @@ import {
   type TreeSet,
   type TreeSnapshot,
   type TreeStore,
+  TreeStoreBase,
   type TreeWrite,
-  type TreeWriteHook,
   type TreeWriteOutcome,
 } from '../../core/realtime/tree-store.js';
 import { assembleValue } from '../../core/realtime/tree-value.js';
-import type { Queryable } from './transactions.js';
+import { inTransaction, type Queryable } from './transactions.js';
 import { commitTreeWrites } from './tree-commit.js';
 import { commitTreeWritesAtOnce } from './tree-commit-at-once.js';
 
@@ -86,58 +86,19 @@ const PATHS_CHANGED_AFTER = `SELECT v.version, v.log_floor, ARRAY(
   FROM tree_versions v WHERE v.project_id = $1`;
 
 /** The realtime tree on PostgreSQL: one row per leaf (`COLLATE "C"` paths), a version row per project, a change log. */
-export class PostgresTreeStore implements TreeStore {
-  constructor(private readonly pool: pg.Pool) {}
-
-  async set(projectId: number, set: TreeSet, retention: ChangeLogRetention, hook?: TreeWriteHook): Promise<TreeCommit> {
-    const { version, changes } = await this.one(
-      { projectId, sets: [set], readBack: null, ...(hook ? { hook } : {}) },
-      retention,
-    );
-    return { version, changes };
-  }
-
-  patch(
-    projectId: number,
-    path: string,
-    sets: TreeSet[],
-    retention: ChangeLogRetention,
-    hook?: TreeWriteHook,
-  ): Promise<TreeCommit & { value: JsonValue }> {
-    return this.one({ projectId, sets, readBack: path, ...(hook ? { hook } : {}) }, retention);
-  }
-
-  async delete(
-    projectId: number,
-    path: string,
-    retention: ChangeLogRetention,
-    hook?: TreeWriteHook,
-  ): Promise<TreeCommit> {
-    const sets = [{ path, value: null, leaves: [] }];
-    const { version, changes } = await this.one(
-      { projectId, sets, readBack: null, ...(hook ? { hook } : {}) },
-      retention,
-    );
-    return { version, changes };
+export class PostgresTreeStore extends TreeStoreBase implements TreeStore {
+  constructor(private readonly pool: pg.Pool) {
+    super();
   }
 
   /**
    * One transaction for the writes, rolled back whole when a statement fails: one autocommitted
-   * statement when no write reads the stored tree (tree-commit-at-once.ts), else tree-commit.ts.
+   * statement when no write reads the stored tree (tree-commit-at-once.ts), else tree-commit.ts
+   * (which opens the transaction with its first statements).
    */
   async commit(writes: readonly TreeWrite[], retention: ChangeLogRetention): Promise<TreeWriteOutcome[]> {
     if (readsNothing(writes)) return commitTreeWritesAtOnce(this.pool, writes, retention);
-    const client = await this.pool.connect();
-    try {
-      const outcomes = await commitTreeWrites(client, writes, retention, true);
-      await client.query('COMMIT');
-      return outcomes;
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw error;
-    } finally {
-      client.release();
-    }
+    return inTransaction(this.pool, (client) => commitTreeWrites(client, writes, retention, true), null);
   }
 
   async snapshot(projectId: number, path: string): Promise<TreeSnapshot> {
@@ -227,7 +188,10 @@ export class PostgresTreeStore implements TreeStore {
     return { version, commits };
   }
 
-  private async one(write: TreeWrite, retention: ChangeLogRetention): Promise<TreeCommit & { value: JsonValue }> {
+  protected async writeAlone(
+    write: TreeWrite,
+    retention: ChangeLogRetention,
+  ): Promise<TreeCommit & { value: JsonValue }> {
     const [outcome] = await this.commit([write], retention);
     if (!outcome?.ok) throw outcome?.error;
     return outcome.commit;

@@ -14,6 +14,7 @@ import {
   type TreeSet,
   type TreeSnapshot,
   type TreeStore,
+  TreeStoreBase,
   type TreeWrite,
   type TreeWriteHook,
   type TreeWriteOutcome,
@@ -89,7 +90,7 @@ type PackedRow = [Buffer | null, number | null];
 type BatchTransaction = (writes: readonly TreeWrite[], retention: ChangeLogRetention) => TreeWriteOutcome[];
 
 /** The realtime tree on SQLite: one row per leaf, a version row per project, a change log. */
-export class SqliteTreeStore implements TreeStore {
+export class SqliteTreeStore extends TreeStoreBase implements TreeStore {
   private readonly statements: Statements;
   private readonly writeTransaction: (
     projectId: number,
@@ -103,6 +104,7 @@ export class SqliteTreeStore implements TreeStore {
   private readonly netEffectTransaction: BatchTransaction;
 
   constructor(private readonly db: Database.Database) {
+    super();
     this.statements = Object.fromEntries(
       Object.entries(SQL).map(([name, sql]) => {
         const statement = db.prepare(sql);
@@ -136,30 +138,11 @@ export class SqliteTreeStore implements TreeStore {
     return this.batchTransaction(writes, retention);
   }
 
-  async set(projectId: number, set: TreeSet, retention: ChangeLogRetention, hook?: TreeWriteHook): Promise<TreeCommit> {
-    const { version, changes } = this.writeTransaction(projectId, [set], retention, null, hook);
-    return { version, changes };
-  }
-
-  async patch(
-    projectId: number,
-    path: string,
-    sets: TreeSet[],
+  protected async writeAlone(
+    write: TreeWrite,
     retention: ChangeLogRetention,
-    hook?: TreeWriteHook,
   ): Promise<TreeCommit & { value: JsonValue }> {
-    return this.writeTransaction(projectId, sets, retention, path, hook);
-  }
-
-  async delete(
-    projectId: number,
-    path: string,
-    retention: ChangeLogRetention,
-    hook?: TreeWriteHook,
-  ): Promise<TreeCommit> {
-    const deletion = [{ path, value: null, leaves: [] }];
-    const { version, changes } = this.writeTransaction(projectId, deletion, retention, null, hook);
-    return { version, changes };
+    return this.writeTransaction(write.projectId, write.sets, retention, write.readBack, write.hook);
   }
 
   async snapshot(projectId: number, path: string): Promise<TreeSnapshot> {
