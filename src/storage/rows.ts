@@ -8,7 +8,13 @@
 import type { AdminRole } from '../core/admin/admin-permissions.js';
 import type { Admin, AdminWithPassword, ServerKey } from '../core/admin/admin-store.js';
 import type { NewUser, Project, User, UserWithPassword } from '../core/auth/account-store.js';
-import type { DocumentIndex, IndexFieldView, IndexState } from '../core/documents/indexes.js';
+import {
+  type DocumentIndex,
+  fieldView,
+  type IndexFieldView,
+  type IndexState,
+  indexSignature,
+} from '../core/documents/indexes.js';
 import type { JsonValue } from '../core/json.js';
 import type { LeaderboardEntry } from '../core/leaderboards/leaderboard-model.js';
 import type { ArchivedStanding, EntryWrite } from '../core/leaderboards/leaderboard-store.js';
@@ -121,6 +127,14 @@ export const indexRows = {
       })),
       state: row.state,
     };
+  },
+  /** The values of a new declaration's `project_id, collection, fields, signature` (fields in their API form). */
+  newValues(
+    projectId: number,
+    declared: Pick<DocumentIndex, 'collection' | 'fields'>,
+  ): [number, string, string, string] {
+    const { collection, fields } = declared;
+    return [projectId, collection, JSON.stringify(fields.map(fieldView)), indexSignature(collection, fields)];
   },
 };
 

@@ -1,12 +1,6 @@
 import type pg from 'pg';
 import type { IndexStore } from '../../core/documents/index-store.js';
-import {
-  type DocumentIndex,
-  fieldView,
-  type IndexField,
-  type IndexState,
-  indexSignature,
-} from '../../core/documents/indexes.js';
+import type { DocumentIndex, IndexField, IndexState } from '../../core/documents/indexes.js';
 import { type IndexRow, indexRows } from '../rows.js';
 import { createIndexSql, postgresIndexName } from './index-sql.js';
 import type { Queryable } from './transactions.js';
@@ -15,13 +9,12 @@ import type { Queryable } from './transactions.js';
 export async function insertIndexDeclaration(
   client: Queryable,
   projectId: number,
-  collection: string,
-  fields: IndexField[],
+  declared: Pick<DocumentIndex, 'collection' | 'fields'>,
 ): Promise<DocumentIndex | null> {
   const { rows } = await client.query<IndexRow>(
     `INSERT INTO document_indexes (project_id, collection, fields, signature, state)
      VALUES ($1, $2, $3, $4, 'building') ON CONFLICT DO NOTHING RETURNING ${indexRows.columns}`,
-    [projectId, collection, JSON.stringify(fields.map(fieldView)), indexSignature(collection, fields)],
+    indexRows.newValues(projectId, declared),
   );
   return rows[0] ? indexRows.of(rows[0]) : null;
 }
@@ -64,7 +57,7 @@ export class PostgresIndexStore implements IndexStore {
   constructor(private readonly pool: pg.Pool) {}
 
   async create(projectId: number, collection: string, fields: IndexField[]): Promise<DocumentIndex | null> {
-    return insertIndexDeclaration(this.pool, projectId, collection, fields);
+    return insertIndexDeclaration(this.pool, projectId, { collection, fields });
   }
 
   async list(projectId: number): Promise<DocumentIndex[]> {

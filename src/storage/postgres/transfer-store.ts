@@ -84,8 +84,8 @@ export class PostgresTransferStore implements TransferStore {
       for (const board of rows.boards) await writeBoard(client, projectId, board);
       const { tree, retention, rules, now } = request;
       const declared: DocumentIndex[] = [];
-      for (const { collection, fields } of request.indexes) {
-        const index = await insertIndexDeclaration(client, projectId, collection, fields);
+      for (const imported of request.indexes) {
+        const index = await insertIndexDeclaration(client, projectId, imported);
         if (index) declared.push(index);
       }
       return {

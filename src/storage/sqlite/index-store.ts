@@ -1,12 +1,6 @@
 import type Database from 'better-sqlite3';
 import type { IndexStore } from '../../core/documents/index-store.js';
-import {
-  type DocumentIndex,
-  fieldView,
-  type IndexField,
-  type IndexState,
-  indexSignature,
-} from '../../core/documents/indexes.js';
+import type { DocumentIndex, IndexField, IndexState } from '../../core/documents/indexes.js';
 import { type IndexRow, indexRows } from '../rows.js';
 import { createIndexSql, sqliteIndexName } from './index-sql.js';
 
@@ -14,15 +8,14 @@ import { createIndexSql, sqliteIndexName } from './index-sql.js';
 export function insertIndexDeclaration(
   db: Database.Database,
   projectId: number,
-  collection: string,
-  fields: IndexField[],
+  declared: Pick<DocumentIndex, 'collection' | 'fields'>,
 ): DocumentIndex | null {
   const row = db
     .prepare<[number, string, string, string, number], IndexRow>(
       `INSERT INTO document_indexes (project_id, collection, fields, signature, state, created_at)
        VALUES (?, ?, ?, ?, 'building', ?) ON CONFLICT DO NOTHING RETURNING ${indexRows.columns}`,
     )
-    .get(projectId, collection, JSON.stringify(fields.map(fieldView)), indexSignature(collection, fields), Date.now());
+    .get(...indexRows.newValues(projectId, declared), Date.now());
   return row ? indexRows.of(row) : null;
 }
 
@@ -45,7 +38,7 @@ export class SqliteIndexStore implements IndexStore {
   constructor(private readonly db: Database.Database) {}
 
   async create(projectId: number, collection: string, fields: IndexField[]): Promise<DocumentIndex | null> {
-    return insertIndexDeclaration(this.db, projectId, collection, fields);
+    return insertIndexDeclaration(this.db, projectId, { collection, fields });
   }
 
   async list(projectId: number): Promise<DocumentIndex[]> {

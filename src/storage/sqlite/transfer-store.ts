@@ -76,9 +76,7 @@ export class SqliteTransferStore implements TransferStore {
           tree:
             request.tree.length > 0 ? this.tree.commitInTransaction(projectId, request.tree, request.retention) : null,
           rules: request.rules ? saveRulesRevision(this.db, projectId, request.rules, request.now) : null,
-          indexes: request.indexes.flatMap(
-            ({ collection, fields }) => insertIndexDeclaration(this.db, projectId, collection, fields) ?? [],
-          ),
+          indexes: request.indexes.flatMap((imported) => insertIndexDeclaration(this.db, projectId, imported) ?? []),
         };
       })
       .immediate();
