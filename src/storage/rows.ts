@@ -32,6 +32,9 @@ export interface UserRow {
   token_epoch: number;
 }
 
+/** The unique key of `users` a failed insert violated, as an engine reads its error (null: none of them). */
+export type ViolatedUserKey = 'username' | 'device' | null;
+
 export const userRows = {
   columns: 'project_id, id, username, password_hash, nickname, avatar_url, roles, disabled, token_epoch',
   /** The user of a row, without secrets. */
@@ -50,6 +53,21 @@ export const userRows = {
   /** The user of a row with its stored password hash (sign-in). */
   withPassword(row: UserRow): UserWithPassword {
     return { ...userRows.of(row), passwordHash: row.password_hash };
+  },
+  /**
+   * What an insert of a user that failed with `error` answers, by the unique key it `violated`:
+   * 'taken' for the username; for a guest's device, the user bound to it meanwhile by a concurrent
+   * first call, which `boundUser` reads; anything else rethrows `error`.
+   */
+  async refusedInsert(
+    error: unknown,
+    violated: ViolatedUserKey,
+    boundUser?: () => Promise<User | null> | User | null,
+  ): Promise<'taken' | User> {
+    if (violated === 'username') return 'taken';
+    const bound = violated === 'device' && boundUser ? await boundUser() : null;
+    if (!bound) throw error;
+    return bound;
   },
   /** The values of a new user's `username, password_hash, nickname, avatar_url, roles, device_id` (roles as JSON text). */
   newValues(user: NewUser): [string, string | null, string, string | null, string, string | null] {

@@ -12,7 +12,7 @@ import type {
   UserRefusal,
   UserWithPassword,
 } from '../../core/auth/account-store.js';
-import { type ProjectRow, projectRows, type UserRow, userRows } from '../rows.js';
+import { type ProjectRow, projectRows, type UserRow, userRows, type ViolatedUserKey } from '../rows.js';
 
 // The id comes from the project's counter in the same statement, so a failed insert (a taken
 // username) rolls the counter back, and concurrent sign-ups queue on the project's row.
@@ -24,13 +24,16 @@ INSERT INTO users (project_id, id, username, password_hash, nickname, avatar_url
 SELECT $1, next.id, $2, $3, $4, $5, $6::jsonb, $7 FROM next
 RETURNING ${userRows.columns}`;
 
+/** The unique constraints of `users`, by the key each one guards. */
+const USER_KEYS = new Map<unknown, ViolatedUserKey>([
+  ['users_by_username', 'username'],
+  ['users_project_id_device_id_key', 'device'],
+]);
+
 /** Which unique constraint of `users` a failed statement hit, if any. */
-function uniqueViolation(error: unknown): 'username' | 'device' | null {
+function uniqueViolation(error: unknown): ViolatedUserKey {
   const { code, constraint } = error as { code?: unknown; constraint?: unknown };
-  if (code !== '23505') return null;
-  if (constraint === 'users_by_username') return 'username';
-  if (constraint === 'users_project_id_device_id_key') return 'device';
-  return null;
+  return code === '23505' ? (USER_KEYS.get(constraint) ?? null) : null;
 }
 
 /** Accounts in PostgreSQL; each method is a single statement, hence atomic. */
@@ -97,8 +100,7 @@ export class PostgresAccountStore implements AccountStore {
     try {
       return await this.insertUser(projectId, user);
     } catch (error) {
-      if (uniqueViolation(error) === 'username') return 'taken';
-      throw error;
+      return userRows.refusedInsert(error, uniqueViolation(error));
     }
   }
 
@@ -109,13 +111,11 @@ export class PostgresAccountStore implements AccountStore {
     try {
       return await this.insertUser(projectId, user);
     } catch (error) {
-      const violated = uniqueViolation(error);
-      if (violated === 'username') return 'taken';
-      if (violated !== 'device') throw error;
-      // A concurrent first call bound the device first: its user is the guest.
-      const winner = await this.one<UserRow>(sql, [projectId, user.deviceId]);
-      if (!winner) throw error;
-      return userRows.of(winner);
+      // A concurrent first call may have bound the device first: its user is the guest.
+      return userRows.refusedInsert(error, uniqueViolation(error), async () => {
+        const winner = await this.one<UserRow>(sql, [projectId, user.deviceId]);
+        return winner && userRows.of(winner);
+      });
     }
   }
 

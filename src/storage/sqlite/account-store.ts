@@ -12,7 +12,7 @@ import type {
   UserRefusal,
   UserWithPassword,
 } from '../../core/auth/account-store.js';
-import { type ProjectRow, projectRows, type UserRow, userRows } from '../rows.js';
+import { type ProjectRow, projectRows, type UserRow, userRows, type ViolatedUserKey } from '../rows.js';
 
 /** A user row as SQLite returns it: roles as JSON text, `disabled` 0 or 1. */
 export type SqliteUserRow = Omit<UserRow, 'roles' | 'disabled'> & { roles: string; disabled: number };
@@ -27,7 +27,7 @@ const userRow = (row: SqliteUserRow): UserRow => ({
 export const toUser = (row: SqliteUserRow): User => userRows.of(userRow(row));
 
 /** Which unique constraint of `users` a failed insert hit, if any. */
-function uniqueViolation(error: unknown): 'username' | 'device' | null {
+function uniqueViolation(error: unknown): ViolatedUserKey {
   const { code, message } = error as { code?: unknown; message?: unknown };
   if (code !== 'SQLITE_CONSTRAINT_UNIQUE' || typeof message !== 'string') return null;
   if (message.includes('users.username')) return 'username';
@@ -170,8 +170,7 @@ export class SqliteAccountStore implements AccountStore {
     try {
       return this.insertUser(projectId, user);
     } catch (error) {
-      if (uniqueViolation(error) === 'username') return 'taken';
-      throw error;
+      return userRows.refusedInsert(error, uniqueViolation(error));
     }
   }
 
@@ -179,17 +178,15 @@ export class SqliteAccountStore implements AccountStore {
     try {
       return this.guestTransaction(projectId, user);
     } catch (error) {
-      const violated = uniqueViolation(error);
-      if (violated === 'username') return 'taken';
-      if (violated !== 'device') throw error;
-      // Another process bound the device between our read and write: theirs is the guest.
-      const row = this.db
-        .prepare<[number, string], SqliteUserRow>(
-          `SELECT ${userRows.columns} FROM users WHERE project_id = ? AND device_id = ?`,
-        )
-        .get(projectId, user.deviceId);
-      if (!row) throw error;
-      return toUser(row);
+      // Another process may have bound the device between our read and write: theirs is the guest.
+      return userRows.refusedInsert(error, uniqueViolation(error), () => {
+        const row = this.db
+          .prepare<[number, string], SqliteUserRow>(
+            `SELECT ${userRows.columns} FROM users WHERE project_id = ? AND device_id = ?`,
+          )
+          .get(projectId, user.deviceId);
+        return row ? toUser(row) : null;
+      });
     }
   }
 
