@@ -3,6 +3,7 @@ import Type from 'typebox';
 import { MAX_ID } from '../../core/admin/admin-service.js';
 import { BoardFieldsSchema } from '../../core/leaderboards/board-record.js';
 import { Nullable } from '../../core/nullable-schema.js';
+import { AvatarUrl, Nickname, userProfileFields } from './auth.js';
 import { ErrorSchema, errorResponses } from './common.js';
 import { DocumentSchema } from './documents.js';
 import { BoardSchema } from './leaderboards.js';
@@ -83,18 +84,14 @@ export const ClientCredentialsSchema = Type.Object({
   client_secret: Type.String({ description: 'Shown this once; only its hash is stored' }),
 });
 
-const AvatarUrl = Nullable(Type.String({ maxLength: 2048 }));
 export const UserSchema = Type.Object({
-  id: Type.Integer(),
-  username: Type.String(),
-  nickname: Type.String(),
-  avatar_url: AvatarUrl,
+  ...userProfileFields,
   roles: Type.Array(Type.String()),
   disabled: Type.Boolean({ description: 'A disabled user cannot sign in, refresh or use its tokens' }),
 });
 export const UsersPageSchema = Type.Object({ users: Type.Array(UserSchema), ...pageInfo });
 export const UpdateUserBody = Type.Object({
-  nickname: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+  nickname: Type.Optional(Nickname),
   avatar_url: Type.Optional(AvatarUrl),
   roles: Type.Optional(Type.Array(Type.String(), { description: 'Exactly these roles; each must exist' })),
   disabled: Type.Optional(

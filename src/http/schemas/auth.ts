@@ -3,8 +3,10 @@ import { PASSWORD_MIN_LENGTH, USERNAME_PATTERN } from '../../core/auth/auth-serv
 import { Nullable } from '../../core/nullable-schema.js';
 import { ErrorSchema } from './common.js';
 
-const Nickname = Type.String({ minLength: 1, maxLength: 64 });
-const AvatarUrl = Nullable(Type.String({ maxLength: 2048 }));
+/** A nickname as sent (§1: 1 to 64 characters). */
+export const Nickname = Type.String({ minLength: 1, maxLength: 64 });
+/** An avatar URL as stored and sent (null: none). */
+export const AvatarUrl = Nullable(Type.String({ maxLength: 2048 }));
 
 /** `POST /auth/signup` body (§1): the username and password rules give 422 when broken. */
 export const SignupBody = Type.Object({
@@ -34,13 +36,16 @@ export const UpdateMeBody = Type.Object({
   avatar_url: Type.Optional(AvatarUrl),
 });
 
-/** A user's public profile. */
-export const AuthUserSchema = Type.Object({
+/** The fields of a user's public profile, which every answer describing a user starts with. */
+export const userProfileFields = {
   id: Type.Integer(),
   username: Type.String(),
   nickname: Type.String(),
   avatar_url: AvatarUrl,
-});
+};
+
+/** A user's public profile. */
+export const AuthUserSchema = Type.Object(userProfileFields);
 
 /** The §1 `AuthResponse`. */
 export const AuthResponseSchema = Type.Object({
@@ -53,10 +58,7 @@ export const AuthResponseSchema = Type.Object({
 
 /** The `/auth/me` body: the profile with roles and effective permissions. */
 export const MeSchema = Type.Object({
-  id: Type.Integer(),
-  username: Type.String(),
-  nickname: Type.String(),
-  avatar_url: AvatarUrl,
+  ...userProfileFields,
   roles: Type.Array(Type.String()),
   permissions: Type.Array(Type.String()),
 });
