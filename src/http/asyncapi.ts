@@ -3,7 +3,7 @@
  * document, served at `GET /asyncapi.json` beside the OpenAPI one, so client authors have one
  * machine-readable contract. Payloads are TypeBox schemas (JSON Schema).
  */
-import Type, { type TSchema } from 'typebox';
+import Type, { type TProperties, type TSchema } from 'typebox';
 import type { HttpApp } from './server.js';
 
 const Id = Type.Union([Type.String(), Type.Number()], { description: 'Echoed in the reply' });
@@ -27,39 +27,29 @@ const object = (properties: Record<string, TSchema>, optional: string[] = []) =>
 const action = (name: string) => Type.Literal(name);
 const event = (name: string) => Type.Literal(name);
 
+/** A §10 `listen` message: the listener's id, what it listens to (`target`), and the version to resume after. */
+const listenMessage = <Target extends TProperties>(target: Target) =>
+  Type.Object({ action: Type.Literal('listen'), id: ListenerId, ...target, since: Type.Optional(Version) });
+
+/** A §10 event of one listener at a version, with what it carries (`content`). */
+const listenerEvent = <Name extends string, Content extends TProperties>(name: Name, content: Content) =>
+  Type.Object({ event: Type.Literal(name), id: ListenerId, version: Version, ...content });
+
 // The §10 messages, exported with their static types: the SDK's wire types are checked against them.
-export const ListenDocumentMessage = Type.Object({
-  action: Type.Literal('listen'),
-  id: ListenerId,
-  doc: Path,
-  since: Type.Optional(Version),
-});
-export const ListenQueryMessage = Type.Object({
-  action: Type.Literal('listen'),
-  id: ListenerId,
+export const ListenDocumentMessage = listenMessage({ doc: Path });
+export const ListenQueryMessage = listenMessage({
   collection: Type.String(),
   parent_path: Type.Optional(Type.String()),
   where: Type.Optional(Type.Array(Type.String({ description: 'field__lookup:value' }), { maxItems: 20 })),
   order_by: Type.Optional(Type.String({ description: 'field or -field, nested with __' })),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
-  since: Type.Optional(Version),
 });
 export const ListenerChange = Type.Object({
   type: Type.Union([Type.Literal('added'), Type.Literal('modified'), Type.Literal('removed')]),
   document: Type.Union([Document, Type.Object({ id: Type.String(), path: Type.String() })]),
 });
-export const SnapshotEvent = Type.Object({
-  event: Type.Literal('snapshot'),
-  id: ListenerId,
-  version: Version,
-  documents: Type.Array(Document),
-});
-export const ChangesEvent = Type.Object({
-  event: Type.Literal('changes'),
-  id: ListenerId,
-  version: Version,
-  changes: Type.Array(ListenerChange),
-});
+export const SnapshotEvent = listenerEvent('snapshot', { documents: Type.Array(Document) });
+export const ChangesEvent = listenerEvent('changes', { changes: Type.Array(ListenerChange) });
 
 const clientMessages: Record<string, { summary: string; payload: TSchema }> = {
   subscribe: {
