@@ -12,6 +12,7 @@ import {
 import type { Leaderboard, LeaderboardDefinition, Period } from '../../core/leaderboards/leaderboard-model.js';
 import type { ArchivedStanding } from '../../core/leaderboards/leaderboard-store.js';
 import { type HistoryRow, historyRows } from '../rows.js';
+import { columnsOf } from './columns-of.js';
 import type { Queryable } from './transactions.js';
 
 /** BIGINT columns arrive as strings; these are epoch milliseconds, well inside a double's exact range. */
@@ -104,15 +105,7 @@ export async function writeDefinitionParts(db: Queryable, boardId: number, def: 
   await db.query(
     `INSERT INTO leaderboard_leagues (leaderboard_id, slug, name, ord, min_stat, promote_top, demote_bottom)
      SELECT $1, * FROM unnest($2::text[], $3::text[], $4::int[], $5::float8[], $6::int[], $7::int[])`,
-    [
-      boardId,
-      def.leagues.map((l) => l.slug),
-      def.leagues.map((l) => l.name),
-      def.leagues.map((l) => l.order),
-      def.leagues.map((l) => l.minStat),
-      def.leagues.map((l) => l.promoteTop),
-      def.leagues.map((l) => l.demoteBottom),
-    ],
+    [boardId, ...columnsOf(def.leagues, 'slug', 'name', 'order', 'minStat', 'promoteTop', 'demoteBottom')],
   );
   if (def.rewards.length === 0) return;
   await db.query(
@@ -121,9 +114,7 @@ export async function writeDefinitionParts(db: Queryable, boardId: number, def: 
     [
       boardId,
       def.rewards.map((_, i) => i),
-      def.rewards.map((r) => r.league),
-      def.rewards.map((r) => r.rankFrom),
-      def.rewards.map((r) => r.rankTo),
+      ...columnsOf(def.rewards, 'league', 'rankFrom', 'rankTo'),
       def.rewards.map((r) => JSON.stringify(r.reward)),
     ],
   );

@@ -1,5 +1,6 @@
 import type { LeagueChange, ListingRewrite } from '../../core/leaderboards/listing-rewrite.js';
 import type { RankKey } from '../../core/leaderboards/rank-order.js';
+import { columnsOf } from './columns-of.js';
 import type { Queryable } from './transactions.js';
 
 /** How many keys one keyset read of a rewrite takes, and how many rows one write statement carries. */
@@ -82,11 +83,7 @@ export async function runListingRewrite(
           [
             boardId,
             archiveAs,
-            history.map((h) => h.league),
-            history.map((h) => h.rank),
-            history.map((h) => h.userId),
-            history.map((h) => h.statValue),
-            history.map((h) => h.updatedAt),
+            ...columnsOf(history, 'league', 'rank', 'userId', 'statValue', 'updatedAt'),
             history.map((h) => (h.reward === null ? null : JSON.stringify(h.reward))),
           ],
         );

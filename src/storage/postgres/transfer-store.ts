@@ -11,6 +11,7 @@ import type { ExportLeaderboard, ProjectExport } from '../../core/transfer/expor
 import { exportedIndex } from '../../core/transfer/export-format.js';
 import type { ImportBoardRows, ImportFound, ImportLookup, ImportRows } from '../../core/transfer/import-plan.js';
 import type { ImportCommit, ImportRequest, TransferStore } from '../../core/transfer/transfer-store.js';
+import { columnsOf } from './columns-of.js';
 import { insertIndexDeclaration, listIndexDeclarations } from './index-store.js';
 import { insertBoard, type PostgresBoardRow, replaceBoard, SELECT_BOARD, toBoard } from './leaderboard-rows.js';
 import { currentRulesRevision, saveRulesRevision } from './rules-store.js';
@@ -206,21 +207,14 @@ async function writeBoard(client: Queryable, projectId: number, board: ImportBoa
     await client.query(
       `INSERT INTO leaderboard_entries (leaderboard_id, user_id, league, stat_value, score, updated_at)
        SELECT $1, * FROM unnest($2::int[], $3::text[], $4::float8[], $5::float8[], $6::bigint[])`,
-      [
-        boardId,
-        chunk.map((e) => e.userId),
-        chunk.map((e) => e.league),
-        chunk.map((e) => e.statValue),
-        chunk.map((e) => e.score),
-        chunk.map((e) => e.updatedAt),
-      ],
+      [boardId, ...columnsOf(chunk, 'userId', 'league', 'statValue', 'score', 'updatedAt')],
     );
   }
   for (let from = 0; from < board.assignments.length; from += CHUNK) {
     const chunk = board.assignments.slice(from, from + CHUNK);
     await client.query(
       'INSERT INTO leaderboard_assignments (leaderboard_id, user_id, league) SELECT $1, * FROM unnest($2::int[], $3::text[])',
-      [boardId, chunk.map((a) => a.userId), chunk.map((a) => a.league)],
+      [boardId, ...columnsOf(chunk, 'userId', 'league')],
     );
   }
 }
