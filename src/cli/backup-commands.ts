@@ -5,6 +5,7 @@ import type { Command } from 'commander';
 import { type Config, loadConfig } from '../config.js';
 import { servingPid } from '../serving-marker.js';
 import { backupSqlite, restoreSqlite } from '../storage/sqlite/backup.js';
+import { type OutputOptions, print } from './commands.js';
 
 const DATABASE_FILE = 'cds.sqlite';
 const SECRET_FILE = 'jwt-secret';
@@ -17,37 +18,40 @@ function generatedSecret(config: Config): string | null {
   return readFileSync(file, 'utf8').trim();
 }
 
+/** The configuration from the environment, which must be of the embedded SQLite database, and that database's file. */
+function sqliteDatabase(): { config: Config; database: string } {
+  const config = loadConfig(process.env);
+  if (config.databaseUrl) throw new Error(ON_POSTGRES);
+  return { config, database: join(config.dataDir, DATABASE_FILE) };
+}
+
 /** Adds `backup` and `restore` to the program. */
-export function registerBackupCommands(program: Command, print: (json: boolean, result: object, text: string) => void) {
+export function registerBackupCommands(program: Command) {
   program
     .command('backup <file>')
     .description('write a complete copy of the SQLite database while the service runs (PostgreSQL: use pg_dump)')
     .option('--json', 'print {file, bytes}')
-    .action(async (file: string, options: { json?: boolean }) => {
-      const config = loadConfig(process.env);
-      if (config.databaseUrl) throw new Error(ON_POSTGRES);
-      const database = join(config.dataDir, DATABASE_FILE);
+    .action(async (file: string, options: OutputOptions) => {
+      const { config, database } = sqliteDatabase();
       if (!existsSync(database)) throw new Error(`No database at ${database}`);
       const target = resolve(file);
       const bytes = await backupSqlite(database, target, generatedSecret(config));
-      print(options.json ?? false, { file: target, bytes }, `Backed up ${database} to ${target} (${bytes} bytes)`);
+      print(options, { file: target, bytes }, `Backed up ${database} to ${target} (${bytes} bytes)`);
     });
 
   program
     .command('restore <file>')
     .description('replace the SQLite database in CDS_DATA_DIR by a backup; the service must be stopped')
     .option('--json', 'print {file, restored}')
-    .action(async (file: string, options: { json?: boolean }) => {
-      const config = loadConfig(process.env);
-      if (config.databaseUrl) throw new Error(ON_POSTGRES);
+    .action(async (file: string, options: OutputOptions) => {
+      const { config, database } = sqliteDatabase();
       const pid = servingPid(config.dataDir);
       if (pid !== null) throw new Error(`A service (pid ${pid}) is using ${config.dataDir}: stop it first`);
       mkdirSync(config.dataDir, { recursive: true });
-      const database = join(config.dataDir, DATABASE_FILE);
       const { jwtSecret } = restoreSqlite(resolve(file), database);
       if (jwtSecret !== null && !config.jwtSecret) {
         writeFileSync(join(config.dataDir, SECRET_FILE), jwtSecret, { mode: 0o600 });
       }
-      print(options.json ?? false, { file: database, restored: resolve(file) }, `Restored ${file} into ${database}`);
+      print(options, { file: database, restored: resolve(file) }, `Restored ${file} into ${database}`);
     });
 }

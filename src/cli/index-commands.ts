@@ -5,24 +5,16 @@
 import { type Command, InvalidArgumentError } from 'commander';
 import type { IndexDeclaration } from '../core/documents/index-service.js';
 import { explanation } from '../core/documents/query-explain.js';
-import { notFound } from '../core/errors.js';
 import type { Services } from '../services.js';
+import {
+  ALWAYS_JSON,
+  inProject,
+  type ProjectOptions,
+  printBody,
+  projectCommand,
+  type ServicesRunner,
+} from './commands.js';
 import { positiveInteger } from './positive-integer.js';
-import type { ServicesRunner } from './transfer-commands.js';
-
-interface ProjectOptions {
-  project: number;
-  json?: boolean;
-}
-
-async function requireProject(services: Services, id: number): Promise<void> {
-  if (!(await services.storage.accounts.getProject(id))) throw notFound('Project not found');
-}
-
-/** Prints a route's body: indented, or on one line with `--json`. */
-function printBody(options: { json?: boolean }, body: object): void {
-  process.stdout.write(`${JSON.stringify(body, null, options.json ? undefined : 2)}\n`);
-}
 
 /** `--field level` or `--field points:desc`, repeatable, in order. */
 function indexField(value: string, previous: IndexDeclaration['fields']): IndexDeclaration['fields'] {
@@ -42,100 +34,77 @@ function nonNegativeInteger(value: string): number {
   return Number(value);
 }
 
+/** The options of `query explain`: the query's parameters. */
+interface ExplainOptions extends ProjectOptions {
+  collection: string;
+  where: string[];
+  orderBy?: string;
+  parentPath?: string;
+  limit?: number;
+  offset?: number;
+}
+
 /** Adds `index create|list|drop` and `query explain` to the program. */
 export function registerIndexCommands(program: Command, withServices: ServicesRunner): void {
   const index = program.command('index').description("declare, list and drop a project's collection indexes");
 
-  index
-    .command('create')
-    .description('declare an index and build it (prints the 202 body; returns once the build has ended)')
-    .requiredOption('--project <id>', 'project id', positiveInteger)
+  projectCommand(
+    index,
+    'create',
+    'declare an index and build it (prints the 202 body; returns once the build has ended)',
+  )
     .requiredOption('--collection <name>', 'the collection (second-to-last path segment), at any depth')
     .requiredOption('--field <field[:desc]>', 'an index field, 1 to 4 in order (repeat the option)', indexField, [])
-    .option('--json', 'machine-readable output (always JSON)')
+    .option('--json', ALWAYS_JSON)
     .action(async (options: ProjectOptions & { collection: string; field: IndexDeclaration['fields'] }) => {
-      await withServices(
-        async (s) => {
-          await requireProject(s, options.project);
-          const created = await s.indexes.create(options.project, {
-            collection: options.collection,
-            fields: options.field,
-          });
-          // Printed at once; the build runs in this process, which ends when it has.
-          printBody(options, created);
-        },
+      const declaration = { collection: options.collection, fields: options.field };
+      await inProject(
+        withServices,
+        options.project,
+        // Printed at once; the build runs in this process, which ends when it has.
+        async (s) => printBody(options, await s.indexes.create(options.project, declaration)),
         { announces: true },
       );
     });
 
-  index
-    .command('list')
-    .description('print {indexes: [{id, collection, fields, state}]} of a project')
-    .requiredOption('--project <id>', 'project id', positiveInteger)
-    .option('--json', 'machine-readable output (always JSON)')
+  projectCommand(index, 'list', 'print {indexes: [{id, collection, fields, state}]} of a project')
+    .option('--json', ALWAYS_JSON)
     .action(async (options: ProjectOptions) => {
-      const listed = await withServices(async (s) => {
-        await requireProject(s, options.project);
-        return s.indexes.list(options.project);
-      });
-      printBody(options, listed);
+      printBody(options, await inProject(withServices, options.project, (s) => s.indexes.list(options.project)));
     });
 
-  index
-    .command('drop')
-    .description('drop an index (prints {deleted}); unknown → Index not found, exit 1')
-    .requiredOption('--project <id>', 'project id', positiveInteger)
+  projectCommand(index, 'drop', 'drop an index (prints {deleted}); unknown → Index not found, exit 1')
     .requiredOption('--id <index id>', 'index id', positiveInteger)
-    .option('--json', 'machine-readable output (always JSON)')
+    .option('--json', ALWAYS_JSON)
     .action(async (options: ProjectOptions & { id: number }) => {
-      const dropped = await withServices(
-        async (s) => {
-          await requireProject(s, options.project);
-          return s.indexes.drop(options.project, options.id);
-        },
-        { announces: true },
-      );
-      printBody(options, dropped);
+      const drop = (s: Services) => s.indexes.drop(options.project, options.id);
+      printBody(options, await inProject(withServices, options.project, drop, { announces: true }));
     });
 
-  program
-    .command('query')
-    .description('inspect document queries')
-    .command('explain')
-    .description(
-      'tell which index a query would use, the clauses it seeks on and the database plan, without running it',
-    )
-    .requiredOption('--project <id>', 'project id', positiveInteger)
+  const query = program.command('query').description('inspect document queries');
+  projectCommand(
+    query,
+    'explain',
+    'tell which index a query would use, the clauses it seeks on and the database plan, without running it',
+  )
     .requiredOption('--collection <name>', 'the collection queried')
     .option('--where <clause>', 'a where clause as the query sends it (repeat the option)', repeated, [])
     .option('--order-by <field>', 'order_by, -field for descending')
     .option('--parent-path <path>', 'only direct children of this document')
     .option('--limit <n>', 'limit', nonNegativeInteger)
     .option('--offset <n>', 'offset', nonNegativeInteger)
-    .option('--json', 'machine-readable output (always JSON)')
-    .action(
-      async (
-        options: ProjectOptions & {
-          collection: string;
-          where: string[];
-          orderBy?: string;
-          parentPath?: string;
-          limit?: number;
-          offset?: number;
-        },
-      ) => {
-        const explained = await withServices(async (s) => {
-          await requireProject(s, options.project);
-          const { options: planned, plan } = await s.documents.explain(options.project, options.collection, {
-            where: options.where,
-            ...(options.orderBy !== undefined ? { orderBy: options.orderBy } : {}),
-            ...(options.parentPath !== undefined ? { parentPath: options.parentPath } : {}),
-            ...(options.limit !== undefined ? { limit: options.limit } : {}),
-            ...(options.offset !== undefined ? { offset: options.offset } : {}),
-          });
-          return explanation(planned, plan);
+    .option('--json', ALWAYS_JSON)
+    .action(async (options: ExplainOptions) => {
+      const explained = await inProject(withServices, options.project, async (s) => {
+        const { options: planned, plan } = await s.documents.explain(options.project, options.collection, {
+          where: options.where,
+          ...(options.orderBy !== undefined ? { orderBy: options.orderBy } : {}),
+          ...(options.parentPath !== undefined ? { parentPath: options.parentPath } : {}),
+          ...(options.limit !== undefined ? { limit: options.limit } : {}),
+          ...(options.offset !== undefined ? { offset: options.offset } : {}),
         });
-        printBody(options, explained);
-      },
-    );
+        return explanation(planned, plan);
+      });
+      printBody(options, explained);
+    });
 }

@@ -11,20 +11,18 @@ import { AppError } from '../core/errors.js';
 import { createServices } from '../services.js';
 import { registerAdminCommands } from './admin-commands.js';
 import { registerBackupCommands } from './backup-commands.js';
+import {
+  JSON_OUTPUT,
+  type OutputOptions,
+  type ProjectOptions,
+  print,
+  projectCommand,
+  type ServicesRunner,
+} from './commands.js';
 import { registerIndexCommands } from './index-commands.js';
 import { positiveInteger } from './positive-integer.js';
 import { registerRulesCommands } from './rules-commands.js';
-import { registerTransferCommands, type ServicesRunner } from './transfer-commands.js';
-
-/** Output mode shared by every command. */
-interface OutputOptions {
-  json?: boolean;
-}
-
-/** Prints `result` as JSON, or the human-readable `text`. */
-function print(options: OutputOptions, result: object, text: string): void {
-  process.stdout.write(options.json ? `${JSON.stringify(result)}\n` : `${text}\n`);
-}
+import { registerTransferCommands } from './transfer-commands.js';
 
 /**
  * Opens storage from the environment, runs `task` with the services, and always closes storage.
@@ -68,7 +66,7 @@ function registerMigrate(program: Command): void {
   program
     .command('migrate')
     .description('apply pending database migrations')
-    .option('--json', 'machine-readable output')
+    .option('--json', JSON_OUTPUT)
     .action(async (options: OutputOptions) => {
       // Opening storage migrates it, under a lock, so this is safe next to running servers.
       await withServices(async () => undefined);
@@ -83,7 +81,7 @@ function registerProject(program: Command): void {
     .description('create a project with a client (the organisation is created unless it exists)')
     .requiredOption('--org <name>', 'organisation name')
     .requiredOption('--name <name>', 'project name')
-    .option('--json', 'machine-readable output')
+    .option('--json', JSON_OUTPUT)
     .action(async (options: OutputOptions & { org: string; name: string }) => {
       const created = await withServices((s) => s.accounts.createProject(options.org, options.name));
       print(
@@ -100,38 +98,25 @@ function registerProject(program: Command): void {
 
 function registerUser(program: Command): void {
   const user = program.command('user').description('manage the users (players) of a project');
-  user
-    .command('create')
-    .description('create a user with exactly the roles named (default: player)')
-    .requiredOption('--project <id>', 'project id', positiveInteger)
+  projectCommand(user, 'create', 'create a user with exactly the roles named (default: player)')
     .requiredOption('--username <username>', 'username (3-64 letters, digits, _ . -)')
     .requiredOption('--password <password>', 'password (at least 8 characters)')
     .option('--role <roles>', 'comma-separated role names', commaList)
-    .option('--json', 'machine-readable output')
-    .action(
-      async (options: OutputOptions & { project: number; username: string; password: string; role?: string[] }) => {
-        const created = await withServices((s) =>
-          s.accounts.createUser(options.project, {
-            username: options.username,
-            password: options.password,
-            roles: options.role,
-          }),
-        );
-        print(options, created, `Created user ${created.id} (${created.username}) in project ${options.project}.`);
-      },
-    );
+    .option('--json', JSON_OUTPUT)
+    .action(async (options: ProjectOptions & { username: string; password: string; role?: string[] }) => {
+      const { username, password, role: roles } = options;
+      const created = await withServices((s) => s.accounts.createUser(options.project, { username, password, roles }));
+      print(options, created, `Created user ${created.id} (${created.username}) in project ${options.project}.`);
+    });
 }
 
 function registerRole(program: Command): void {
   const role = program.command('role').description('manage the roles of a project');
-  role
-    .command('create')
-    .description('create a role, or replace the permissions of an existing one')
-    .requiredOption('--project <id>', 'project id', positiveInteger)
+  projectCommand(role, 'create', 'create a role, or replace the permissions of an existing one')
     .requiredOption('--name <name>', 'role name')
     .requiredOption('--permissions <permissions>', 'comma-separated permissions', commaList)
-    .option('--json', 'machine-readable output')
-    .action(async (options: OutputOptions & { project: number; name: string; permissions: string[] }) => {
+    .option('--json', JSON_OUTPUT)
+    .action(async (options: ProjectOptions & { name: string; permissions: string[] }) => {
       const saved = await withServices((s) =>
         s.accounts.createRole(options.project, options.name, options.permissions),
       );
@@ -141,13 +126,10 @@ function registerRole(program: Command): void {
 }
 
 function registerToken(program: Command): void {
-  program
-    .command('token')
-    .description("issue an access token for a user (for game servers' tests and tooling)")
-    .requiredOption('--project <id>', 'project id', positiveInteger)
+  projectCommand(program, 'token', "issue an access token for a user (for game servers' tests and tooling)")
     .requiredOption('--user <id>', 'user id', positiveInteger)
-    .option('--json', 'machine-readable output')
-    .action(async (options: OutputOptions & { project: number; user: number }) => {
+    .option('--json', JSON_OUTPUT)
+    .action(async (options: ProjectOptions & { user: number }) => {
       const issued = await withServices((s) => s.accounts.issueToken(options.project, options.user));
       print(options, issued, issued.access_token);
     });
@@ -176,7 +158,7 @@ function buildProgram(): Command {
   registerAdminCommands(program, withServices);
   registerRulesCommands(program, withServices);
   registerIndexCommands(program, withServices);
-  registerBackupCommands(program, (json, result, text) => print({ json }, result, text));
+  registerBackupCommands(program);
   return program;
 }
 

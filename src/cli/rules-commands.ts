@@ -1,25 +1,25 @@
 /** `cds rules get | set | test` (§9 Management), registered on the `cds` program by `main.ts`. */
 import type { Command } from 'commander';
-import { AppError, notFound } from '../core/errors.js';
+import { AppError } from '../core/errors.js';
 import { isJsonObject } from '../core/json.js';
 import type { RuleDecision } from '../core/rules/compiled-ruleset.js';
 import type { RuleTestCase } from '../core/rules/rules-tester.js';
 import type { Services } from '../services.js';
-import { positiveInteger } from './positive-integer.js';
-import { readJson, type ServicesRunner } from './transfer-commands.js';
+import {
+  ALWAYS_JSON,
+  inProject,
+  JSON_OUTPUT,
+  type ProjectOptions,
+  print,
+  printBody,
+  projectCommand,
+  type ServicesRunner,
+} from './commands.js';
+import { readJson } from './transfer-commands.js';
 
 /** A case of a cases file: a test route case that may say what it expects. */
 interface ExpectingCase extends RuleTestCase {
   expect?: 'allow' | 'deny';
-}
-
-interface ProjectOptions {
-  project: number;
-  json?: boolean;
-}
-
-async function requireProject(services: Services, id: number): Promise<void> {
-  if (!(await services.storage.accounts.getProject(id))) throw notFound('Project not found');
 }
 
 /** The ruleset of a rules file: a bare ruleset, or `{rules, ...}` as `rules get` prints it. */
@@ -76,60 +76,46 @@ export function differences(cases: readonly ExpectingCase[], results: readonly R
 export function registerRulesCommands(program: Command, withServices: ServicesRunner): void {
   const rules = program.command('rules').description("read, set and test a project's access rules");
 
-  rules
-    .command('get')
-    .description('print {rules, revision, updated_at} of a project (revision 0: never set, the open ruleset)')
-    .requiredOption('--project <id>', 'project id', positiveInteger)
-    .option('--json', 'machine-readable output (always JSON)')
+  projectCommand(
+    rules,
+    'get',
+    'print {rules, revision, updated_at} of a project (revision 0: never set, the open ruleset)',
+  )
+    .option('--json', ALWAYS_JSON)
     .action(async (options: ProjectOptions) => {
-      const current = await withServices(async (s) => {
-        await requireProject(s, options.project);
-        return s.rules.get(options.project);
-      });
-      process.stdout.write(`${JSON.stringify(current, null, options.json ? undefined : 2)}\n`);
+      printBody(options, await inProject(withServices, options.project, (s) => s.rules.get(options.project)));
     });
 
-  rules
-    .command('set')
-    .description(
-      'set the ruleset from a file (a bare ruleset or {rules}), as the next revision; running servers are told',
-    )
-    .requiredOption('--project <id>', 'project id', positiveInteger)
+  projectCommand(
+    rules,
+    'set',
+    'set the ruleset from a file (a bare ruleset or {rules}), as the next revision; running servers are told',
+  )
     .argument('<file>', 'JSON file (or - for stdin)')
-    .option('--json', 'machine-readable output')
+    .option('--json', JSON_OUTPUT)
     .action(async (file: string, options: ProjectOptions) => {
       const input = rulesOf(await readJson(file, 'Invalid rules'));
-      const saved = await withServices(
-        async (s) => {
-          await requireProject(s, options.project);
-          return s.rules.put(options.project, input);
-        },
-        { announces: true },
-      );
-      const text = `Set the access rules of project ${options.project}: revision ${saved.revision}.`;
-      process.stdout.write(options.json ? `${JSON.stringify(saved)}\n` : `${text}\n`);
+      const put = (s: Services) => s.rules.put(options.project, input);
+      const saved = await inProject(withServices, options.project, put, { announces: true });
+      print(options, saved, `Set the access rules of project ${options.project}: revision ${saved.revision}.`);
     });
 
-  rules
-    .command('test')
-    .description('decide each case of a cases file; exit 1 naming each case whose "expect" differs')
-    .requiredOption('--project <id>', 'project id', positiveInteger)
+  projectCommand(rules, 'test', 'decide each case of a cases file; exit 1 naming each case whose "expect" differs')
     .argument('<cases-file>', 'JSON: {"cases": [{area, method, path, user_id, data?, existing?, expect?}]} or an array')
     .option('--rules <file>', 'decide under these rules instead of the current ones')
-    .option('--json', 'machine-readable output')
+    .option('--json', JSON_OUTPUT)
     .action(async (file: string, options: ProjectOptions & { rules?: string }) => {
       const cases = casesOf(await readJson(file, 'Invalid cases'));
       const given = options.rules === undefined ? undefined : rulesOf(await readJson(options.rules, 'Invalid rules'));
-      const results = await withServices(async (s) => {
-        await requireProject(s, options.project);
-        return s.rulesTester.decide(options.project, cases, given).catch((error: unknown) => {
+      const results = await inProject(withServices, options.project, (s) =>
+        s.rulesTester.decide(options.project, cases, given).catch((error: unknown) => {
           throw namedCaseError(error);
-        });
-      });
+        }),
+      );
       const lines = results.map(
         (result, i) => `cases[${i}] (${cases[i]?.path}): ${result.allowed ? `allow (rule ${result.rule})` : 'deny'}`,
       );
-      process.stdout.write(options.json ? `${JSON.stringify({ results })}\n` : `${lines.join('\n')}\n`);
+      print(options, { results }, lines.join('\n'));
       const differing = differences(cases, results);
       if (differing.length > 0) {
         process.stderr.write(`${differing.join('\n')}\n`);
