@@ -153,6 +153,18 @@ export function documentLogCases(engine: EngineFixture): void {
       expect((await store.changesSince(project, 3))?.commits.map((c) => c.version)).toEqual([4, 5, 6]);
     });
 
+    it('keeps at least the last maxWrites commits, dropping older ones a sixteenth of maxWrites at a time', async () => {
+      retention = { maxWrites: 32, maxAgeMs: 60_000 };
+      for (let i = 0; i < 33; i++) await put(`rooms/c${i}`);
+      // 33 commits, one over: not yet a chunk of 2.
+      expect((await store.changesSince(project, 0))?.commits).toHaveLength(33);
+      await put('rooms/c33');
+      expect(await store.changesSince(project, 1)).toBeNull();
+      expect((await store.changesSince(project, 2))?.commits.map((c) => c.version)).toEqual(
+        Array.from({ length: 32 }, (_, i) => i + 3),
+      );
+    });
+
     it('keeps no commit older than maxAgeMs', async () => {
       retention = { maxWrites: 1000, maxAgeMs: 1 };
       await put('rooms/a');

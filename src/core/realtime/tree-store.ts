@@ -83,6 +83,18 @@ export function logCovers(
   return since >= logFloor && since <= version && version - since <= maxCommits;
 }
 
+/**
+ * The floor the count bound of a change log asks for after a commit at `version`: the log keeps
+ * at least the last `maxWrites` writes, and drops the older ones a sixteenth of `maxWrites` at a
+ * time. Deleting the oldest rows at every commit would rewrite the log's first pages in every
+ * commit (a tenth of a document write's cost with 10,000 writes kept); in chunks, once in
+ * hundreds of commits. With fewer than 32 writes kept, every commit trims.
+ */
+export function countFloor(version: number, floor: number, maxWrites: number): number {
+  const wanted = version - maxWrites;
+  return wanted - floor >= Math.max(1, Math.floor(maxWrites / 16)) ? wanted : floor;
+}
+
 /** The commits after some version (those with changes, in order) and the current version. */
 export interface TreeHistory {
   version: number;

@@ -25,7 +25,7 @@ import type {
 import { validationFailed } from '../../core/errors.js';
 import type { JsonObject } from '../../core/json.js';
 import type { DocumentPath } from '../../core/paths.js';
-import type { ChangeLogRetention } from '../../core/realtime/tree-store.js';
+import { type ChangeLogRetention, countFloor } from '../../core/realtime/tree-store.js';
 
 export const postgresCommitSql = {
   readStored: `SELECT d.project_id, d.path, d.id, d.data, d.version FROM documents d
@@ -53,7 +53,7 @@ SELECT * FROM unnest($1::int[], $2::bigint[], $3::int[], $4::text[], $5::uuid[],
    * surplus, deletes below it. Unlike the tree's, a commit may log nothing (all its writes were
    * refused): with no entry fresh, the floor moves to the last entry, not to the version. `$2` is
    * the floor before the commit, `$3` the project's last version after it (stored here), `$6`
-   * the first version it gave out. The search for a fresh entry has a lower bound
+   * the first version it gave out, `$4` the floor the count bound asks for (`countFloor`). The search for a fresh entry has a lower bound
    * only, as the tree's has: with `version < $3` too, the generic plan takes the range for a few
    * rows and reads and sorts the whole log (73,000 entries, 40 ms a commit) instead of walking the
    * key from the oldest. It stops at the commit's own entries at the latest, which count as none.
@@ -63,7 +63,7 @@ SELECT * FROM unnest($1::int[], $2::bigint[], $3::int[], $4::text[], $5::uuid[],
     WHERE project_id = $1 AND version > $2 AND created_at >= clock_timestamp() - $5 * interval '1 millisecond'
     ORDER BY version, seq LIMIT 1
   ), cut AS (
-    SELECT GREATEST($2::bigint, $3::bigint - $4::bigint, COALESCE(NULLIF((SELECT version FROM fresh), $6::bigint) - 1,
+    SELECT GREATEST($2::bigint, $4::bigint, COALESCE(NULLIF((SELECT version FROM fresh), $6::bigint) - 1,
       (SELECT max(version) FROM document_changes WHERE project_id = $1 AND version > $2 AND version < $6), $2::bigint)) AS floor
   ), trimmed AS (
     DELETE FROM document_changes WHERE project_id = $1 AND version > $2 AND version <= (SELECT floor FROM cut)
@@ -221,7 +221,7 @@ export class PostgresDocumentCommits {
             row.project_id,
             row.log_floor,
             project.last,
-            retention.maxWrites,
+            countFloor(project.last, Number(row.log_floor), retention.maxWrites),
             retention.maxAgeMs,
             project.base + 1,
           ],

@@ -8,7 +8,7 @@ import type {
   DocumentCommitRecord,
   DocumentHistory,
 } from '../../core/documents/document-store.js';
-import type { ChangeLogRetention } from '../../core/realtime/tree-store.js';
+import { type ChangeLogRetention, countFloor } from '../../core/realtime/tree-store.js';
 
 const SQL = {
   storeVersion: `INSERT INTO document_versions (project_id, version, log_floor) VALUES (?, ?, 0)
@@ -103,7 +103,7 @@ export class SqliteDocumentLog {
     // None fresh: every entry expired, and the commits after the last one changed nothing (nothing is lost).
     const last = fresh ? null : (this.s.lastChange.get(projectId, floor) as { version: number | null }).version;
     const ageFloor = fresh ? fresh.version - 1 : (last ?? floor);
-    const newFloor = Math.max(floor, version - retention.maxWrites, ageFloor);
+    const newFloor = Math.max(countFloor(version, floor, retention.maxWrites), ageFloor);
     if (newFloor <= floor) return;
     this.s.trimChanges.run(projectId, floor, newFloor);
     this.s.setFloor.run(newFloor, projectId);
