@@ -1,8 +1,9 @@
 import type { AdminService } from '../../core/admin/admin-service.js';
 import { adminAccess, adminOf, decorateAdminRequests } from '../admin-auth-hook.js';
-import { AdminLoginBody, AdminMeSchema, AdminTokenSchema, adminSecurity } from '../schemas/admin.js';
+import { AdminLoginBody, AdminMeSchema, AdminTokenSchema } from '../schemas/admin.js';
 import { ErrorSchema, errorResponses } from '../schemas/common.js';
 import type { HttpApp } from '../server.js';
+import { adminRoute, tags } from './admin-project-shared.js';
 
 /** Admin login and the signed-in admin (§6). */
 export function adminAuthRoutes(app: HttpApp, deps: { admins: AdminService }): void {
@@ -13,7 +14,7 @@ export function adminAuthRoutes(app: HttpApp, deps: { admins: AdminService }): v
     '/admin/auth/login',
     {
       schema: {
-        tags: ['admin'],
+        tags,
         description:
           'Signs an admin in with email and password. A wrong email or password answers the same 401 ' +
           '`Invalid email or password` after the same work. The token is an HS256 JWT (typ "admin") for ' +
@@ -34,15 +35,10 @@ export function adminAuthRoutes(app: HttpApp, deps: { admins: AdminService }): v
 
   app.get(
     '/admin/me',
-    {
-      onRequest: adminAccess(admins),
-      schema: {
-        tags: ['admin'],
-        description: 'The signed-in admin: organisation, role and the permissions the role holds.',
-        security: adminSecurity,
-        response: { 200: AdminMeSchema, ...errorResponses },
-      },
-    },
+    adminRoute(adminAccess(admins), {
+      description: 'The signed-in admin: organisation, role and the permissions the role holds.',
+      response: { 200: AdminMeSchema, ...errorResponses },
+    }),
     async (request) => admins.me(adminOf(request)),
   );
 }

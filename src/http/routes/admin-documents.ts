@@ -4,7 +4,6 @@ import type { DocumentService } from '../../core/documents/document-service.js';
 import type { JsonObject } from '../../core/json.js';
 import { type AdminGuard, adminAccess, decorateAdminRequests } from '../admin-auth-hook.js';
 import {
-  adminSecurity,
   CollectionsPageSchema,
   DocumentsPageSchema,
   StoreCollectionParams,
@@ -22,9 +21,11 @@ import {
   PutDocumentBody,
 } from '../schemas/documents.js';
 import type { HttpApp } from '../server.js';
+import { adminRoute } from './admin-project-shared.js';
 import { sendDocumentWithCollections } from './documents.js';
 
 const PREFIX = '/document-store/:org_id/:project_id';
+const STORE_TAGS = ['admin document store'];
 const SCOPE =
   'The project comes from the URL; a project outside that organisation, or an organisation the admin is not a ' +
   'member of, answers 404 `Project not found`.';
@@ -38,21 +39,16 @@ export function adminDocumentRoutes(app: HttpApp, deps: { guard: AdminGuard; doc
   decorateAdminRequests(app);
   const view = adminAccess(guard, { scope: 'org-project', permission: ADMIN_PERMISSIONS.documentView });
   const manage = adminAccess(guard, { scope: 'org-project', permission: ADMIN_PERMISSIONS.documentManage });
-  const tags = ['admin document store'];
 
   app.get(
     `${PREFIX}/collections`,
-    {
-      onRequest: view,
-      schema: {
-        tags,
-        description: `Collection names under \`parent_path\` (default the root), sorted, one page. Needs \`document.view\`. ${SCOPE}`,
-        security: adminSecurity,
-        params: StoreParams,
-        querystring: StorePageQuery,
-        response: { 200: CollectionsPageSchema, ...errorResponses },
-      },
-    },
+    adminRoute(view, {
+      tags: STORE_TAGS,
+      description: `Collection names under \`parent_path\` (default the root), sorted, one page. Needs \`document.view\`. ${SCOPE}`,
+      params: StoreParams,
+      querystring: StorePageQuery,
+      response: { 200: CollectionsPageSchema, ...errorResponses },
+    }),
     async (request) => {
       const { page, page_size, offset } = pageOf(request.query);
       const result = await documents.collectionPage(request.projectId, request.query.parent_path, {
@@ -65,17 +61,13 @@ export function adminDocumentRoutes(app: HttpApp, deps: { guard: AdminGuard; doc
 
   app.get(
     `${PREFIX}/collections/:collection`,
-    {
-      onRequest: view,
-      schema: {
-        tags,
-        description: `Direct children of a collection under \`parent_path\`, by path, one page. Needs \`document.view\`. ${SCOPE}`,
-        security: adminSecurity,
-        params: StoreCollectionParams,
-        querystring: StorePageQuery,
-        response: { 200: DocumentsPageSchema, ...errorResponses },
-      },
-    },
+    adminRoute(view, {
+      tags: STORE_TAGS,
+      description: `Direct children of a collection under \`parent_path\`, by path, one page. Needs \`document.view\`. ${SCOPE}`,
+      params: StoreCollectionParams,
+      querystring: StorePageQuery,
+      response: { 200: DocumentsPageSchema, ...errorResponses },
+    }),
     async (request) => {
       const { page, page_size, offset } = pageOf(request.query);
       const result = await documents.documentPage(
@@ -93,68 +85,52 @@ export function adminDocumentRoutes(app: HttpApp, deps: { guard: AdminGuard; doc
     const hide = !url.endsWith('*');
     app.get(
       url,
-      {
-        onRequest: view,
-        schema: {
-          tags,
-          description: `A document with its child collections, as GET /documents/docs/{path}. Needs \`document.view\`. ${SCOPE}`,
-          security: adminSecurity,
-          hide,
-          params: StoreDocParams,
-          response: { 200: DocumentWithCollectionsSchema, ...errorResponses },
-        },
-      },
+      adminRoute(view, {
+        tags: STORE_TAGS,
+        description: `A document with its child collections, as GET /documents/docs/{path}. Needs \`document.view\`. ${SCOPE}`,
+        hide,
+        params: StoreDocParams,
+        response: { 200: DocumentWithCollectionsSchema, ...errorResponses },
+      }),
       async (request, reply) =>
         sendDocumentWithCollections(reply, await documents.get(request.projectId, request.params['*'] ?? '')),
     );
 
     app.put(
       url,
-      {
-        onRequest: manage,
-        schema: {
-          tags,
-          description: `Inserts or replaces a document, as PUT /documents/docs/{path}. Needs \`document.manage\`. ${SCOPE}`,
-          security: adminSecurity,
-          hide,
-          params: StoreDocParams,
-          body: PutDocumentBody,
-          response: { 200: DocumentWithCreatedSchema, ...errorResponses },
-        },
-      },
+      adminRoute(manage, {
+        tags: STORE_TAGS,
+        description: `Inserts or replaces a document, as PUT /documents/docs/{path}. Needs \`document.manage\`. ${SCOPE}`,
+        hide,
+        params: StoreDocParams,
+        body: PutDocumentBody,
+        response: { 200: DocumentWithCreatedSchema, ...errorResponses },
+      }),
       (request) => documents.put(request.projectId, request.params['*'] ?? '', (request.body.data ?? {}) as JsonObject),
     );
 
     app.patch(
       url,
-      {
-        onRequest: manage,
-        schema: {
-          tags,
-          description: `Shallow-merges into a document, as PATCH /documents/docs/{path}. Needs \`document.manage\`. ${SCOPE}`,
-          security: adminSecurity,
-          hide,
-          params: StoreDocParams,
-          body: PatchDocumentBody,
-          response: { 200: DocumentSchema, ...errorResponses },
-        },
-      },
+      adminRoute(manage, {
+        tags: STORE_TAGS,
+        description: `Shallow-merges into a document, as PATCH /documents/docs/{path}. Needs \`document.manage\`. ${SCOPE}`,
+        hide,
+        params: StoreDocParams,
+        body: PatchDocumentBody,
+        response: { 200: DocumentSchema, ...errorResponses },
+      }),
       (request) => documents.patch(request.projectId, request.params['*'] ?? '', request.body.data as JsonObject),
     );
 
     app.delete(
       url,
-      {
-        onRequest: manage,
-        schema: {
-          tags,
-          description: `Deletes only that document, as DELETE /documents/docs/{path}. Needs \`document.manage\`. ${SCOPE}`,
-          security: adminSecurity,
-          hide,
-          params: StoreDocParams,
-          response: { 200: DeletedSchema, ...errorResponses },
-        },
-      },
+      adminRoute(manage, {
+        tags: STORE_TAGS,
+        description: `Deletes only that document, as DELETE /documents/docs/{path}. Needs \`document.manage\`. ${SCOPE}`,
+        hide,
+        params: StoreDocParams,
+        response: { 200: DeletedSchema, ...errorResponses },
+      }),
       (request) => documents.delete(request.projectId, request.params['*'] ?? ''),
     );
   }

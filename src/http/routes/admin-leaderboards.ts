@@ -4,11 +4,10 @@ import type { ProjectAdminService } from '../../core/admin/project-admin-service
 import { definitionOf } from '../../core/leaderboards/board-record.js';
 import type { LeaderboardService } from '../../core/leaderboards/leaderboard-service.js';
 import { isoTime } from '../../core/leaderboards/period-schedule.js';
-import { type AdminGuard, adminAccess, decorateAdminRequests } from '../admin-auth-hook.js';
+import { type AdminGuard, decorateAdminRequests } from '../admin-auth-hook.js';
 import {
   AdminSubmitBody,
   adminConflictResponses,
-  adminSecurity,
   BoardParams,
   BoardsSchema,
   CreateBoardBody,
@@ -27,6 +26,7 @@ import {
   UsersQuery,
 } from '../schemas/leaderboards.js';
 import type { HttpApp } from '../server.js';
+import { adminRoute, inProject, SCOPE } from './admin-project-shared.js';
 
 /** What the leaderboard administration routes use. */
 export interface AdminLeaderboardDeps {
@@ -35,11 +35,8 @@ export interface AdminLeaderboardDeps {
   projects: ProjectAdminService;
 }
 
-const tags = ['admin'];
-const NEEDS =
-  'Needs `leaderboard.manage` (owner, editor). A project of another organisation answers 404 `Project not found`.';
-const READS =
-  'Needs `document.view` (every admin role). A project of another organisation answers 404 `Project not found`.';
+const NEEDS = `Needs \`leaderboard.manage\` (owner, editor). ${SCOPE}`;
+const READS = `Needs \`document.view\` (every admin role). ${SCOPE}`;
 const PREFIX = '/admin/projects/:project_id/leaderboards';
 /** No user has this id: the admin reads a board as nobody, so a listing defaults to the lowest league. */
 const NO_USER = 0;
@@ -48,108 +45,78 @@ const NO_USER = 0;
 export function adminLeaderboardRoutes(app: HttpApp, deps: AdminLeaderboardDeps): void {
   const { leaderboards } = deps;
   decorateAdminRequests(app);
-  const onRequest = adminAccess(deps.guard, { scope: 'project', permission: ADMIN_PERMISSIONS.leaderboardManage });
-  const read = adminAccess(deps.guard, { scope: 'project', permission: ADMIN_PERMISSIONS.documentView });
+  const onRequest = inProject(deps.guard, ADMIN_PERMISSIONS.leaderboardManage);
+  const read = inProject(deps.guard, ADMIN_PERMISSIONS.documentView);
 
   app.get(
     PREFIX,
-    {
-      onRequest: read,
-      schema: {
-        tags,
-        description: `Every leaderboard of the project with its leagues, rewards and current period, by slug. ${READS}`,
-        security: adminSecurity,
-        params: ProjectParams,
-        response: { 200: BoardsSchema, ...errorResponses },
-      },
-    },
+    adminRoute(read, {
+      description: `Every leaderboard of the project with its leagues, rewards and current period, by slug. ${READS}`,
+      params: ProjectParams,
+      response: { 200: BoardsSchema, ...errorResponses },
+    }),
     async (request) => ({ leaderboards: (await leaderboards.admin.list(request.projectId)).map(boardView) }),
   );
 
   app.post(
     PREFIX,
-    {
-      onRequest,
-      schema: {
-        tags,
-        description:
-          'Creates a leaderboard (defaults: CONTINUOUS, desc, best, reset none, one league `global`, client_submit ' +
-          'true, no stat_min/stat_max); its first period is the one containing now. 409 when the slug is taken; 422 ' +
-          `for an invalid definition (also stat_min > stat_max). ${NEEDS}`,
-        security: adminSecurity,
-        params: ProjectParams,
-        body: CreateBoardBody,
-        response: { 201: BoardSchema, ...adminConflictResponses },
-      },
-    },
+    adminRoute(onRequest, {
+      description:
+        'Creates a leaderboard (defaults: CONTINUOUS, desc, best, reset none, one league `global`, client_submit ' +
+        'true, no stat_min/stat_max); its first period is the one containing now. 409 when the slug is taken; 422 ' +
+        `for an invalid definition (also stat_min > stat_max). ${NEEDS}`,
+      params: ProjectParams,
+      body: CreateBoardBody,
+      response: { 201: BoardSchema, ...adminConflictResponses },
+    }),
     async (request, reply) =>
       reply.status(201).send(boardView(await leaderboards.create(request.projectId, definitionOf(request.body)))),
   );
 
   app.get(
     `${PREFIX}/:slug`,
-    {
-      onRequest: read,
-      schema: {
-        tags,
-        description: `One leaderboard's definition and current period; 404 \`Leaderboard not found\`. ${READS}`,
-        security: adminSecurity,
-        params: BoardParams,
-        response: { 200: BoardSchema, ...errorResponses },
-      },
-    },
+    adminRoute(read, {
+      description: `One leaderboard's definition and current period; 404 \`Leaderboard not found\`. ${READS}`,
+      params: BoardParams,
+      response: { 200: BoardSchema, ...errorResponses },
+    }),
     async (request) => boardView(await leaderboards.admin.get(request.projectId, request.params.slug)),
   );
 
   app.get(
     `${PREFIX}/:slug/users`,
-    {
-      onRequest: read,
-      schema: {
-        tags,
-        description: `The standings of a league, one page, as GET /leaderboards/{slug}/users (\`league\` defaults to the lowest). ${READS}`,
-        security: adminSecurity,
-        params: BoardParams,
-        querystring: UsersQuery,
-        response: { 200: UsersListSchema, ...errorResponses },
-      },
-    },
+    adminRoute(read, {
+      description: `The standings of a league, one page, as GET /leaderboards/{slug}/users (\`league\` defaults to the lowest). ${READS}`,
+      params: BoardParams,
+      querystring: UsersQuery,
+      response: { 200: UsersListSchema, ...errorResponses },
+    }),
     (request) => leaderboards.users(request.projectId, NO_USER, request.params.slug, request.query),
   );
 
   app.get(
     `${PREFIX}/:slug/history`,
-    {
-      onRequest: read,
-      schema: {
-        tags,
-        description: `Archived final standings of a period, as GET /leaderboards/{slug}/history (\`league\` defaults to the lowest; \`me\` is null). ${READS}`,
-        security: adminSecurity,
-        params: BoardParams,
-        querystring: HistoryQuery,
-        response: { 200: HistorySchema, ...errorResponses },
-      },
-    },
+    adminRoute(read, {
+      description: `Archived final standings of a period, as GET /leaderboards/{slug}/history (\`league\` defaults to the lowest; \`me\` is null). ${READS}`,
+      params: BoardParams,
+      querystring: HistoryQuery,
+      response: { 200: HistorySchema, ...errorResponses },
+    }),
     (request) => leaderboards.history(request.projectId, NO_USER, request.params.slug, request.query),
   );
 
   app.patch(
     `${PREFIX}/:slug`,
-    {
-      onRequest,
-      schema: {
-        tags,
-        description:
-          'Edits name, description, operator, leagues, rewards, client_submit, stat_min and/or stat_max (leagues and ' +
-          'rewards are replaced whole; a null bound removes it; stat_min > stat_max → 422). ' +
-          'type, sort and reset cannot change (400). Current entries are re-homed: by stat on CONTINUOUS boards, ' +
-          `to the lowest league when theirs is gone on AT_RESET boards. ${NEEDS}`,
-        security: adminSecurity,
-        params: BoardParams,
-        body: UpdateBoardBody,
-        response: { 200: BoardSchema, ...errorResponses },
-      },
-    },
+    adminRoute(onRequest, {
+      description:
+        'Edits name, description, operator, leagues, rewards, client_submit, stat_min and/or stat_max (leagues and ' +
+        'rewards are replaced whole; a null bound removes it; stat_min > stat_max → 422). ' +
+        'type, sort and reset cannot change (400). Current entries are re-homed: by stat on CONTINUOUS boards, ' +
+        `to the lowest league when theirs is gone on AT_RESET boards. ${NEEDS}`,
+      params: BoardParams,
+      body: UpdateBoardBody,
+      response: { 200: BoardSchema, ...errorResponses },
+    }),
     async (request) => {
       const board = await leaderboards.admin.get(request.projectId, request.params.slug);
       const updated = await leaderboards.admin.update(request.projectId, board.slug, editOf(board, request.body));
@@ -159,40 +126,30 @@ export function adminLeaderboardRoutes(app: HttpApp, deps: AdminLeaderboardDeps)
 
   app.post(
     `${PREFIX}/:slug/stats`,
-    {
-      onRequest,
-      schema: {
-        tags,
-        description:
-          'Submits a stat for any user of the project, with the board’s operator, as a game server would (also on ' +
-          'boards with client_submit false); answers that user’s `me`. 422 for a value outside [stat_min, stat_max]. ' +
-          `404 \`User not found\` / \`Leaderboard not found\`. ${NEEDS}`,
-        security: adminSecurity,
-        params: BoardParams,
-        body: AdminSubmitBody,
-        response: { 200: MeSchema, ...errorResponses, 503: ErrorSchema },
-      },
-    },
+    adminRoute(onRequest, {
+      description:
+        'Submits a stat for any user of the project, with the board’s operator, as a game server would (also on ' +
+        'boards with client_submit false); answers that user’s `me`. 422 for a value outside [stat_min, stat_max]. ' +
+        `404 \`User not found\` / \`Leaderboard not found\`. ${NEEDS}`,
+      params: BoardParams,
+      body: AdminSubmitBody,
+      response: { 200: MeSchema, ...errorResponses, 503: ErrorSchema },
+    }),
     (request) =>
       deps.projects.submitStat(request.projectId, request.params.slug, request.body.user_id, request.body.value),
   );
 
   app.post(
     `${PREFIX}/:slug/reset`,
-    {
-      onRequest,
-      schema: {
-        tags,
-        description:
-          'Ends the current period now and resets the board as its schedule would (final standings archived with ' +
-          'rewards, AT_RESET promotion and demotion, entries cleared). The next period runs from now to the end the ' +
-          `schedule gives. 409 while another reset of the board runs. ${NEEDS}`,
-        security: adminSecurity,
-        params: BoardParams,
-        body: NoBody,
-        response: { 200: ResetSchema, ...adminConflictResponses },
-      },
-    },
+    adminRoute(onRequest, {
+      description:
+        'Ends the current period now and resets the board as its schedule would (final standings archived with ' +
+        'rewards, AT_RESET promotion and demotion, entries cleared). The next period runs from now to the end the ' +
+        `schedule gives. 409 while another reset of the board runs. ${NEEDS}`,
+      params: BoardParams,
+      body: NoBody,
+      response: { 200: ResetSchema, ...adminConflictResponses },
+    }),
     async (request) => {
       const { archived, current } = await leaderboards.admin.resetNow(request.projectId, request.params.slug);
       return {

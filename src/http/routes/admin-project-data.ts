@@ -1,11 +1,12 @@
 import { ADMIN_PERMISSIONS } from '../../core/admin/admin-permissions.js';
 import type { DocumentService } from '../../core/documents/document-service.js';
 import type { TreeService } from '../../core/realtime/tree-service.js';
-import { type AdminGuard, adminAccess, decorateAdminRequests } from '../admin-auth-hook.js';
+import { type AdminGuard, decorateAdminRequests } from '../admin-auth-hook.js';
 import { adminSecurity, ProjectCollectionParams, ProjectTreeParams } from '../schemas/admin.js';
 import { errorResponses } from '../schemas/common.js';
 import { DocumentListSchema, FilterQuery } from '../schemas/documents.js';
 import type { HttpApp } from '../server.js';
+import { adminRoute, inProject, SCOPE, tags } from './admin-project-shared.js';
 import { sendDocumentList } from './documents.js';
 import { treeRoutes } from './tree-routes.js';
 
@@ -16,11 +17,9 @@ export interface AdminProjectDataDeps {
   tree: TreeService;
 }
 
-const tags = ['admin'];
-const SCOPE =
-  'Admin reads and writes are not subject to the access rules. A project of another organisation answers 404 `Project not found`.';
-const VIEW = `Needs \`document.view\` (every admin role, and server keys that hold it). ${SCOPE}`;
-const MANAGE = `Needs \`document.manage\` (owner, editor, and server keys that hold it). ${SCOPE}`;
+const NO_RULES = `Admin reads and writes are not subject to the access rules. ${SCOPE}`;
+const VIEW = `Needs \`document.view\` (every admin role, and server keys that hold it). ${NO_RULES}`;
+const MANAGE = `Needs \`document.manage\` (owner, editor, and server keys that hold it). ${NO_RULES}`;
 /**
  * The §2 query and the §3 realtime tree of one project for admins and server keys (§13): the
  * client routes' semantics and answers, without a user and so without rules.
@@ -28,22 +27,17 @@ const MANAGE = `Needs \`document.manage\` (owner, editor, and server keys that h
 export function adminProjectDataRoutes(app: HttpApp, deps: AdminProjectDataDeps): void {
   const { documents, tree } = deps;
   decorateAdminRequests(app);
-  const view = adminAccess(deps.guard, { scope: 'project', permission: ADMIN_PERMISSIONS.documentView });
-  const manage = adminAccess(deps.guard, { scope: 'project', permission: ADMIN_PERMISSIONS.documentManage });
+  const view = inProject(deps.guard, ADMIN_PERMISSIONS.documentView);
+  const manage = inProject(deps.guard, ADMIN_PERMISSIONS.documentManage);
 
   app.get(
     '/admin/projects/:project_id/query/:collection',
-    {
-      onRequest: view,
-      schema: {
-        tags,
-        description: `Runs a query (\`where\`, \`parent_path\`, \`order_by\`, \`limit\`, \`offset\`) as GET /documents/query/{collection}. ${VIEW}`,
-        security: adminSecurity,
-        params: ProjectCollectionParams,
-        querystring: FilterQuery,
-        response: { 200: DocumentListSchema, ...errorResponses },
-      },
-    },
+    adminRoute(view, {
+      description: `Runs a query (\`where\`, \`parent_path\`, \`order_by\`, \`limit\`, \`offset\`) as GET /documents/query/{collection}. ${VIEW}`,
+      params: ProjectCollectionParams,
+      querystring: FilterQuery,
+      response: { 200: DocumentListSchema, ...errorResponses },
+    }),
     async (request, reply) => {
       const { where, parent_path, order_by, limit, offset } = request.query;
       const list = await documents.query(request.projectId, request.params.collection, {

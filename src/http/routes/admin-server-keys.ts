@@ -1,9 +1,7 @@
-import { parseId } from '../../core/admin/admin-service.js';
+import type { FastifyRequest } from 'fastify';
 import type { ServerKeyService } from '../../core/admin/server-keys.js';
-import { notFound } from '../../core/errors.js';
-import { type AdminGuard, adminAccess, callerOf, decorateAdminRequests } from '../admin-auth-hook.js';
+import { type AdminGuard, callerOf, decorateAdminRequests } from '../admin-auth-hook.js';
 import {
-  adminSecurity,
   CreateServerKeyBody,
   DeletedServerKeySchema,
   IssuedServerKeySchema,
@@ -13,6 +11,7 @@ import {
 } from '../schemas/admin.js';
 import { errorResponses } from '../schemas/common.js';
 import type { HttpApp } from '../server.js';
+import { adminRoute, idOf, inProject } from './admin-project-shared.js';
 
 /** What the server key routes use. */
 export interface AdminServerKeyDeps {
@@ -20,7 +19,6 @@ export interface AdminServerKeyDeps {
   keys: ServerKeyService;
 }
 
-const tags = ['admin'];
 const SCOPE = 'A project of another organisation (or, for a key, another project) answers 404 `Project not found`.';
 const MANAGERS =
   "Owners and editors only (403 `Permission 'server_key.manage' required` otherwise); a server key cannot " +
@@ -34,64 +32,42 @@ const MANAGERS =
 export function adminServerKeyRoutes(app: HttpApp, deps: AdminServerKeyDeps): void {
   const { guard, keys } = deps;
   decorateAdminRequests(app);
-  const inProject = adminAccess(guard, { scope: 'project' });
-  const managers = [
-    inProject,
-    async (request: Parameters<typeof inProject>[0]) => keys.requireManager(callerOf(request)),
-  ];
+  const anyRole = inProject(guard);
+  const managers = [anyRole, async (request: FastifyRequest) => keys.requireManager(callerOf(request))];
 
   app.get(
     '/admin/projects/:project_id/server-keys',
-    {
-      onRequest: inProject,
-      schema: {
-        tags,
-        description: `The project’s server keys, without the keys; revoked keys are not listed. Any admin role. ${SCOPE}`,
-        security: adminSecurity,
-        params: ProjectParams,
-        response: { 200: ServerKeysSchema, ...errorResponses },
-      },
-    },
+    adminRoute(anyRole, {
+      description: `The project’s server keys, without the keys; revoked keys are not listed. Any admin role. ${SCOPE}`,
+      params: ProjectParams,
+      response: { 200: ServerKeysSchema, ...errorResponses },
+    }),
     (request) => keys.list(request.projectId),
   );
 
   app.post(
     '/admin/projects/:project_id/server-keys',
-    {
-      onRequest: managers,
-      schema: {
-        tags,
-        description:
-          'Issues a server key for game servers: `sk_` and 256 random bits, shown this once (only its SHA-256 is ' +
-          'stored). `role` is `editor` or `viewer` (422 otherwise); the key acts with that role’s permissions on ' +
-          `this project’s admin routes and admin document store. ${MANAGERS} ${SCOPE}`,
-        security: adminSecurity,
-        params: ProjectParams,
-        body: CreateServerKeyBody,
-        response: { 201: IssuedServerKeySchema, ...errorResponses },
-      },
-    },
+    adminRoute(managers, {
+      description:
+        'Issues a server key for game servers: `sk_` and 256 random bits, shown this once (only its SHA-256 is ' +
+        'stored). `role` is `editor` or `viewer` (422 otherwise); the key acts with that role’s permissions on ' +
+        `this project’s admin routes and admin document store. ${MANAGERS} ${SCOPE}`,
+      params: ProjectParams,
+      body: CreateServerKeyBody,
+      response: { 201: IssuedServerKeySchema, ...errorResponses },
+    }),
     async (request, reply) => reply.status(201).send(await keys.create(request.projectId, request.body)),
   );
 
   app.delete(
     '/admin/projects/:project_id/server-keys/:key_id',
-    {
-      onRequest: managers,
-      schema: {
-        tags,
-        description:
-          'Revokes a server key: refused (401) at once on this instance and within 5 s on every other. 404 ' +
-          `\`Server key not found\` for an unknown or already revoked key. ${MANAGERS} ${SCOPE}`,
-        security: adminSecurity,
-        params: ServerKeyParams,
-        response: { 200: DeletedServerKeySchema, ...errorResponses },
-      },
-    },
-    (request) => {
-      const keyId = parseId(request.params.key_id);
-      if (keyId === null) throw notFound('Server key not found');
-      return keys.revoke(request.projectId, keyId);
-    },
+    adminRoute(managers, {
+      description:
+        'Revokes a server key: refused (401) at once on this instance and within 5 s on every other. 404 ' +
+        `\`Server key not found\` for an unknown or already revoked key. ${MANAGERS} ${SCOPE}`,
+      params: ServerKeyParams,
+      response: { 200: DeletedServerKeySchema, ...errorResponses },
+    }),
+    (request) => keys.revoke(request.projectId, idOf(request.params.key_id, 'Server key not found')),
   );
 }
