@@ -5,7 +5,6 @@
  * Board rows are in `core/leaderboards/board-record.ts`, being also the API's and the export file's
  * record. No driver and no SQL dialect here.
  */
-import type { AdminRole } from '../core/admin/admin-permissions.js';
 import type { Admin, AdminWithPassword, ServerKey } from '../core/admin/admin-store.js';
 import type { NewUser, Project, User, UserWithPassword } from '../core/auth/account-store.js';
 import {
@@ -39,16 +38,8 @@ export const userRows = {
   columns: 'project_id, id, username, password_hash, nickname, avatar_url, roles, disabled, token_epoch',
   /** The user of a row, without secrets. */
   of(row: UserRow): User {
-    return {
-      id: row.id,
-      projectId: row.project_id,
-      username: row.username,
-      nickname: row.nickname,
-      avatarUrl: row.avatar_url,
-      roles: row.roles,
-      disabled: row.disabled,
-      tokenEpoch: row.token_epoch,
-    };
+    const { id, project_id: projectId, username, nickname, avatar_url: avatarUrl, roles, disabled } = row;
+    return { id, projectId, username, nickname, avatarUrl, roles, disabled, tokenEpoch: row.token_epoch };
   },
   /** The user of a row with its stored password hash (sign-in). */
   withPassword(row: UserRow): UserWithPassword {
@@ -76,11 +67,9 @@ export const userRows = {
   },
 };
 
-/** A row of `projects`. */
-export interface ProjectRow {
-  id: number;
+/** A row of `projects`: the project, its organisation under the column's name. */
+export interface ProjectRow extends Omit<Project, 'orgId'> {
   org_id: number;
-  name: string;
 }
 
 export const projectRows = {
@@ -90,13 +79,10 @@ export const projectRows = {
   },
 };
 
-/** An administrator: a row of `admins`. */
-export interface AdminRow {
-  id: number;
+/** An administrator: a row of `admins`, the admin with its organisation under the column's name and its password hash. */
+export interface AdminRow extends Omit<Admin, 'orgId'> {
   org_id: number;
-  email: string;
   password_hash: string;
-  role: AdminRole;
 }
 
 export const adminRows = {
