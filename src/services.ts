@@ -125,7 +125,7 @@ export function createServices(config: Config, storage: Storage, options: Servic
   // Every commit of documents reaches this instance's listeners at once and the others' over the bus (§10).
   const documentCommits = new DocumentCommits(
     storage.documents,
-    bus,
+    bus instanceof InProcessBus ? null : bus,
     { maxWrites: config.realtime.logMaxWrites, maxAgeMs: config.realtime.logMaxAgeSeconds * 1000 },
     publishFailures(log),
   );

@@ -24,7 +24,8 @@ export class DocumentCommits {
 
   constructor(
     private readonly store: Pick<DocumentStore, 'apply'>,
-    private readonly bus: Bus,
+    /** The bus to the other instances; null when there are none (the in-process bus: nobody to tell). */
+    private readonly peers: Bus | null,
     readonly retention: ChangeLogRetention,
     private readonly onPublishError?: (error: unknown) => void,
   ) {}
@@ -48,6 +49,7 @@ export class DocumentCommits {
   committed(projectId: number, commits: readonly DocumentCommitRecord[]): void {
     if (commits.length === 0) return;
     this.local.tell(projectId, commits, this.onPublishError);
+    if (!this.peers) return;
     const waiting = this.unpublished.get(projectId);
     if (waiting) {
       waiting.push(...commits);
@@ -58,12 +60,13 @@ export class DocumentCommits {
   }
 
   private publish(): void {
+    const peers = this.peers as Bus;
     const batches = this.unpublished;
     this.unpublished = new Map();
     for (const [projectId, commits] of batches) {
       const message = encodeDocumentCommits({ projectId, commits }, this.origin);
       // The writes are committed: other instances' feeds catch up from the change log when they notice the gap.
-      this.bus.publish(documentChannel(projectId), message).catch((error: unknown) => this.onPublishError?.(error));
+      peers.publish(documentChannel(projectId), message).catch((error: unknown) => this.onPublishError?.(error));
     }
   }
 }

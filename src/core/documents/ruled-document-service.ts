@@ -48,7 +48,7 @@ export class RuledDocumentService {
   ) {}
 
   async get(caller: DocumentCaller, rawPath: string): Promise<DocumentWithCollections> {
-    const access = await this.accessOf(caller);
+    const access = this.known(caller) ?? (await this.accessOf(caller));
     if (access.open) return this.documents.get(caller.projectId, rawPath);
     const { path } = parseDocumentPath(rawPath, this.limits);
     const found = await this.store.getWithCollections(caller.projectId, path);
@@ -59,11 +59,14 @@ export class RuledDocumentService {
   }
 
   async put(caller: DocumentCaller, rawPath: string, data: JsonObject, request: ClientWriteRequest = {}) {
-    return this.documents.put(caller.projectId, rawPath, data, { ...request, access: await this.accessOf(caller) });
+    return this.documents.put(caller.projectId, rawPath, data, {
+      ...request,
+      access: this.known(caller) ?? (await this.accessOf(caller)),
+    });
   }
 
   async create(caller: DocumentCaller, rawCollection: string, rawParent: string | undefined, data: JsonObject) {
-    const access = await this.accessOf(caller);
+    const access = this.known(caller) ?? (await this.accessOf(caller));
     return this.documents.create(caller.projectId, rawCollection, rawParent, data, access);
   }
 
@@ -73,21 +76,27 @@ export class RuledDocumentService {
     patch: JsonObject | undefined,
     request: ClientWriteRequest = {},
   ) {
-    return this.documents.patch(caller.projectId, rawPath, patch, { ...request, access: await this.accessOf(caller) });
+    return this.documents.patch(caller.projectId, rawPath, patch, {
+      ...request,
+      access: this.known(caller) ?? (await this.accessOf(caller)),
+    });
   }
 
   async delete(caller: DocumentCaller, rawPath: string, request: ClientWriteRequest = {}) {
-    return this.documents.delete(caller.projectId, rawPath, { ...request, access: await this.accessOf(caller) });
+    return this.documents.delete(caller.projectId, rawPath, {
+      ...request,
+      access: this.known(caller) ?? (await this.accessOf(caller)),
+    });
   }
 
   /** A batch (§11): every write is checked against the rules, inside the commit when it needs the stored document. */
   async batch(caller: DocumentCaller, writes: readonly BatchWrite[]): Promise<BatchResult> {
-    return this.documents.batch(caller.projectId, writes, await this.accessOf(caller));
+    return this.documents.batch(caller.projectId, writes, this.known(caller) ?? (await this.accessOf(caller)));
   }
 
   /** Direct children the caller may list, by path; the limit counts those only. */
   async list(caller: DocumentCaller, rawCollection: string, request: ListRequest): Promise<DocumentJson[]> {
-    const access = await this.accessOf(caller);
+    const access = this.known(caller) ?? (await this.accessOf(caller));
     if (access.open) return this.documents.list(caller.projectId, rawCollection, request);
     const parent = parseParentPath(request.parentPath, this.limits);
     const collection = parseCollectionName(rawCollection);
@@ -113,7 +122,7 @@ export class RuledDocumentService {
 
   /** Matching documents the caller may list; `offset` and `limit` count those only. */
   async query(caller: DocumentCaller, rawCollection: string, request: QueryRequest): Promise<DocumentJson[]> {
-    const access = await this.accessOf(caller);
+    const access = this.known(caller) ?? (await this.accessOf(caller));
     if (access.open) return this.documents.query(caller.projectId, rawCollection, request);
     const parent = request.parentPath === undefined ? null : parseParentPath(request.parentPath, this.limits);
     const collection = parseCollectionName(rawCollection);
@@ -140,8 +149,12 @@ export class RuledDocumentService {
     return allowed.slice(request.offset ?? 0, wanted);
   }
 
-  /** The caller's access, without a promise when the ruleset and `request.auth` are at hand. */
-  private accessOf(caller: DocumentCaller): DocumentAccess | Promise<DocumentAccess> {
-    return this.access.cached(caller.projectId, caller.userId) ?? this.access.of(caller.projectId, caller.userId);
+  /** The caller's access when the ruleset and `request.auth` are at hand: no promise, no await. */
+  private known(caller: DocumentCaller): DocumentAccess | undefined {
+    return this.access.cached(caller.projectId, caller.userId);
+  }
+
+  private accessOf(caller: DocumentCaller): Promise<DocumentAccess> {
+    return this.access.of(caller.projectId, caller.userId);
   }
 }
