@@ -6,6 +6,10 @@ import { createHash, randomBytes } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import { type SignedToken, signToken, verifyToken } from './jwt.js';
 
+const TOKEN_TYPE = 'access';
+/** The extra claim naming the user's token epoch (beside `sub, pid, typ, iat, exp`). */
+const EPOCH_CLAIM = 'epoch';
+
 /** The claims of an access token, as verified. */
 export interface AccessClaims {
   projectId: number;
@@ -15,10 +19,6 @@ export interface AccessClaims {
   /** Expiry in seconds since the epoch. */
   exp: number;
 }
-
-const TOKEN_TYPE = 'access';
-/** The extra claim naming the user's token epoch (beside `sub, pid, typ, iat, exp`). */
-const EPOCH_CLAIM = 'epoch';
 
 /** Signs and verifies the access tokens of client users. */
 export class AccessTokens {
