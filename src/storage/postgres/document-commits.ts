@@ -13,7 +13,7 @@
  *    version with the log's trim (one per project) and commits.
  */
 import type pg from 'pg';
-import { CallChanges, decideMutation, ProjectCommits } from '../../core/documents/commit-versions.js';
+import { CallChanges, decideMutation, ProjectCommits } from '../../core/documents/commit-builder.js';
 import type {
   AppliedCall,
   AppliedMutation,
@@ -203,7 +203,9 @@ export class PostgresDocumentCommits {
       const outcomes = calls.map((call): Outcome => {
         const project = projects.get(call.projectId) as ProjectCommits;
         const decided = decideCall(call, { version: project.next, time }, slots);
-        return decided.ok ? { ok: true, applied: decided.applied, commit: project.accept(decided.changes) } : decided;
+        return decided.ok
+          ? { ok: true, applied: decided.applied, commit: project.accept(decided.changes.list()) }
+          : decided;
       });
       const written = await writeSlots(client, slots);
       // Without a read, each document is written once: the write statement tells its id and data before.

@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { CallChanges, decideMutation, ProjectCommits } from '../../core/documents/commit-versions.js';
+import { CallChanges, decideMutation, ProjectCommits } from '../../core/documents/commit-builder.js';
 import type {
   AppliedCall,
   AppliedMutation,
@@ -98,12 +98,13 @@ export class SqliteDocumentStore implements DocumentStore {
       const changes = new CallChanges();
       const applyAll = () => {
         const applied = mutations.map((mutation) => this.applyOne(projectId, mutation, commit, changes));
-        this.log.append(projectId, commit.version, changes.list(), commit.time);
-        return applied;
+        const changed = changes.list();
+        this.log.append(projectId, commit.version, changed, commit.time);
+        return { applied, changed };
       };
       // Several writes go in a savepoint: a refusal of any of them undoes the others.
-      const applied = mutations.length > 1 ? this.db.transaction(applyAll)() : applyAll();
-      return { applied, commit: project.accept(changes) };
+      const { applied, changed } = mutations.length > 1 ? this.db.transaction(applyAll)() : applyAll();
+      return { applied, commit: project.accept(changed) };
     });
   }
 

@@ -1,8 +1,9 @@
 /**
- * How a group commit of documents gives out versions (§10): the writes the service commits
- * together still get one version each, in the order they apply, so an ETag names exactly one
- * state and a listener receives one change per version. Both engines keep their part of a commit
- * here; they only read the project's version before it and store the last one after it.
+ * A commit of documents as core builds it and the engines feed it (§10, §11): the versions a
+ * group commit gives out (the writes the service commits together still get one version each,
+ * in the order they apply, so an ETag names exactly one state and a listener receives one change
+ * per version), what each call changed, and each mutation's decision. The engines only read the
+ * stored documents and the project's version before the commit, and store what comes out.
  */
 import type {
   AppliedMutation,
@@ -42,9 +43,9 @@ export class ProjectCommits {
     return this.records;
   }
 
-  /** Records the call that got `next` as accepted, with what it changed. */
-  accept(changes: CallChanges): DocumentCommitRecord {
-    const record = { version: this.next, changes: changes.list() };
+  /** Records the call that got `next` as accepted, with what it changed (`CallChanges.list`). */
+  accept(changes: DocumentChangeEntry[]): DocumentCommitRecord {
+    const record = { version: this.next, changes };
     this.records.push(record);
     return record;
   }
@@ -65,6 +66,7 @@ export class CallChanges {
     this.byPath.set(change.path, first ? { ...change, previous: first.previous } : change);
   }
 
+  /** The call's changes, each document once. */
   list(): DocumentChangeEntry[] {
     return [...this.byPath.values()].filter((change) => change.data !== null || change.previous !== null);
   }
