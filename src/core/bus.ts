@@ -75,3 +75,24 @@ export class ChannelListening {
     await stop?.();
   }
 }
+
+/** A commit as a feed orders it: versions of a project are consecutive. */
+export interface VersionedCommit {
+  version: number;
+}
+
+/**
+ * Where a feed of one project's commits (the tree's, the documents') hears of them on the bus and
+ * reads the ones it missed; the services hand one out per project (`commitSource`).
+ */
+export interface CommitSource<C extends VersionedCommit> {
+  /** The bus channel the commits are announced on. */
+  readonly channel: string;
+  /** This instance's mark on its own messages: its commits reach the feed directly (`ownCommits`). */
+  readonly origin: string;
+  /** The commits of the feed's project a bus message carries, in order; null when it is not one. */
+  decode(message: string): C[] | null;
+  currentVersion(): Promise<number>;
+  /** The commits after `version` from the change log; null when the log no longer covers it. */
+  changesSince(version: number): Promise<{ version: number; commits: C[] } | null>;
+}

@@ -1,6 +1,5 @@
 import type { Bus } from '../core/bus.js';
 import type { DocumentCommitRecord } from '../core/documents/document-store.js';
-import { decodeDocumentCommits, documentChannel } from '../core/listeners/document-commit-event.js';
 import type { DocumentListenerService } from '../core/listeners/document-listener-service.js';
 import { ListenerIndex } from '../core/listeners/listener-index.js';
 import { type FeedOptions, OrderedFeed } from './ordered-feed.js';
@@ -27,20 +26,7 @@ export class DocumentFeed extends OrderedFeed<DocumentCommitRecord> {
     bus: Bus,
     options: FeedOptions,
   ) {
-    super(
-      {
-        channel: documentChannel(projectId),
-        origin: service.origin,
-        decode: (message) => {
-          const event = decodeDocumentCommits(message);
-          return event && event.projectId === projectId ? event.commits : null;
-        },
-        currentVersion: () => service.currentVersion(projectId),
-        changesSince: (version) => service.changesSince(projectId, version),
-      },
-      bus,
-      options,
-    );
+    super(service.commitSource(projectId), bus, options);
   }
 
   protected deliver(commit: DocumentCommitRecord): void {

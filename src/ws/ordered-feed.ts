@@ -1,4 +1,4 @@
-import { type Bus, isOwnMessage } from '../core/bus.js';
+import { type Bus, type CommitSource, isOwnMessage, type VersionedCommit } from '../core/bus.js';
 
 /** Settings of a feed. */
 export interface FeedOptions {
@@ -7,24 +7,6 @@ export interface FeedOptions {
   /** How often the feed compares its cursor with the database, for commits whose broadcast was lost. */
   reconcileMs: number;
   onError: (error: unknown) => void;
-}
-
-/** A commit as a feed orders it: versions of a project are consecutive. */
-export interface VersionedCommit {
-  version: number;
-}
-
-/** Where a feed hears of its project's commits and reads the ones it missed. */
-export interface CommitSource<C extends VersionedCommit> {
-  /** The bus channel the commits are announced on. */
-  readonly channel: string;
-  /** This instance's mark on its own messages: its commits reach the feed directly (`ownCommits`). */
-  readonly origin: string;
-  /** The commits of the feed's project a bus message carries, in order; null when it is not one. */
-  decode(message: string): C[] | null;
-  currentVersion(): Promise<number>;
-  /** The commits after `version` from the change log; null when the log no longer covers it. */
-  changesSince(version: number): Promise<{ version: number; commits: C[] } | null>;
 }
 
 // Past this many commits waiting behind a gap, the gap is filled at once.

@@ -1,5 +1,4 @@
 import type { Bus } from '../core/bus.js';
-import { commitChannel, decodeCommits } from '../core/realtime/commit-event.js';
 import { SubscriptionIndex, type WriteRelation } from '../core/realtime/subscription-index.js';
 import type { TreeService } from '../core/realtime/tree-service.js';
 import type { TreeChange, TreeCommit } from '../core/realtime/tree-store.js';
@@ -50,20 +49,7 @@ export class ProjectFeed extends OrderedFeed<TreeCommit> {
     bus: Bus,
     options: FeedOptions,
   ) {
-    super(
-      {
-        channel: commitChannel(projectId),
-        origin: tree.origin,
-        decode: (message) => {
-          const events = decodeCommits(message);
-          return events?.every((event) => event.projectId === projectId) ? events : null;
-        },
-        currentVersion: () => tree.currentVersion(projectId),
-        changesSince: async (version) => tree.changesSince(projectId, version),
-      },
-      bus,
-      options,
-    );
+    super(tree.commitSource(projectId), bus, options);
   }
 
   /** Number of connections using the feed. */

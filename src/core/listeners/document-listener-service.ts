@@ -3,9 +3,12 @@
  * version it reflects, under the listening user's rules (§9), the change log for `since`, the
  * current version, and the rules a user is held to now.
  */
+
+import type { CommitSource } from '../bus.js';
 import type { DocumentCommits, LocalDocumentCommitListener } from '../documents/document-commits.js';
 import { parseDocumentJson } from '../documents/document-service.js';
 import type {
+  DocumentCommitRecord,
   DocumentHistory,
   DocumentRecord,
   DocumentStore,
@@ -13,6 +16,7 @@ import type {
 } from '../documents/document-store.js';
 import type { DocumentAccess, DocumentAccessSource } from '../rules/document-access.js';
 import { matchesNothing } from '../where.js';
+import { decodeDocumentCommits, documentChannel } from './document-commit-event.js';
 import type { ListenTarget } from './listen-request.js';
 
 /** A listener's result at `version`, in query order. */
@@ -73,6 +77,20 @@ export class DocumentListenerService {
     if (filterEach) documents = documents.filter((document) => access.mayList(document));
     if (target.limit !== undefined) documents = documents.slice(0, target.limit);
     return { version: snapshot.version, documents };
+  }
+
+  /** Where a feed of the project's document commits hears of them and reads the ones it missed. */
+  commitSource(projectId: number): CommitSource<DocumentCommitRecord> {
+    return {
+      channel: documentChannel(projectId),
+      origin: this.origin,
+      decode: (message) => {
+        const event = decodeDocumentCommits(message);
+        return event && event.projectId === projectId ? event.commits : null;
+      },
+      currentVersion: () => this.currentVersion(projectId),
+      changesSince: (version) => this.changesSince(projectId, version),
+    };
   }
 
   /** The commits after `since`, or null when the log no longer covers them. */

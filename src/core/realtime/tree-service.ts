@@ -1,7 +1,8 @@
-import type { Bus } from '../bus.js';
+import type { Bus, CommitSource } from '../bus.js';
 import { AppError } from '../errors.js';
 import type { JsonObject, JsonValue } from '../json.js';
 import { defaultPathLimits, type PathLimits } from '../paths.js';
+import { commitChannel, decodeCommits } from './commit-event.js';
 import { type SubtreeJson, SubtreeJsonCache } from './subtree-cache.js';
 import { type TreeMatch, TreePreconditionFailed, treeEtag, treeWriteHook } from './tree-atomic.js';
 import { type LocalCommitListener, TreeCommits } from './tree-commits.js';
@@ -240,6 +241,20 @@ export class TreeService {
   }
 
   /** The commits after `version`, or null when the change log no longer covers them. */
+  /** Where a feed of the project's commits hears of them and reads the ones it missed. */
+  commitSource(projectId: number): CommitSource<TreeCommit> {
+    return {
+      channel: commitChannel(projectId),
+      origin: this.origin,
+      decode: (message) => {
+        const events = decodeCommits(message);
+        return events?.every((event) => event.projectId === projectId) ? events : null;
+      },
+      currentVersion: () => this.currentVersion(projectId),
+      changesSince: (version) => this.changesSince(projectId, version),
+    };
+  }
+
   changesSince(projectId: number, version: number): Promise<TreeHistory | null> {
     return this.store.changesSince(projectId, version);
   }
