@@ -336,4 +336,16 @@ UPDATE refresh_tokens SET token_epoch = coalesce((
 ), 0);
 `,
   },
+  {
+    version: 14,
+    name: 'leaderboard history by user first',
+    // A player's own history (§18 `history/me`) reads every archived period of one user on one
+    // board: with the user before the period in the key that is one range of the index, where
+    // `(leaderboard_id, period_start, user_id)` had to visit every period of the board. The new
+    // key still serves a user's standing in one period (all three columns fixed), so it replaces it.
+    sql: `
+DROP INDEX leaderboard_history_by_user;
+CREATE INDEX leaderboard_history_by_user ON leaderboard_history (leaderboard_id, user_id, period_start);
+`,
+  },
 ];
