@@ -340,4 +340,40 @@ DROP INDEX leaderboard_history_by_user;
 CREATE INDEX leaderboard_history_by_user ON leaderboard_history (leaderboard_id, user_id, period_start);
 `,
   },
+  {
+    version: 16,
+    name: 'leaderboard tournaments',
+    // §18 tournaments: a board's join rule, limits and window (existing boards: none, so they stay
+    // as they were; the window as epoch ms), and per period the joins, their count (the row a join
+    // updates under the board's lock) and each player's counted submissions. Keyed by the period,
+    // so an old period's rows never count for the next one; a reset deletes them.
+    sql: `
+ALTER TABLE leaderboards
+  ADD COLUMN join_required BOOLEAN NOT NULL DEFAULT false,
+  ADD COLUMN max_participants INTEGER,
+  ADD COLUMN max_submissions INTEGER,
+  ADD COLUMN starts_at BIGINT,
+  ADD COLUMN ends_at BIGINT;
+CREATE TABLE leaderboard_joins (
+  leaderboard_id INTEGER NOT NULL,
+  period_start BIGINT NOT NULL,
+  user_id INTEGER NOT NULL,
+  joined_at BIGINT NOT NULL,
+  PRIMARY KEY (leaderboard_id, period_start, user_id)
+);
+CREATE TABLE leaderboard_join_counts (
+  leaderboard_id INTEGER NOT NULL,
+  period_start BIGINT NOT NULL,
+  participants INTEGER NOT NULL,
+  PRIMARY KEY (leaderboard_id, period_start)
+);
+CREATE TABLE leaderboard_submission_counts (
+  leaderboard_id INTEGER NOT NULL,
+  period_start BIGINT NOT NULL,
+  user_id INTEGER NOT NULL,
+  submissions INTEGER NOT NULL,
+  PRIMARY KEY (leaderboard_id, period_start, user_id)
+);
+`,
+  },
 ];

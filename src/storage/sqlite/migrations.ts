@@ -348,4 +348,39 @@ DROP INDEX leaderboard_history_by_user;
 CREATE INDEX leaderboard_history_by_user ON leaderboard_history (leaderboard_id, user_id, period_start);
 `,
   },
+  {
+    version: 15,
+    name: 'leaderboard tournaments',
+    // §18 tournaments: a board's join rule, limits and window (existing boards: none, so they stay
+    // as they were; the window as epoch ms), and per period the joins, their count and each
+    // player's counted submissions. Keyed by the period, so an old period's rows never count for
+    // the next one; a reset deletes them.
+    sql: `
+ALTER TABLE leaderboards ADD COLUMN join_required INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE leaderboards ADD COLUMN max_participants INTEGER;
+ALTER TABLE leaderboards ADD COLUMN max_submissions INTEGER;
+ALTER TABLE leaderboards ADD COLUMN starts_at INTEGER;
+ALTER TABLE leaderboards ADD COLUMN ends_at INTEGER;
+CREATE TABLE leaderboard_joins (
+  leaderboard_id INTEGER NOT NULL,
+  period_start INTEGER NOT NULL,
+  user_id INTEGER NOT NULL,
+  joined_at INTEGER NOT NULL,
+  PRIMARY KEY (leaderboard_id, period_start, user_id)
+) WITHOUT ROWID;
+CREATE TABLE leaderboard_join_counts (
+  leaderboard_id INTEGER NOT NULL,
+  period_start INTEGER NOT NULL,
+  participants INTEGER NOT NULL,
+  PRIMARY KEY (leaderboard_id, period_start)
+) WITHOUT ROWID;
+CREATE TABLE leaderboard_submission_counts (
+  leaderboard_id INTEGER NOT NULL,
+  period_start INTEGER NOT NULL,
+  user_id INTEGER NOT NULL,
+  submissions INTEGER NOT NULL,
+  PRIMARY KEY (leaderboard_id, period_start, user_id)
+) WITHOUT ROWID;
+`,
+  },
 ];
