@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { ANTI_CHEAT_DEFAULTS } from '../src/core/leaderboards/leaderboard-model.js';
+import { ANTI_CHEAT_DEFAULTS, TOURNAMENT_DEFAULTS } from '../src/core/leaderboards/leaderboard-model.js';
 import { LeaderboardResets } from '../src/core/leaderboards/leaderboard-resets.js';
 import { MemoryRankCache } from '../src/core/leaderboards/memory-rank-cache.js';
 import { periodContaining } from '../src/core/leaderboards/period-schedule.js';
@@ -81,6 +81,7 @@ async function benchReset(engine: string, entries: number, url: string): Promise
         ],
         rewards: [{ league: 'global', rankFrom: 1, rankTo: 100, reward: { coins: 10 } }],
         ...ANTI_CHEAT_DEFAULTS,
+        ...TOURNAMENT_DEFAULTS,
       },
       period,
     );

@@ -17,7 +17,7 @@ import { Redis } from 'ioredis';
 import pg from 'pg';
 import { systemClock } from '../src/core/clock.js';
 import { createLeaderboards } from '../src/core/leaderboards/create-leaderboards.js';
-import { ANTI_CHEAT_DEFAULTS } from '../src/core/leaderboards/leaderboard-model.js';
+import { ANTI_CHEAT_DEFAULTS, TOURNAMENT_DEFAULTS } from '../src/core/leaderboards/leaderboard-model.js';
 import type { LeaderboardService } from '../src/core/leaderboards/leaderboard-service.js';
 import { MemoryRankCache } from '../src/core/leaderboards/memory-rank-cache.js';
 import type { Storage } from '../src/core/ports.js';
@@ -130,6 +130,7 @@ async function benchEngine(
       leagues: [{ slug: 'global', name: 'Global', order: 0, minStat: null, promoteTop: null, demoteBottom: null }],
       rewards: [],
       ...ANTI_CHEAT_DEFAULTS,
+      ...TOURNAMENT_DEFAULTS,
     });
     const board = await storage.leaderboards.get(PROJECT, SLUG);
     if (!board) throw new Error('bench board missing');

@@ -14,7 +14,7 @@ import pg from 'pg';
 import { loadConfig } from '../src/config.js';
 import { createdUser } from '../src/core/auth/auth-service.js';
 import { PLAYER_ROLE } from '../src/core/auth/player-role.js';
-import { ANTI_CHEAT_DEFAULTS } from '../src/core/leaderboards/leaderboard-model.js';
+import { ANTI_CHEAT_DEFAULTS, TOURNAMENT_DEFAULTS } from '../src/core/leaderboards/leaderboard-model.js';
 import type { Storage } from '../src/core/ports.js';
 import { parseRuleset } from '../src/core/rules/ruleset.js';
 import { createServices } from '../src/services.js';
@@ -118,6 +118,7 @@ export async function prepareDatabase(engine: Engine, settings: BenchSettings): 
       leagues: [{ slug: 'global', name: 'Global', order: 0, minStat: null, promoteTop: null, demoteBottom: null }],
       rewards: [],
       ...ANTI_CHEAT_DEFAULTS,
+      ...TOURNAMENT_DEFAULTS,
     });
     const started = performance.now();
     // Without datasets (fan-out and memory only) the projects are there, empty.

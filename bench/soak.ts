@@ -17,7 +17,7 @@ import pg from 'pg';
 import { loadConfig } from '../src/config.js';
 import { createdUser } from '../src/core/auth/auth-service.js';
 import { PLAYER_ROLE } from '../src/core/auth/player-role.js';
-import { ANTI_CHEAT_DEFAULTS } from '../src/core/leaderboards/leaderboard-model.js';
+import { ANTI_CHEAT_DEFAULTS, TOURNAMENT_DEFAULTS } from '../src/core/leaderboards/leaderboard-model.js';
 import type { Storage } from '../src/core/ports.js';
 import { createServices } from '../src/services.js';
 import { PostgresStorage, quoteIdent } from '../src/storage/postgres/postgres-storage.js';
@@ -106,6 +106,7 @@ async function prepare(mode: Mode): Promise<Prepared> {
     leagues: [{ slug: 'global', name: 'Global', order: 0, minStat: null, promoteTop: null, demoteBottom: null }],
     rewards: [],
     ...ANTI_CHEAT_DEFAULTS,
+    ...TOURNAMENT_DEFAULTS,
   });
   await services.leaderboards.stop();
   await storage.close();

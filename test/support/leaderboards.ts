@@ -1,9 +1,10 @@
 /** Builders of leaderboard definitions for tests. */
-import type {
-  Leaderboard,
-  LeaderboardDefinition,
-  League,
-  Period,
+import {
+  type Leaderboard,
+  type LeaderboardDefinition,
+  type League,
+  type Period,
+  TOURNAMENT_DEFAULTS,
 } from '../../src/core/leaderboards/leaderboard-model.js';
 import type { LeaderboardStore } from '../../src/core/leaderboards/leaderboard-store.js';
 
@@ -27,6 +28,7 @@ export function definition(slug: string, extra: Partial<LeaderboardDefinition> =
     clientSubmit: true,
     statMin: null,
     statMax: null,
+    ...TOURNAMENT_DEFAULTS,
     ...extra,
   };
 }

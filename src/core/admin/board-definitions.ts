@@ -8,6 +8,7 @@ import {
   type RewardRecord,
   rewardRecord,
   rewardsOf,
+  tournamentOf,
 } from '../leaderboards/board-record.js';
 import type { LeaderboardEdit } from '../leaderboards/leaderboard-admin.js';
 import type { Leaderboard } from '../leaderboards/leaderboard-model.js';
@@ -38,6 +39,13 @@ export function editOf(board: Leaderboard, input: BoardChangeInput): Leaderboard
   if (input.client_submit !== undefined) edit.clientSubmit = input.client_submit;
   if (input.stat_min !== undefined) edit.statMin = input.stat_min;
   if (input.stat_max !== undefined) edit.statMax = input.stat_max;
+  // Each tournament field the change names (null included: it removes the limit or the bound).
+  const tournament = tournamentOf(input);
+  if (input.join_required !== undefined) edit.joinRequired = tournament.joinRequired;
+  if (input.max_participants !== undefined) edit.maxParticipants = tournament.maxParticipants;
+  if (input.max_submissions !== undefined) edit.maxSubmissions = tournament.maxSubmissions;
+  if (input.starts_at !== undefined) edit.startsAt = tournament.startsAt;
+  if (input.ends_at !== undefined) edit.endsAt = tournament.endsAt;
   return edit;
 }
 

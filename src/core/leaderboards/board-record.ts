@@ -19,7 +19,10 @@ import {
   type Reward,
   SORT_ORDERS,
   SUBMIT_OPERATORS,
+  TOURNAMENT_DEFAULTS,
+  type Tournament,
 } from './leaderboard-model.js';
+import { isoTime } from './period-schedule.js';
 
 /** The schema of one of `values`: the union of their literals, in their order. */
 function oneOf<const T extends readonly string[]>(values: T): TUnion<{ -readonly [K in keyof T]: TLiteral<T[K]> }> {
@@ -35,6 +38,39 @@ export const BoardFieldsSchema = Type.Object({
   sort: oneOf(SORT_ORDERS),
   operator: oneOf(SUBMIT_OPERATORS),
   reset: oneOf(RESET_SCHEDULES),
+});
+
+/**
+ * An instant as a board's window takes it: ISO 8601 with a time and a zone (`2026-11-22T10:00:00Z`,
+ * `2026-11-22T11:00+01:00`). Shown back as UTC with milliseconds (`2026-11-22T10:00:00.000Z`).
+ */
+export const INSTANT_PATTERN = '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,9})?)?(Z|[+-]\\d{2}:\\d{2})$';
+
+const INSTANT = new RegExp(INSTANT_PATTERN);
+
+/** The tournament fields of a board (§18) as every board representation shows them; inputs bound the integers. */
+export const TournamentFieldsSchema = Type.Object({
+  join_required: Type.Boolean({
+    description: 'Players must join (POST /leaderboards/{slug}/join) each period to submit',
+  }),
+  max_participants: Nullable(
+    Type.Integer({ description: 'How many players may join a period (join_required boards only); null: no limit' }),
+  ),
+  max_submissions: Nullable(
+    Type.Integer({ description: 'How many submissions of a player count per period; null: no limit' }),
+  ),
+  starts_at: Nullable(
+    Type.String({
+      pattern: INSTANT_PATTERN,
+      description: 'When players’ submissions open (ISO 8601, inclusive); null: open from the start',
+    }),
+  ),
+  ends_at: Nullable(
+    Type.String({
+      pattern: INSTANT_PATTERN,
+      description: 'When players’ submissions close (ISO 8601, exclusive; after starts_at); null: never',
+    }),
+  ),
 });
 
 /** A league as a record; an input that must bound its integers overrides them. */
@@ -61,11 +97,17 @@ export type LeagueRecord = Static<typeof LeagueRecordSchema>;
 export type RewardRecord = Omit<Static<typeof RewardRecordSchema>, 'reward'> & { reward: JsonValue };
 
 /** A definition's fields besides leagues and rewards: one column each in both engines. */
-export interface BoardFields extends Static<typeof BoardFieldsSchema> {
+export interface BoardFields extends Static<typeof BoardFieldsSchema>, Static<typeof TournamentFieldsSchema> {
   client_submit: boolean;
   stat_min: number | null;
   stat_max: number | null;
 }
+
+/** The window's instants as both engines store them: epoch milliseconds. */
+type StoredWindow = { starts_at: number | null; ends_at: number | null };
+
+/** A definition's fields as stored: the record's, the window in epoch milliseconds. */
+export type BoardColumns = Omit<BoardFields, keyof StoredWindow> & StoredWindow;
 
 /** A whole definition as a record. */
 export interface BoardRecord extends BoardFields {
@@ -74,7 +116,7 @@ export interface BoardRecord extends BoardFields {
 }
 
 /** A stored board's row once its driver's types are coerced: the definition's fields, id, revision, period. */
-export interface BoardRow extends BoardFields {
+export interface BoardRow extends BoardColumns {
   id: number;
   project_id: number;
   revision: number;
@@ -86,7 +128,7 @@ export interface BoardRow extends BoardFields {
 export type LeagueInput = Pick<LeagueRecord, 'slug'> & Partial<LeagueRecord>;
 /** A reward as sent; a missing `reward` is null. */
 export type RewardInput = Omit<RewardRecord, 'reward'> & { reward?: unknown };
-/** A definition as sent; omitted fields take the defaults of `DEFAULTS` and `ANTI_CHEAT_DEFAULTS`. */
+/** A definition as sent; omitted fields take the defaults of `DEFAULTS`, `ANTI_CHEAT_DEFAULTS` and `TOURNAMENT_DEFAULTS`. */
 export type BoardInput = Pick<BoardFields, 'slug' | 'name'> &
   Partial<Omit<BoardFields, 'slug' | 'name'>> & { leagues?: LeagueInput[]; rewards?: RewardInput[] };
 
@@ -124,6 +166,31 @@ export function rewardsOf(input: readonly RewardInput[]): Reward[] {
   }));
 }
 
+/**
+ * The epoch milliseconds of an instant of `INSTANT_PATTERN`; NaN when it is none, or names no real
+ * time (`2026-02-30`, `T24:00`: Date.parse would roll them over), which `definitionProblem` refuses.
+ */
+export function instantOf(text: string): number {
+  const ms = INSTANT.test(text) ? Date.parse(text) : Number.NaN;
+  if (Number.isNaN(ms)) return ms;
+  const zone = /([+-])(\d{2}):(\d{2})$/.exec(text);
+  const offsetMinutes = zone ? (zone[1] === '-' ? -1 : 1) * (Number(zone[2]) * 60 + Number(zone[3])) : 0;
+  // The calendar date in the text's own zone must be the one written.
+  return isoTime(ms + offsetMinutes * 60_000).slice(0, 10) === text.slice(0, 10) ? ms : Number.NaN;
+}
+
+/** The tournament settings an input describes (§18); an omitted field takes its default. */
+export function tournamentOf(input: Partial<BoardFields>): Tournament {
+  const instant = (text: string | null | undefined) => (text === undefined || text === null ? null : instantOf(text));
+  return {
+    joinRequired: input.join_required ?? TOURNAMENT_DEFAULTS.joinRequired,
+    maxParticipants: input.max_participants ?? TOURNAMENT_DEFAULTS.maxParticipants,
+    maxSubmissions: input.max_submissions ?? TOURNAMENT_DEFAULTS.maxSubmissions,
+    startsAt: instant(input.starts_at),
+    endsAt: instant(input.ends_at),
+  };
+}
+
 /** The definition an input (an admin request, an import file's board) describes. */
 export function definitionOf(input: BoardInput): LeaderboardDefinition {
   return {
@@ -139,6 +206,7 @@ export function definitionOf(input: BoardInput): LeaderboardDefinition {
     clientSubmit: input.client_submit ?? ANTI_CHEAT_DEFAULTS.clientSubmit,
     statMin: input.stat_min ?? ANTI_CHEAT_DEFAULTS.statMin,
     statMax: input.stat_max ?? ANTI_CHEAT_DEFAULTS.statMax,
+    ...tournamentOf(input),
   };
 }
 
@@ -155,6 +223,11 @@ export function boardFields(def: LeaderboardDefinition): BoardFields {
     client_submit: def.clientSubmit,
     stat_min: def.statMin,
     stat_max: def.statMax,
+    join_required: def.joinRequired,
+    max_participants: def.maxParticipants,
+    max_submissions: def.maxSubmissions,
+    starts_at: def.startsAt === null ? null : isoTime(def.startsAt),
+    ends_at: def.endsAt === null ? null : isoTime(def.endsAt),
   };
 }
 
@@ -183,6 +256,13 @@ export function boardRecord(def: LeaderboardDefinition): BoardRecord {
 /** A value of a board column, before an engine binds it (SQLite stores booleans as 0/1). */
 export type BoardValue = string | number | boolean | null;
 
+const TOURNAMENT_COLUMNS = [
+  'join_required',
+  'max_participants',
+  'max_submissions',
+  'starts_at',
+  'ends_at',
+] as const satisfies readonly (keyof BoardColumns)[];
 const DEFINITION_COLUMNS = [
   'slug',
   'name',
@@ -194,7 +274,8 @@ const DEFINITION_COLUMNS = [
   'client_submit',
   'stat_min',
   'stat_max',
-] as const satisfies readonly (keyof BoardFields)[];
+  ...TOURNAMENT_COLUMNS,
+] as const satisfies readonly (keyof BoardColumns)[];
 // slug, type, sort and reset stay: they define a board's ranks and periods.
 const EDITABLE_COLUMNS = [
   'name',
@@ -203,11 +284,12 @@ const EDITABLE_COLUMNS = [
   'client_submit',
   'stat_min',
   'stat_max',
-] as const satisfies readonly (keyof BoardFields)[];
+  ...TOURNAMENT_COLUMNS,
+] as const satisfies readonly (keyof BoardColumns)[];
 
 /** The values of those fields of a definition, in that order. */
-function valuesOf(def: LeaderboardDefinition, columns: readonly (keyof BoardFields)[]): BoardValue[] {
-  const fields = boardFields(def);
+function valuesOf(def: LeaderboardDefinition, columns: readonly (keyof BoardColumns)[]): BoardValue[] {
+  const fields: BoardColumns = { ...boardFields(def), starts_at: def.startsAt, ends_at: def.endsAt };
   return columns.map((column) => fields[column]);
 }
 
@@ -228,12 +310,15 @@ export const boardRows = {
   },
   /** The board a row describes, with its leagues (by order) and rewards (by position). */
   of(row: BoardRow, leagues: readonly LeagueRecord[], rewards: readonly RewardRecord[]): Leaderboard {
+    const { starts_at: startsAt, ends_at: endsAt, ...fields } = row;
     return {
       id: row.id,
       projectId: row.project_id,
       revision: row.revision,
       period: { start: row.period_start, end: row.period_end },
-      ...definitionOf({ ...row, leagues: [...leagues], rewards: [...rewards] }),
+      ...definitionOf({ ...fields, leagues: [...leagues], rewards: [...rewards] }),
+      startsAt,
+      endsAt,
     };
   },
 };

@@ -2,7 +2,7 @@
 import { conflict, notFound } from '../errors.js';
 import type { BoardCache } from './board-cache.js';
 import { checkDefinition } from './leaderboard-definition.js';
-import type { Leaderboard, LeaderboardDefinition } from './leaderboard-model.js';
+import type { Leaderboard, LeaderboardDefinition, Tournament } from './leaderboard-model.js';
 import type { LeaderboardResets } from './leaderboard-resets.js';
 import type { ArchivedPeriod, LeaderboardAdminStore, LeaderboardStore } from './leaderboard-store.js';
 import { redefineRewrite } from './listing-rewrite.js';
@@ -12,7 +12,8 @@ export type LeaderboardEdit = Partial<
   Pick<
     LeaderboardDefinition,
     'name' | 'description' | 'operator' | 'leagues' | 'rewards' | 'clientSubmit' | 'statMin' | 'statMax'
-  >
+  > &
+    Tournament
 >;
 
 /** What the board administration needs: the leaderboard stores and the reset runner of the service. */
@@ -65,6 +66,11 @@ export class LeaderboardAdmin {
       // null is a value here (no bound), so only a missing field keeps the board's bound.
       statMin: edit.statMin === undefined ? board.statMin : edit.statMin,
       statMax: edit.statMax === undefined ? board.statMax : edit.statMax,
+      joinRequired: edit.joinRequired ?? board.joinRequired,
+      maxParticipants: edit.maxParticipants === undefined ? board.maxParticipants : edit.maxParticipants,
+      maxSubmissions: edit.maxSubmissions === undefined ? board.maxSubmissions : edit.maxSubmissions,
+      startsAt: edit.startsAt === undefined ? board.startsAt : edit.startsAt,
+      endsAt: edit.endsAt === undefined ? board.endsAt : edit.endsAt,
     };
     checkDefinition(definition);
     if (!(await this.deps.admin.redefine(board.id, definition, redefineRewrite(definition))))

@@ -2,6 +2,7 @@
 import { validationFailed } from '../errors.js';
 import { unstorableReason } from '../json.js';
 import type { LeaderboardDefinition } from './leaderboard-model.js';
+import { tournamentProblem } from './tournament.js';
 
 /** Slugs of boards and leagues: they appear in URLs, so a conservative alphabet. */
 export const SLUG_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
@@ -26,6 +27,8 @@ export function definitionProblem(def: LeaderboardDefinition): DefinitionProblem
   if (def.statMin !== null && def.statMax !== null && def.statMin > def.statMax) {
     return { at: 'stat_min', message: 'must be <= stat_max' };
   }
+  const tournament = tournamentProblem(def);
+  if (tournament) return tournament;
   const slugs = new Set<string>();
   for (const [i, league] of def.leagues.entries()) {
     const at = `leagues[${i}]`;

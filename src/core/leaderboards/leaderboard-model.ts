@@ -65,6 +65,16 @@ export interface LeaderboardDefinition {
   statMin: number | null;
   /** The highest value a submission may carry (inclusive); null: no upper bound. */
   statMax: number | null;
+  /** §18: players must join (each period) before they submit. */
+  joinRequired: boolean;
+  /** §18: how many players may join a period; null: no limit. */
+  maxParticipants: number | null;
+  /** §18: how many submissions of a player count per period; null: no limit. */
+  maxSubmissions: number | null;
+  /** §18: when players' submissions open (epoch ms, inclusive); null: always open. */
+  startsAt: number | null;
+  /** §18: when players' submissions close (epoch ms, exclusive); null: never. */
+  endsAt: number | null;
 }
 
 /** The anti-cheat settings of a board (§9): who may submit, and which values. */
@@ -72,6 +82,21 @@ export type AntiCheat = Pick<LeaderboardDefinition, 'clientSubmit' | 'statMin' |
 
 /** A board's anti-cheat settings when its definition (an admin request, an older export file) leaves them out. */
 export const ANTI_CHEAT_DEFAULTS: Readonly<AntiCheat> = { clientSubmit: true, statMin: null, statMax: null };
+
+/** The tournament settings of a board (§18): joining, limits and the window players submit in. */
+export type Tournament = Pick<
+  LeaderboardDefinition,
+  'joinRequired' | 'maxParticipants' | 'maxSubmissions' | 'startsAt' | 'endsAt'
+>;
+
+/** A board's tournament settings when its definition (an admin request, an older export file) leaves them out: none. */
+export const TOURNAMENT_DEFAULTS: Readonly<Tournament> = {
+  joinRequired: false,
+  maxParticipants: null,
+  maxSubmissions: null,
+  startsAt: null,
+  endsAt: null,
+};
 
 /** A stored board with its current period. */
 export interface Leaderboard extends LeaderboardDefinition {

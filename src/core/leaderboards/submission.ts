@@ -23,9 +23,22 @@ export type SubmissionSource = 'client' | 'server';
  * (inclusive, null = no bound) → 422 on every route.
  */
 export function checkSubmission(board: AntiCheat, value: number, source: SubmissionSource): void {
+  checkSource(board, source);
+  checkBounds(board, value);
+}
+
+/** 403 for a client on a board that accepts server submissions only (§9): the first check of a submission. */
+export function checkSource(board: Pick<AntiCheat, 'clientSubmit'>, source: SubmissionSource): void {
   if (source === 'client' && !board.clientSubmit) {
     throw new AppError('forbidden', 'Leaderboard accepts server submissions only');
   }
+}
+
+/**
+ * 422 for a value outside `[stat_min, stat_max]` (§9), on every route: checked after a player's
+ * tournament checks (§18: window, join, limit), before the entry is read.
+ */
+export function checkBounds(board: Pick<AntiCheat, 'statMin' | 'statMax'>, value: number): void {
   if (board.statMin !== null && value < board.statMin) {
     throw validationFailed([{ loc: ['body', 'value'], msg: `must be >= ${board.statMin}`, type: 'minimum' }]);
   }

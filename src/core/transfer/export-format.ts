@@ -20,6 +20,7 @@ import {
   definitionOf,
   LeagueRecordSchema,
   RewardRecordSchema,
+  TournamentFieldsSchema,
 } from '../leaderboards/board-record.js';
 import { definitionProblem } from '../leaderboards/leaderboard-definition.js';
 import { Nullable } from '../nullable-schema.js';
@@ -60,6 +61,13 @@ export const ExportLeaderboardSchema = Type.Object({
   client_submit: Type.Optional(Type.Boolean()),
   stat_min: Type.Optional(Nullable(Type.Number())),
   stat_max: Type.Optional(Nullable(Type.Number())),
+  // Optional: files exported before tournaments (§18) import as boards without any. Joins and
+  // counted submissions are not exported: an imported board's period starts without them.
+  join_required: Type.Optional(Type.Boolean()),
+  max_participants: Type.Optional(Nullable(Type.Integer({ minimum: 1, maximum: 2_147_483_647 }))),
+  max_submissions: Type.Optional(Nullable(Type.Integer({ minimum: 1, maximum: 2_147_483_647 }))),
+  starts_at: Type.Optional(TournamentFieldsSchema.properties.starts_at),
+  ends_at: Type.Optional(TournamentFieldsSchema.properties.ends_at),
 });
 
 export const ExportUserSchema = Type.Object({

@@ -1,7 +1,7 @@
 /** TypeBox schemas of the admin API and the admin document store (§6). */
 import Type from 'typebox';
 import { MAX_ID } from '../../core/admin/admin-service.js';
-import { BoardFieldsSchema } from '../../core/leaderboards/board-record.js';
+import { BoardFieldsSchema, TournamentFieldsSchema } from '../../core/leaderboards/board-record.js';
 import { Nullable } from '../../core/nullable-schema.js';
 import { AvatarUrl, Nickname, userProfileFields } from './auth.js';
 import { ErrorSchema, errorResponses } from './common.js';
@@ -171,6 +171,24 @@ const antiCheatInput = {
   ),
 };
 
+const Limit = (description: string) =>
+  Type.Optional(Nullable(Type.Integer({ minimum: 1, maximum: MAX_ID, description: `${description}; null: no limit` })));
+const { starts_at, ends_at } = TournamentFieldsSchema.properties;
+
+/**
+ * Tournament settings (§18) as sent: omitted on creation, none (join not required, no limits,
+ * always open); on an edit, unchanged. Instants are ISO 8601 with a zone, shown back in UTC.
+ */
+const tournamentInput = {
+  join_required: Type.Optional(
+    Type.Boolean({ description: 'Players must join (POST /leaderboards/{slug}/join) each period; default false' }),
+  ),
+  max_participants: Limit('How many players may join a period (join_required boards only, else 422)'),
+  max_submissions: Limit('How many submissions of a player count per period'),
+  starts_at: Type.Optional(starts_at),
+  ends_at: Type.Optional(ends_at),
+};
+
 export const CreateBoardBody = Type.Object({
   slug,
   name: Type.String({ minLength: 1 }),
@@ -182,6 +200,7 @@ export const CreateBoardBody = Type.Object({
   leagues: Type.Optional(Type.Array(LeagueInput, { description: 'Default: one league `global`' })),
   rewards: Type.Optional(Type.Array(RewardInput)),
   ...antiCheatInput,
+  ...tournamentInput,
 });
 
 export const UpdateBoardBody = Type.Object({
@@ -191,6 +210,7 @@ export const UpdateBoardBody = Type.Object({
   leagues: Type.Optional(Type.Array(LeagueInput, { description: 'Replaces every league' })),
   rewards: Type.Optional(Type.Array(RewardInput, { description: 'Replaces every reward' })),
   ...antiCheatInput,
+  ...tournamentInput,
   type: Type.Optional(type),
   sort: Type.Optional(sort),
   reset: Type.Optional(reset),

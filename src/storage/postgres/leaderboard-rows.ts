@@ -19,9 +19,11 @@ import type { Queryable } from './transactions.js';
 export type Millis = string;
 
 /** A board row as `pg` returns it, with its leagues and rewards as JSON arrays. */
-export interface PostgresBoardRow extends Omit<BoardRow, 'period_start' | 'period_end'> {
+export interface PostgresBoardRow extends Omit<BoardRow, 'period_start' | 'period_end' | 'starts_at' | 'ends_at'> {
   period_start: Millis;
   period_end: Millis | null;
+  starts_at: Millis | null;
+  ends_at: Millis | null;
   leagues: LeagueRecord[];
   rewards: RewardRecord[];
 }
@@ -55,10 +57,22 @@ export const SELECT_BOARD = selectBoard();
 export const toHistory = (row: PostgresHistoryRow): ArchivedStanding =>
   historyRows.of({ ...row, updated_at: Number(row.updated_at) });
 
+const millis = (value: Millis | null) => (value === null ? null : Number(value));
+
 /** The board of a row. */
 export function toBoard({ leagues, rewards, ...row }: PostgresBoardRow): Leaderboard {
-  const end = row.period_end === null ? null : Number(row.period_end);
-  return boardRows.of({ ...row, period_start: Number(row.period_start), period_end: end }, leagues, rewards);
+  const { period_end, starts_at, ends_at } = row;
+  return boardRows.of(
+    {
+      ...row,
+      period_start: Number(row.period_start),
+      period_end: millis(period_end),
+      starts_at: millis(starts_at),
+      ends_at: millis(ends_at),
+    },
+    leagues,
+    rewards,
+  );
 }
 
 /** Inserts a new board with its leagues and rewards; null when the slug is taken. Shared with the import. */
@@ -80,7 +94,7 @@ export async function insertBoard(
 
 /**
  * Replaces a board in place (the import): its definition, period and leagues and rewards, with
- * no entries or assignments left, a free reset lease and the next revision.
+ * no entries, assignments, joins or counts left, a free reset lease and the next revision.
  */
 export async function replaceBoard(
   db: Queryable,
@@ -95,7 +109,18 @@ export async function replaceBoard(
   );
   await db.query('DELETE FROM leaderboard_entries WHERE leaderboard_id = $1', [boardId]);
   await db.query('DELETE FROM leaderboard_assignments WHERE leaderboard_id = $1', [boardId]);
+  await clearParticipation(db, boardId);
   await writeDefinitionParts(db, boardId, def);
+}
+
+/** Drops a board's joins and counts (§18), in one statement: a reset starts the next period without any, an import replaces the board. */
+export async function clearParticipation(db: Queryable, boardId: number): Promise<void> {
+  await db.query(
+    `WITH joins AS (DELETE FROM leaderboard_joins WHERE leaderboard_id = $1),
+       counts AS (DELETE FROM leaderboard_join_counts WHERE leaderboard_id = $1)
+     DELETE FROM leaderboard_submission_counts WHERE leaderboard_id = $1`,
+    [boardId],
+  );
 }
 
 /** Writes a board's leagues and rewards (after deleting any it had); shared with the import. */

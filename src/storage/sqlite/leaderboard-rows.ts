@@ -19,8 +19,11 @@ import { type HistoryRow, historyRows } from '../rows.js';
 /** What the stores need of a database: `prepare` (the leaderboard store's caches its statements). */
 type Prepares = Pick<Database.Database, 'prepare'>;
 
-/** A board row as SQLite returns it: `client_submit` is 0 or 1. */
-export type SqliteBoardRow = Omit<BoardRow, 'client_submit'> & { client_submit: number };
+/** A board row as SQLite returns it: `client_submit` and `join_required` are 0 or 1. */
+export type SqliteBoardRow = Omit<BoardRow, 'client_submit' | 'join_required'> & {
+  client_submit: number;
+  join_required: number;
+};
 
 /** A history row as SQLite returns it: `reward` JSON text. */
 export type SqliteHistoryRow = Omit<HistoryRow, 'reward'> & { reward: string | null };
@@ -51,7 +54,11 @@ export function readBoard(db: Prepares, row: SqliteBoardRow): Leaderboard {
     )
     .all(row.id)
     .map((reward) => ({ ...reward, reward: JSON.parse(reward.reward) as JsonValue }));
-  return boardRows.of({ ...row, client_submit: row.client_submit === 1 }, leagues, rewards);
+  return boardRows.of(
+    { ...row, client_submit: row.client_submit === 1, join_required: row.join_required === 1 },
+    leagues,
+    rewards,
+  );
 }
 
 /** Inserts a new board with its leagues and rewards; shared with the import. */
@@ -75,7 +82,7 @@ export function insertBoard(
 
 /**
  * Replaces a board in place (the import): its definition, period and leagues and rewards, with
- * no entries or assignments left, a free reset lease and the next revision.
+ * no entries, assignments, joins or counts left, a free reset lease and the next revision.
  */
 export function replaceBoard(db: Database.Database, boardId: number, def: LeaderboardDefinition, period: Period): void {
   db.prepare(
@@ -84,7 +91,15 @@ export function replaceBoard(db: Database.Database, boardId: number, def: Leader
   ).run(...sqliteValues(boardRows.values(def, period)), boardId);
   db.prepare('DELETE FROM leaderboard_entries WHERE leaderboard_id = ?').run(boardId);
   db.prepare('DELETE FROM leaderboard_assignments WHERE leaderboard_id = ?').run(boardId);
+  clearParticipation(db, boardId);
   writeDefinitionParts(db, boardId, def);
+}
+
+/** Drops a board's joins and counts (§18): a reset starts the next period without any, an import replaces the board. */
+export function clearParticipation(db: Prepares, boardId: number): void {
+  for (const table of ['leaderboard_joins', 'leaderboard_join_counts', 'leaderboard_submission_counts']) {
+    db.prepare(`DELETE FROM ${table} WHERE leaderboard_id = ?`).run(boardId);
+  }
 }
 
 /** Writes a board's leagues and rewards (after deleting any it had); shared with the import. */

@@ -4,6 +4,7 @@ import {
   ANTI_CHEAT_DEFAULTS,
   type Leaderboard,
   type League,
+  TOURNAMENT_DEFAULTS,
 } from '../../../src/core/leaderboards/leaderboard-model.js';
 import { rewardFor } from '../../../src/core/leaderboards/listing-rewrite.js';
 import { nextPeriod, periodContaining } from '../../../src/core/leaderboards/period-schedule.js';
@@ -36,6 +37,7 @@ const board = (extra: Partial<Leaderboard> = {}): Leaderboard => ({
   leagues: [league('global', 0)],
   rewards: [],
   ...ANTI_CHEAT_DEFAULTS,
+  ...TOURNAMENT_DEFAULTS,
   ...extra,
 });
 

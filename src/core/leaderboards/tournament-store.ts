@@ -1,0 +1,67 @@
+/**
+ * The tournament side of the leaderboard port (§18): joins and counted submissions per board and
+ * period, and a project's board list. `LeaderboardStore` extends it; core decides from what it
+ * returns, the engines count and insert atomically.
+ */
+import type { Leaderboard } from './leaderboard-model.js';
+
+/** A player's part in a board's period: joined or not, and how many of their submissions counted. */
+export interface Participation {
+  joined: boolean;
+  submissions: number;
+}
+
+/** A join as core asks for it: in the period and revision of the board it read, against that board's limit. */
+export interface JoinRequest {
+  periodStart: number;
+  revision: number;
+  userId: number;
+  /** How many may join the period; null: no limit. */
+  maxParticipants: number | null;
+  /** When (epoch ms), kept with the join. */
+  at: number;
+}
+
+/**
+ * What became of a join: `joined` (inserted), `member` (joined before), `full` (refused: the
+ * period has `maxParticipants` joins), `board_changed` (the board's period or revision moved on).
+ */
+export type JoinResult = 'joined' | 'member' | 'full' | 'board_changed';
+
+/** A join's result with the period's number of joins after it (0 when the board changed). */
+export interface JoinOutcome {
+  result: JoinResult;
+  participants: number;
+}
+
+/** A submission to count against a player's limit, in the period and revision of the board core read. */
+export interface SubmissionCount {
+  periodStart: number;
+  revision: number;
+  userId: number;
+  /** The most submissions that may count in the period. */
+  limit: number;
+}
+
+/** What became of a count: `counted`, `limit` (refused, nothing counted), `board_changed`. */
+export type SubmissionCountResult = 'counted' | 'limit' | 'board_changed';
+
+/** Tournaments (§18) in storage: each method is one statement or one transaction. */
+export interface TournamentStore {
+  /** Every board of a project, by slug (byte order), with its leagues and rewards. */
+  boardsOf(projectId: number): Promise<Leaderboard[]>;
+  /** The ids of the project's boards whose current period the user joined. */
+  joinedBoards(projectId: number, userId: number): Promise<Set<number>>;
+  /** The user's joins and counted submissions in a period of a board. */
+  participation(boardId: number, periodStart: number, userId: number): Promise<Participation>;
+  /**
+   * Joins the user to the board's period unless they are a member, the period is full or the board
+   * moved on: the count check and the insert are one atomic step, so racing joins never exceed the limit.
+   */
+  join(boardId: number, request: JoinRequest): Promise<JoinOutcome>;
+  /**
+   * Counts a submission that changes no entry (`EntryWrite.limit` counts the others with their
+   * write), unless the user has `limit` counted in the period or the board moved on: atomically.
+   */
+  countSubmission(boardId: number, count: SubmissionCount): Promise<SubmissionCountResult>;
+}
