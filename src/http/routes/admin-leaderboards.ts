@@ -63,8 +63,10 @@ export function adminLeaderboardRoutes(app: HttpApp, deps: AdminLeaderboardDeps)
     adminRoute(onRequest, {
       description:
         'Creates a leaderboard (defaults: CONTINUOUS, desc, best, reset none, one league `global`, client_submit ' +
-        'true, no stat_min/stat_max); its first period is the one containing now. 409 when the slug is taken; 422 ' +
-        `for an invalid definition (also stat_min > stat_max). ${NEEDS}`,
+        'true, no stat_min/stat_max, no tournament settings: join_required false, no limits, always open); its ' +
+        'first period is the one containing now. 409 when the slug is taken; 422 for an invalid definition (also ' +
+        'stat_min > stat_max, ends_at not after starts_at, max_participants without join_required, a limit < 1). ' +
+        NEEDS,
       params: ProjectParams,
       body: CreateBoardBody,
       response: { 201: BoardSchema, ...adminConflictResponses },
@@ -109,8 +111,10 @@ export function adminLeaderboardRoutes(app: HttpApp, deps: AdminLeaderboardDeps)
     `${PREFIX}/:slug`,
     adminRoute(onRequest, {
       description:
-        'Edits name, description, operator, leagues, rewards, client_submit, stat_min and/or stat_max (leagues and ' +
-        'rewards are replaced whole; a null bound removes it; stat_min > stat_max → 422). ' +
+        'Edits name, description, operator, leagues, rewards, client_submit, stat_min, stat_max and/or the ' +
+        'tournament settings join_required, max_participants, max_submissions, starts_at, ends_at (leagues and ' +
+        'rewards are replaced whole; a null bound, limit or window end removes it; stat_min > stat_max or ends_at ' +
+        'not after starts_at → 422; joins and counts made stay). ' +
         'type, sort and reset cannot change (400). Current entries are re-homed: by stat on CONTINUOUS boards, ' +
         `to the lowest league when theirs is gone on AT_RESET boards. ${NEEDS}`,
       params: BoardParams,
@@ -129,7 +133,8 @@ export function adminLeaderboardRoutes(app: HttpApp, deps: AdminLeaderboardDeps)
     adminRoute(onRequest, {
       description:
         'Submits a stat for any user of the project, with the board’s operator, as a game server would (also on ' +
-        'boards with client_submit false); answers that user’s `me`. 422 for a value outside [stat_min, stat_max]. ' +
+        'boards with client_submit false; trusted: a tournament’s window, join and limit do not apply and it does ' +
+        'not count); answers that user’s `me`. 422 for a value outside [stat_min, stat_max]. ' +
         `404 \`User not found\` / \`Leaderboard not found\`. ${NEEDS}`,
       params: BoardParams,
       body: AdminSubmitBody,
