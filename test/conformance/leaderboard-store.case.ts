@@ -3,7 +3,12 @@
  * test/storage/leaderboard-store.test.ts. Real databases, no mocks; each test uses its own project.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Leaderboard, LeaderboardEntry } from '../../src/core/leaderboards/leaderboard-model.js';
+import {
+  type Leaderboard,
+  type LeaderboardDefinition,
+  type LeaderboardEntry,
+  TOURNAMENT_DEFAULTS,
+} from '../../src/core/leaderboards/leaderboard-model.js';
 import type { LeaderboardStore } from '../../src/core/leaderboards/leaderboard-store.js';
 import { resetRewrite } from '../../src/core/leaderboards/listing-rewrite.js';
 import { compareRankKeys, keyOfEntry, type RankKey, scoreOf } from '../../src/core/leaderboards/rank-order.js';
@@ -110,6 +115,53 @@ export function leaderboardStoreCases(engine: EngineFixture): void {
         entry: entry(5, 42, T0 + 1, 'bronze'),
         assignedLeague: 'bronze',
       });
+    });
+
+    it('reads the standings of several users at once: every asked user, none for a stranger', async () => {
+      const board = await createBoard(store, nextProject++, ladder('standings'), { start: T0, end: T0 + DAY });
+      await put(board, entry(5, 42, T0 + 1, 'bronze'), 'bronze');
+      await put(board, entry(6, 40, T0 + 2, 'bronze'), 'bronze');
+      expect(await resetNow(board, T0 + DAY, T0 + 2 * DAY)).toBe(true);
+      const next = (await store.get(board.projectId, board.slug)) as Leaderboard;
+      // 5 and 6 were promoted to silver without a stat; 5 plays again.
+      await put(next, entry(5, 7, T0 + DAY + 1, 'silver'));
+      const standings = await store.standingsOf(board.id, [5, 6, 77]);
+      expect([...standings.keys()].sort((a, b) => a - b)).toEqual([5, 6, 77]);
+      expect(standings.get(5)).toEqual({ entry: entry(5, 7, T0 + DAY + 1, 'silver'), assignedLeague: 'silver' });
+      expect(standings.get(6)).toEqual({ entry: null, assignedLeague: 'silver' });
+      expect(standings.get(77)).toEqual({ entry: null, assignedLeague: null });
+      for (const userId of [5, 6, 77]) expect(standings.get(userId)).toEqual(await store.standing(board.id, userId));
+      expect(await store.standingsOf(board.id, [])).toEqual(new Map());
+      const other = await createBoard(store, nextProject++, definition('standings'), { start: T0, end: null });
+      expect((await store.standingsOf(other.id, [5])).get(5)).toEqual({ entry: null, assignedLeague: null });
+    });
+
+    it('reads one user’s archived periods newest first, with period, rank, stat, league and reward', async () => {
+      let board = await createBoard(store, nextProject++, ladder('mine'), { start: T0, end: T0 + DAY });
+      const other = await createBoard(store, nextProject++, ladder('mine'), { start: T0, end: T0 + DAY });
+      await put(other, entry(1, 1, T0, 'bronze'), 'bronze');
+      const day = (n: number) => T0 + n * DAY;
+      // Period 0: 1 is first of bronze (badge). Period 1: 1 does not play. Period 2: 1 is second of silver.
+      await put(board, entry(1, 50, day(0) + 1, 'bronze'), 'bronze');
+      await put(board, entry(2, 60, day(0) + 2, 'bronze'), 'bronze');
+      for (let n = 0; n < 3; n++) {
+        if (n === 2) {
+          await put(board, entry(1, 5, day(2) + 1, 'silver'));
+          await put(board, entry(2, 9, day(2) + 2, 'silver'));
+        }
+        expect(await resetNow(board, day(n + 1), day(n + 2))).toBe(true);
+        board = (await store.get(board.projectId, board.slug)) as Leaderboard;
+      }
+      expect(await store.periodsOf(board.id, 1)).toEqual([
+        { periodStart: day(2), periodEnd: day(3), rank: 2, statValue: 5, league: 'silver', reward: null },
+        { periodStart: day(0), periodEnd: day(1), rank: 2, statValue: 50, league: 'bronze', reward: 'badge' },
+      ]);
+      expect((await store.periodsOf(board.id, 2)).map((p) => [p.periodStart, p.rank])).toEqual([
+        [day(2), 1],
+        [day(0), 1],
+      ]);
+      expect(await store.periodsOf(board.id, 3)).toEqual([]);
+      expect(await store.periodsOf(other.id, 1)).toEqual([]);
     });
 
     it('writes only over the entry it read (compare-and-set), only in the current period and board revision', async () => {
@@ -353,6 +405,156 @@ export function leaderboardStoreCases(engine: EngineFixture): void {
       expect(await resetNow(board, T0 + DAY, T0 + 2 * DAY)).toBe(true);
       expect(await store.archivedPeriod(board.id, null)).toEqual({ start: T0, end: T0 + DAY, archivedAt: T0 + DAY });
       expect(await store.archivedStandings(board.id, T0, 'global', 0, 10)).toEqual([]);
+    });
+
+    describe('tournaments (§18)', () => {
+      const tournament = (slug: string, extra: Partial<LeaderboardDefinition> = {}) =>
+        definition(slug, { joinRequired: true, reset: 'daily', ...extra });
+      const join = (board: Leaderboard, userId: number, maxParticipants: number | null = null) =>
+        store.join(board.id, {
+          periodStart: board.period.start,
+          revision: board.revision,
+          userId,
+          maxParticipants,
+          at: T0 + 5,
+        });
+      const count = (board: Leaderboard, userId: number, limit: number) =>
+        store.countSubmission(board.id, { periodStart: board.period.start, revision: board.revision, userId, limit });
+
+      it('keeps tournament settings exactly, and a board created without them has none', async () => {
+        const project = nextProject++;
+        const settings = {
+          joinRequired: true,
+          maxParticipants: 10,
+          maxSubmissions: 3,
+          startsAt: T0 + 1,
+          endsAt: T0 + DAY - 1,
+        };
+        const created = await createBoard(store, project, definition('cup', settings), { start: T0, end: null });
+        expect(created).toMatchObject(settings);
+        expect(await store.get(project, 'cup')).toEqual(created);
+        expect((await store.listAll()).find((b) => b.id === created.id)).toEqual(created);
+        const plain = await createBoard(store, project, definition('plain'), { start: T0, end: null });
+        expect(plain).toMatchObject(TOURNAMENT_DEFAULTS);
+        expect(await store.boardsOf(project)).toEqual([created, plain]);
+      });
+
+      it('lists a project’s boards by slug in byte order, and those whose current period the user joined', async () => {
+        const project = nextProject;
+        nextProject += 3;
+        const period = { start: T0, end: T0 + DAY };
+        const boards = [];
+        for (const slug of ['b', 'B', 'a-1', 'a_1'])
+          boards.push(await createBoard(store, project, tournament(slug), period));
+        await createBoard(store, project + 1, tournament('other'), period);
+        expect((await store.boardsOf(project)).map((b) => b.slug)).toEqual(['B', 'a-1', 'a_1', 'b']);
+        expect(await store.boardsOf(project + 2)).toEqual([]);
+        const [b, upper] = boards as [Leaderboard, Leaderboard];
+        expect(await store.joinedBoards(project, 7)).toEqual(new Set());
+        await join(b, 7);
+        await join(upper, 8);
+        expect(await store.joinedBoards(project, 7)).toEqual(new Set([b.id]));
+        expect(await store.joinedBoards(project + 1, 7)).toEqual(new Set());
+        // A join of an earlier period does not count as joined now.
+        expect(await resetNow(b, T0 + DAY, T0 + 2 * DAY)).toBe(true);
+        expect(await store.joinedBoards(project, 7)).toEqual(new Set());
+        expect(await store.joinedBoards(project, 8)).toEqual(new Set([upper.id]));
+      });
+
+      it('joins once per period up to the limit: joined, member, full; refuses another period or revision', async () => {
+        const board = await createBoard(store, nextProject++, tournament('join'), { start: T0, end: T0 + DAY });
+        expect(await store.participation(board.id, T0, 1)).toEqual({ joined: false, submissions: 0 });
+        expect(await join(board, 1, 2)).toEqual({ result: 'joined', participants: 1 });
+        expect(await join(board, 1, 2)).toEqual({ result: 'member', participants: 1 });
+        expect(await join(board, 2, 2)).toEqual({ result: 'joined', participants: 2 });
+        expect(await join(board, 3, 2)).toEqual({ result: 'full', participants: 2 });
+        // A member of a full period is still a member.
+        expect(await join(board, 2, 2)).toEqual({ result: 'member', participants: 2 });
+        expect(await join(board, 3, null)).toEqual({ result: 'joined', participants: 3 });
+        expect(await store.participation(board.id, T0, 1)).toEqual({ joined: true, submissions: 0 });
+        expect(await store.participation(board.id, T0 + 1, 1)).toEqual({ joined: false, submissions: 0 });
+        const stale = { ...board, period: { start: T0 - DAY, end: T0 } };
+        expect(await join(stale, 4)).toEqual({ result: 'board_changed', participants: 0 });
+        expect(await join({ ...board, revision: board.revision + 1 }, 4)).toEqual({
+          result: 'board_changed',
+          participants: 0,
+        });
+        expect(await store.participation(board.id, T0, 4)).toEqual({ joined: false, submissions: 0 });
+      });
+
+      it('lets exactly max_participants of 50 concurrent joins in', async () => {
+        const board = await createBoard(store, nextProject++, tournament('race'), { start: T0, end: T0 + DAY });
+        const users = Array.from({ length: 50 }, (_, i) => i + 1);
+        const outcomes = await Promise.all(users.map((userId) => join(board, userId, 10)));
+        expect(outcomes.filter((o) => o.result === 'joined')).toHaveLength(10);
+        expect(outcomes.filter((o) => o.result === 'full')).toHaveLength(40);
+        expect(
+          outcomes
+            .filter((o) => o.result === 'joined')
+            .map((o) => o.participants)
+            .sort((a, b) => a - b),
+        ).toEqual(users.slice(0, 10));
+        const joined = await Promise.all(users.map((userId) => store.participation(board.id, T0, userId)));
+        expect(joined.filter((p) => p.joined)).toHaveLength(10);
+        expect(await join(board, 99, 10)).toEqual({ result: 'full', participants: 10 });
+      });
+
+      it('counts submissions up to the limit, concurrently too; refused ones count nothing', async () => {
+        const board = await createBoard(store, nextProject++, tournament('count'), { start: T0, end: T0 + DAY });
+        expect(await count(board, 1, 2)).toBe('counted');
+        expect(await count(board, 1, 2)).toBe('counted');
+        expect(await count(board, 1, 2)).toBe('limit');
+        expect(await store.participation(board.id, T0, 1)).toEqual({ joined: false, submissions: 2 });
+        // A higher limit (an admin edit) lets more count.
+        expect(await count(board, 1, 3)).toBe('counted');
+        const results = await Promise.all(Array.from({ length: 20 }, () => count(board, 2, 5)));
+        expect(results.filter((r) => r === 'counted')).toHaveLength(5);
+        expect((await store.participation(board.id, T0, 2)).submissions).toBe(5);
+        expect(await count({ ...board, revision: board.revision + 1 }, 3, 5)).toBe('board_changed');
+        expect(await store.participation(board.id, T0, 3)).toEqual({ joined: false, submissions: 0 });
+      });
+
+      it('counts a written entry against the limit in its transaction; a refused or lost write counts nothing', async () => {
+        const board = await createBoard(store, nextProject++, tournament('limited'), { start: T0, end: T0 + DAY });
+        const write = (previous: LeaderboardEntry | null, next: LeaderboardEntry, limit: number | null) =>
+          store.writeEntry(board.id, {
+            periodStart: T0,
+            revision: board.revision,
+            previous,
+            next,
+            score: -next.statValue,
+            assign: null,
+            limit,
+          });
+        expect(await write(null, entry(1, 10, T0 + 1), 2)).toBe('written');
+        expect((await store.participation(board.id, T0, 1)).submissions).toBe(1);
+        // Lost compare-and-set: nothing written, nothing counted.
+        expect(await write(entry(1, 9, T0 + 1), entry(1, 20, T0 + 2), 2)).toBe('conflict');
+        expect((await store.participation(board.id, T0, 1)).submissions).toBe(1);
+        expect(await count(board, 1, 2)).toBe('counted');
+        // The limit is reached: the write is refused and the entry stays.
+        expect(await write(entry(1, 10, T0 + 1), entry(1, 30, T0 + 3), 2)).toBe('limit');
+        expect((await store.standing(board.id, 1)).entry).toEqual(entry(1, 10, T0 + 1));
+        expect((await store.participation(board.id, T0, 1)).submissions).toBe(2);
+        // Without a limit nothing is counted.
+        expect(await write(entry(1, 10, T0 + 1), entry(1, 30, T0 + 3), null)).toBe('written');
+        expect((await store.participation(board.id, T0, 1)).submissions).toBe(2);
+      });
+
+      it('empties joins and counts at a reset: the next period starts with none', async () => {
+        const board = await createBoard(store, nextProject++, tournament('season'), { start: T0, end: T0 + DAY });
+        await join(board, 1, 1);
+        expect(await count(board, 1, 5)).toBe('counted');
+        expect(await join(board, 2, 1)).toMatchObject({ result: 'full' });
+        expect(await resetNow(board, T0 + DAY, T0 + 2 * DAY)).toBe(true);
+        const next = (await store.get(board.projectId, board.slug)) as Leaderboard;
+        expect(await store.participation(board.id, T0, 1)).toEqual({ joined: false, submissions: 0 });
+        expect(await store.participation(board.id, T0 + DAY, 1)).toEqual({ joined: false, submissions: 0 });
+        // The old period's board is refused; the new one has room again.
+        expect(await join(board, 2, 1)).toMatchObject({ result: 'board_changed' });
+        expect(await join(next, 2, 1)).toEqual({ result: 'joined', participants: 1 });
+        expect(await join(next, 1, 1)).toEqual({ result: 'full', participants: 1 });
+      });
     });
   });
 }

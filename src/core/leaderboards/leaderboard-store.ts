@@ -1,7 +1,9 @@
 /** The leaderboard ports (§5): boards, entries, resets and archives; core plans, engines write. */
+import type { JsonValue } from '../json.js';
 import type { Leaderboard, LeaderboardDefinition, LeaderboardEntry, Period, Standing } from './leaderboard-model.js';
 import type { ArchivedStanding, ListingRewrite, ResetBoard } from './listing-rewrite.js';
 import type { RankKey } from './rank-order.js';
+import type { TournamentStore } from './tournament-store.js';
 
 /** A change of one user's entry, written only when nothing changed it since it was read. */
 export interface EntryWrite {
@@ -16,10 +18,15 @@ export interface EntryWrite {
   score: number;
   /** AT_RESET: the league to assign the user to, who had none. */
   assign: string | null;
+  /**
+   * §18: the most submissions of the user that may count in the period: the write counts one in
+   * its transaction, and is refused (`limit`) when that many counted already. Absent or null: not counted.
+   */
+  limit?: number | null;
 }
 
 /** What became of an `EntryWrite`. */
-export type EntryWriteResult = 'written' | 'board_changed' | 'conflict';
+export type EntryWriteResult = 'written' | 'board_changed' | 'conflict' | 'limit';
 
 /** The end of a period, run as one transaction by the holder of the board's reset lease. */
 export interface PeriodReset {
@@ -46,8 +53,18 @@ export interface ArchivedPeriod {
   archivedAt: number;
 }
 
-/** Leaderboards (§5): boards, leagues, rewards, entries, assignments, resets and archives. */
-export interface LeaderboardStore {
+/** A user's final standing in one archived period, with that period (§18 `history/me`). */
+export interface PeriodStanding {
+  periodStart: number;
+  periodEnd: number;
+  rank: number;
+  statValue: number;
+  league: string;
+  reward: JsonValue | null;
+}
+
+/** Leaderboards (§5): boards, leagues, rewards, entries, assignments, resets and archives; tournaments (§18). */
+export interface LeaderboardStore extends TournamentStore {
   /** Creates a board with its leagues and rewards; `taken` when the project has a board of that slug. */
   create(projectId: number, definition: LeaderboardDefinition, period: Period): Promise<Leaderboard | 'taken'>;
   /** The board of that slug with its leagues (by order) and rewards, or null. */
@@ -58,6 +75,8 @@ export interface LeaderboardStore {
   listDue(now: number): Promise<Leaderboard[]>;
   /** The user's entry and assignment in the board's current period. */
   standing(boardId: number, userId: number): Promise<Standing>;
+  /** The standings of several users in one statement: every asked user, entry and assignment null when none. */
+  standingsOf(boardId: number, userIds: readonly number[]): Promise<Map<number, Standing>>;
   /** Writes an entry (and assignment) unless the period moved on or the entry changed since read. */
   writeEntry(boardId: number, write: EntryWrite): Promise<EntryWriteResult>;
   /**
@@ -67,7 +86,7 @@ export interface LeaderboardStore {
   scanLeague(boardId: number, league: string, after: RankKey | null, limit: number): Promise<RankKey[]>;
   /** Takes the reset lease of a board still in period `periodStart` that has ended, when free or expired (compare-and-set). */
   acquireResetLease(boardId: number, periodStart: number, lease: ResetLease): Promise<boolean>;
-  /** Archives the standings with rewards, moves assignments, clears entries and starts `next`; false when not the lease holder. */
+  /** Archives the standings with rewards, moves assignments, clears entries, joins and counts (§18) and starts `next`; false when not the lease holder. */
   resetPeriod(boardId: number, reset: PeriodReset): Promise<boolean>;
   /** An archived period by its start, or the latest when `start` is null. */
   archivedPeriod(boardId: number, start: number | null): Promise<ArchivedPeriod | null>;
@@ -83,6 +102,8 @@ export interface LeaderboardStore {
   archivedCount(boardId: number, periodStart: number, league: string): Promise<number>;
   /** One user's archived standing, or null. */
   archivedStandingOf(boardId: number, periodStart: number, userId: number): Promise<ArchivedStanding | null>;
+  /** Every archived period in which the user had a stat, newest first, with their final standing (one index range). */
+  periodsOf(boardId: number, userId: number): Promise<PeriodStanding[]>;
 }
 
 /**

@@ -12,11 +12,27 @@ import type {
   EntryWriteResult,
   LeaderboardStore,
   PeriodReset,
+  PeriodStanding,
   ResetLease,
 } from '../../core/leaderboards/leaderboard-store.js';
 import type { RankKey } from '../../core/leaderboards/rank-order.js';
-import { entryRows, historyRows } from '../rows.js';
+import type {
+  JoinOutcome,
+  JoinRequest,
+  Participation,
+  SubmissionCount,
+  SubmissionCountResult,
+} from '../../core/leaderboards/tournament-store.js';
 import {
+  entryRows,
+  historyRows,
+  type PeriodStandingRow,
+  periodStandingRows,
+  type StandingRow,
+  standingRows,
+} from '../rows.js';
+import {
+  clearParticipation,
   insertBoard,
   type Millis,
   type PostgresBoardRow,
@@ -26,12 +42,17 @@ import {
   toBoard,
   toHistory,
 } from './leaderboard-rows.js';
+import { countSubmissionIn, PostgresTournaments, RolledBack, unlessRolledBack } from './leaderboard-tournaments.js';
 import { runListingRewrite, scanListing } from './listing-rewrite.js';
 import { inTransaction } from './transactions.js';
 
 /** Leaderboards on PostgreSQL: single statements, or transactions that lock the board row. */
 export class PostgresLeaderboardStore implements LeaderboardStore {
-  constructor(private readonly pool: pg.Pool) {}
+  private readonly tournaments: PostgresTournaments;
+
+  constructor(private readonly pool: pg.Pool) {
+    this.tournaments = new PostgresTournaments(pool);
+  }
 
   async create(projectId: number, def: LeaderboardDefinition, period: Period): Promise<Leaderboard | 'taken'> {
     const id = await inTransaction(this.pool, (client) => insertBoard(client, projectId, def, period));
@@ -82,7 +103,27 @@ export class PostgresLeaderboardStore implements LeaderboardStore {
     return { entry, assignedLeague: row?.assigned ?? null };
   }
 
+  async standingsOf(boardId: number, userIds: readonly number[]): Promise<Map<number, Standing>> {
+    const { rows } = await this.pool.query<Omit<StandingRow, 'updated_at'> & { updated_at: Millis | null }>(
+      `SELECT u.id AS user_id, e.stat_value, e.league, e.updated_at, a.league AS assigned
+       FROM unnest($2::int[]) AS u(id)
+       LEFT JOIN leaderboard_entries e ON e.leaderboard_id = $1 AND e.user_id = u.id
+       LEFT JOIN leaderboard_assignments a ON a.leaderboard_id = $1 AND a.user_id = u.id`,
+      [boardId, userIds],
+    );
+    return new Map(
+      rows.map((row) => [
+        row.user_id,
+        standingRows.of({ ...row, updated_at: row.updated_at === null ? null : Number(row.updated_at) }),
+      ]),
+    );
+  }
+
   writeEntry(boardId: number, write: EntryWrite): Promise<EntryWriteResult> {
+    return unlessRolledBack(this.writeEntryOnce(boardId, write));
+  }
+
+  private writeEntryOnce(boardId: number, write: EntryWrite): Promise<EntryWriteResult> {
     return inTransaction(this.pool, async (client): Promise<EntryWriteResult> => {
       // KEY SHARE lets submissions run side by side but waits for (and then sees) a reset's FOR UPDATE.
       const board = await client.query<{ period_start: Millis; revision: number }>(
@@ -106,6 +147,12 @@ export class PostgresLeaderboardStore implements LeaderboardStore {
             [boardId, next.userId, next.league, next.statValue, write.score, next.updatedAt],
           );
       if (changed.rowCount === 0) return 'conflict';
+      // §18: counted after the entry is written (a lost compare-and-set counts nothing); a limit
+      // reached meanwhile (a submission that changed no entry, on another instance) undoes the write.
+      const { limit } = write;
+      if (limit != null && !(await countSubmissionIn(client, boardId, write.periodStart, next.userId, limit))) {
+        throw new RolledBack<EntryWriteResult>('limit');
+      }
       if (write.assign) {
         await client.query(
           'INSERT INTO leaderboard_assignments (leaderboard_id, user_id, league) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING',
@@ -151,6 +198,7 @@ export class PostgresLeaderboardStore implements LeaderboardStore {
         [boardId, row.period_start, row.period_end, reset.archivedAt],
       );
       await client.query('DELETE FROM leaderboard_entries WHERE leaderboard_id = $1', [boardId]);
+      await clearParticipation(client, boardId);
       await client.query(
         'UPDATE leaderboards SET period_start = $1, period_end = $2, reset_owner = NULL, reset_lease_until = NULL WHERE id = $3',
         [reset.next.start, reset.next.end, boardId],
@@ -195,6 +243,40 @@ export class PostgresLeaderboardStore implements LeaderboardStore {
       [boardId, periodStart, userId],
     );
     return rows[0] ? toHistory(rows[0]) : null;
+  }
+
+  async periodsOf(boardId: number, userId: number): Promise<PeriodStanding[]> {
+    const { rows } = await this.pool.query<
+      Omit<PeriodStandingRow, 'period_start' | 'period_end'> & Record<'period_start' | 'period_end', Millis>
+    >(
+      `SELECT ${periodStandingRows.columns} FROM leaderboard_history h
+       JOIN leaderboard_periods p ON p.leaderboard_id = h.leaderboard_id AND p.period_start = h.period_start
+       WHERE h.leaderboard_id = $1 AND h.user_id = $2 ORDER BY h.period_start DESC`,
+      [boardId, userId],
+    );
+    return rows.map((row) =>
+      periodStandingRows.of({ ...row, period_start: Number(row.period_start), period_end: Number(row.period_end) }),
+    );
+  }
+
+  boardsOf(projectId: number): Promise<Leaderboard[]> {
+    return this.tournaments.boardsOf(projectId);
+  }
+
+  joinedBoards(projectId: number, userId: number): Promise<Set<number>> {
+    return this.tournaments.joinedBoards(projectId, userId);
+  }
+
+  participation(boardId: number, periodStart: number, userId: number): Promise<Participation> {
+    return this.tournaments.participation(boardId, periodStart, userId);
+  }
+
+  join(boardId: number, request: JoinRequest): Promise<JoinOutcome> {
+    return this.tournaments.join(boardId, request);
+  }
+
+  countSubmission(boardId: number, count: SubmissionCount): Promise<SubmissionCountResult> {
+    return this.tournaments.countSubmission(boardId, count);
   }
 
   private async one(sql: string, params: unknown[], name?: string): Promise<Leaderboard | null> {

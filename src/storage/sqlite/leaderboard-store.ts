@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import type { JsonValue } from '../../core/json.js';
 import type {
   Leaderboard,
   LeaderboardDefinition,
@@ -12,12 +13,29 @@ import type {
   EntryWriteResult,
   LeaderboardStore,
   PeriodReset,
+  PeriodStanding,
   ResetLease,
 } from '../../core/leaderboards/leaderboard-store.js';
 import type { RankKey } from '../../core/leaderboards/rank-order.js';
-import { type EntryRow, entryRows, historyRows } from '../rows.js';
+import type {
+  JoinOutcome,
+  JoinRequest,
+  Participation,
+  SubmissionCount,
+  SubmissionCountResult,
+} from '../../core/leaderboards/tournament-store.js';
+import {
+  type EntryRow,
+  entryRows,
+  historyRows,
+  type PeriodStandingRow,
+  periodStandingRows,
+  type StandingRow,
+  standingRows,
+} from '../rows.js';
 import {
   BOARD_ROW_COLUMNS,
+  clearParticipation,
   insertBoard,
   readBoard,
   SELECT_BOARD,
@@ -25,6 +43,7 @@ import {
   type SqliteHistoryRow,
   toHistory,
 } from './leaderboard-rows.js';
+import { countSubmissionIn, SqliteTournaments, submissionsCounted } from './leaderboard-tournaments.js';
 import { runListingRewrite, scanListing } from './listing-rewrite.js';
 
 /** The parts of a database the store uses, with `prepare` returning one statement per SQL text. */
@@ -49,9 +68,11 @@ function withStatementCache(db: Database.Database): Pick<Database.Database, 'pre
 export class SqliteLeaderboardStore implements LeaderboardStore {
   // Preparing a statement costs more than the point lookups it runs, and a `me` runs five.
   private readonly db: Pick<Database.Database, 'prepare' | 'transaction' | 'exec'>;
+  private readonly tournaments: SqliteTournaments;
 
   constructor(private readonly database: Database.Database) {
     this.db = withStatementCache(database);
+    this.tournaments = new SqliteTournaments(this.db);
   }
 
   async create(projectId: number, def: LeaderboardDefinition, period: Period): Promise<Leaderboard | 'taken'> {
@@ -109,6 +130,19 @@ export class SqliteLeaderboardStore implements LeaderboardStore {
     return { entry: null, assignedLeague: assignment?.league ?? null };
   }
 
+  async standingsOf(boardId: number, userIds: readonly number[]): Promise<Map<number, Standing>> {
+    // Two primary-key seeks per user, whatever the board's size.
+    const rows = this.db
+      .prepare<[string, number, number], StandingRow>(
+        `SELECT u.value AS user_id, e.stat_value, e.league, e.updated_at, a.league AS assigned
+         FROM json_each(?) u
+         LEFT JOIN leaderboard_entries e ON e.leaderboard_id = ? AND e.user_id = u.value
+         LEFT JOIN leaderboard_assignments a ON a.leaderboard_id = ? AND a.user_id = u.value`,
+      )
+      .all(JSON.stringify(userIds), boardId, boardId);
+    return new Map(rows.map((row) => [row.user_id, standingRows.of(row)]));
+  }
+
   async writeEntry(boardId: number, write: EntryWrite): Promise<EntryWriteResult> {
     return this.db
       .transaction((): EntryWriteResult => {
@@ -120,7 +154,11 @@ export class SqliteLeaderboardStore implements LeaderboardStore {
         if (!board || board.period_start !== write.periodStart || board.revision !== write.revision) {
           return 'board_changed';
         }
-        const { next, previous } = write;
+        const { next, previous, limit } = write;
+        // §18: one immediate transaction, so the count read here is the one this write moves on.
+        if (limit != null && submissionsCounted(this.db, boardId, write.periodStart, next.userId) >= limit) {
+          return 'limit';
+        }
         const changed = previous
           ? this.db
               .prepare(
@@ -135,6 +173,7 @@ export class SqliteLeaderboardStore implements LeaderboardStore {
               )
               .run(boardId, next.userId, next.league, next.statValue, write.score, next.updatedAt);
         if (changed.changes === 0) return 'conflict';
+        if (limit != null) countSubmissionIn(this.db, boardId, write.periodStart, next.userId, limit);
         if (write.assign) {
           this.db
             .prepare(
@@ -184,6 +223,7 @@ export class SqliteLeaderboardStore implements LeaderboardStore {
           )
           .run(boardId, row.period_start, row.period_end, reset.archivedAt);
         this.db.prepare('DELETE FROM leaderboard_entries WHERE leaderboard_id = ?').run(boardId);
+        clearParticipation(this.db, boardId);
         this.db
           .prepare(
             'UPDATE leaderboards SET period_start = ?, period_end = ?, reset_owner = NULL, reset_lease_until = NULL WHERE id = ?',
@@ -234,5 +274,38 @@ export class SqliteLeaderboardStore implements LeaderboardStore {
       )
       .get(boardId, periodStart, userId);
     return row ? toHistory(row) : null;
+  }
+
+  async periodsOf(boardId: number, userId: number): Promise<PeriodStanding[]> {
+    const rows = this.db
+      .prepare<[number, number], Omit<PeriodStandingRow, 'reward'> & { reward: string | null }>(
+        `SELECT ${periodStandingRows.columns} FROM leaderboard_history h INDEXED BY leaderboard_history_by_user
+         JOIN leaderboard_periods p ON p.leaderboard_id = h.leaderboard_id AND p.period_start = h.period_start
+         WHERE h.leaderboard_id = ? AND h.user_id = ? ORDER BY h.period_start DESC`,
+      )
+      .all(boardId, userId);
+    return rows.map((row) =>
+      periodStandingRows.of({ ...row, reward: row.reward === null ? null : (JSON.parse(row.reward) as JsonValue) }),
+    );
+  }
+
+  boardsOf(projectId: number): Promise<Leaderboard[]> {
+    return this.tournaments.boardsOf(projectId);
+  }
+
+  joinedBoards(projectId: number, userId: number): Promise<Set<number>> {
+    return this.tournaments.joinedBoards(projectId, userId);
+  }
+
+  participation(boardId: number, periodStart: number, userId: number): Promise<Participation> {
+    return this.tournaments.participation(boardId, periodStart, userId);
+  }
+
+  join(boardId: number, request: JoinRequest): Promise<JoinOutcome> {
+    return this.tournaments.join(boardId, request);
+  }
+
+  countSubmission(boardId: number, count: SubmissionCount): Promise<SubmissionCountResult> {
+    return this.tournaments.countSubmission(boardId, count);
   }
 }
