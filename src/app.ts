@@ -19,6 +19,8 @@ import { adminServerKeyRoutes } from './http/routes/admin-server-keys.js';
 import { authRoutes } from './http/routes/auth.js';
 import { documentRoutes } from './http/routes/documents.js';
 import { healthRoutes } from './http/routes/health.js';
+import { leaderboardPlayerRoutes } from './http/routes/leaderboard-players.js';
+import { leaderboardTournamentRoutes } from './http/routes/leaderboard-tournaments.js';
 import { leaderboardRoutes } from './http/routes/leaderboards.js';
 import { realtimeRoutes } from './http/routes/realtime.js';
 import { createHttpApp, type HttpApp, type HttpOptions } from './http/server.js';
@@ -110,6 +112,8 @@ export async function buildApp(
   documentRoutes(http, { auth: services.auth, documents: services.clientDocuments });
   realtimeRoutes(http, { auth: services.auth, tree: services.tree });
   leaderboardRoutes(http, { auth: services.auth, leaderboards: services.leaderboards });
+  leaderboardTournamentRoutes(http, { auth: services.auth, leaderboards: services.leaderboards });
+  leaderboardPlayerRoutes(http, { auth: services.auth, guard: services.admins, leaderboards: services.leaderboards });
   // Closing HTTP (also how tests stop an app) stops the reset schedule and any warm-up.
   http.addHook('onClose', async () => {
     await services.leaderboards.stop();

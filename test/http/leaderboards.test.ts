@@ -74,6 +74,11 @@ for (const engine of engines) {
         client_submit: true,
         stat_min: null,
         stat_max: null,
+        join_required: false,
+        max_participants: null,
+        max_submissions: null,
+        starts_at: null,
+        ends_at: null,
       });
     });
 

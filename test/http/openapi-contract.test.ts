@@ -328,10 +328,47 @@ for (const engine of engines) {
       await expectStatus(200, 'PATCH', `${boards}/guarded`, { ...owner, body: { client_submit: true } });
       await expectStatus(422, 'POST', `/leaderboards/guarded/stats`, { ...player, body: { value: 101 } });
 
+      // §18: around me and a chosen set of users, in the period that has stats.
+      for (const prefix of ['/leaderboards', '/client/leaderboards']) {
+        await expectStatus(200, 'GET', `${prefix}/season/around?radius=2&expand=profile`, player);
+        await expectStatus(422, 'GET', `${prefix}/season/around?radius=0`, player);
+        await expectStatus(200, 'GET', `${prefix}/season/users?user_ids=${t.userId},999&expand=profile`, player);
+        await expectStatus(422, 'GET', `${prefix}/season/users?user_ids=x`, player);
+      }
+
+      // §18 tournaments: the board fields, the board list, joins and the refusals of a player's submission.
+      await expectStatus(201, 'POST', boards, {
+        ...owner,
+        body: { slug: 'cup', name: 'Cup', join_required: true, max_participants: 1, max_submissions: 1 },
+      });
+      const window = { starts_at: '2000-01-01T00:00:00Z', ends_at: '1999-01-01T00:00:00Z' };
+      await expectStatus(422, 'POST', boards, { ...owner, body: { slug: 'x', name: 'X', ...window } });
+      await expectStatus(200, 'PATCH', `${boards}/cup`, { ...owner, body: { starts_at: window.starts_at } });
+      await expectStatus(403, 'POST', '/leaderboards/cup/stats', { ...player, body: { value: 1 } });
+      for (const prefix of ['/leaderboards', '/client/leaderboards']) {
+        await expectStatus(200, 'GET', prefix, player);
+        await expectStatus(401, 'GET', prefix, { headers: client });
+        await expectStatus(200, 'POST', `${prefix}/cup/join`, player);
+        await expectStatus(404, 'POST', `${prefix}/none/join`, player);
+      }
+      await expectStatus(200, 'POST', '/leaderboards/cup/stats', { ...player, body: { value: 1 } });
+      await expectStatus(429, 'POST', '/leaderboards/cup/stats', { ...player, body: { value: 2 } });
+      const rival = await t.app.services.accounts.createUser(t.project.projectId, {
+        username: 'rival',
+        password: 'password-123',
+      });
+      const rivalToken = (await t.app.services.accounts.issueToken(t.project.projectId, rival.id)).access_token;
+      const rivalHeaders = { headers: { ...player.headers, authorization: `Bearer ${rivalToken}` } };
+      await expectStatus(409, 'POST', '/leaderboards/cup/join', rivalHeaders);
+      await expectStatus(200, 'PATCH', `${boards}/cup`, { ...owner, body: { ends_at: '2001-01-01T00:00:00Z' } });
+      await expectStatus(409, 'POST', '/client/leaderboards/cup/stats', { ...player, body: { value: 3 } });
+
       await expectStatus(200, 'POST', `${boards}/season/reset`, owner);
       await expectStatus(404, 'POST', `${boards}/none/reset`, owner);
       for (const prefix of ['/leaderboards', '/client/leaderboards']) {
         await expectStatus(200, 'GET', `${prefix}/season/history?expand=profile`, player);
+        await expectStatus(200, 'GET', `${prefix}/season/history/me?limit=5`, player);
+        await expectStatus(404, 'GET', `${prefix}/none/history/me`, player);
       }
       await expectStatus(200, 'GET', `${boards}/season/users?limit=5&expand=profile`, viewer);
       await expectStatus(422, 'GET', `${boards}/season/users?limit=0`, viewer);

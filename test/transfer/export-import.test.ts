@@ -268,6 +268,59 @@ for (const engine of engines) {
       expect((await t.app.services.leaderboards.submit(target, 'score', t.userId, 10.5)).stat_value).toBe(10.5);
     });
 
+    it('round-trips the tournament fields (§18); an older file imports boards without any; joins are not carried', async () => {
+      const { leaderboards, transfer, accounts } = t.app.services;
+      const origin = await emptyProject('tournament-origin');
+      const settings = {
+        joinRequired: true,
+        maxParticipants: 8,
+        maxSubmissions: 3,
+        startsAt: Date.parse('2026-11-20T08:00:00.000Z'),
+        endsAt: Date.parse('2099-01-01T00:00:00.000Z'),
+      };
+      await leaderboards.create(origin, definition('cup', { ...settings, reset: 'weekly' }));
+      const player = await accounts.createUser(origin, { username: 'entrant', password: 'password-123' });
+      expect(await leaderboards.join(origin, player.id, 'cup')).toEqual({ joined: true, participants: 1 });
+      await leaderboards.submit(origin, 'cup', player.id, 7);
+      const file = await transfer.exportProject(origin);
+      expect(file.leaderboards[0]).toMatchObject({
+        join_required: true,
+        max_participants: 8,
+        max_submissions: 3,
+        starts_at: '2026-11-20T08:00:00.000Z',
+        ends_at: '2099-01-01T00:00:00.000Z',
+      });
+      const copy = await emptyProject('tournament-copy');
+      await transfer.importProject(copy, JSON.parse(JSON.stringify(file)));
+      expect(await transfer.exportProject(copy)).toEqual({ ...file, rules: OPEN_RULESET });
+      expect(await leaderboards.admin.get(copy, 'cup')).toMatchObject(settings);
+      // Joins and counts are not in the file: an import replacing the board starts its period without them.
+      await transfer.importProject(origin, JSON.parse(JSON.stringify(file)));
+      await expect(leaderboards.submit(origin, 'cup', player.id, 9)).rejects.toMatchObject({
+        code: 'forbidden',
+        message: 'Join the tournament first',
+      });
+      const older = structuredClone(file) as { leaderboards: Record<string, unknown>[] };
+      for (const board of older.leaderboards) {
+        for (const field of ['join_required', 'max_participants', 'max_submissions', 'starts_at', 'ends_at']) {
+          delete board[field];
+        }
+      }
+      await transfer.importProject(copy, older);
+      expect((await transfer.exportProject(copy)).leaderboards[0]).toMatchObject({
+        join_required: false,
+        max_participants: null,
+        max_submissions: null,
+        starts_at: null,
+        ends_at: null,
+      });
+      const bad = structuredClone(file);
+      Object.assign(bad.leaderboards[0] as object, { ends_at: '2026-11-20T08:00:00.000Z' });
+      await expect(transfer.importProject(copy, bad)).rejects.toThrow(
+        'Invalid import: leaderboards[0].ends_at: must be after starts_at',
+      );
+    });
+
     it('answers 404 for a project that does not exist', async () => {
       await expect(t.app.services.transfer.exportProject(999_999)).rejects.toThrow('Project not found');
     });

@@ -6,15 +6,25 @@ import { KeyedMutex } from './keyed-mutex.js';
 import { LeaderboardAdmin } from './leaderboard-admin.js';
 import { checkDefinition } from './leaderboard-definition.js';
 import { isExpired, type Leaderboard, type LeaderboardDefinition, type Standing } from './leaderboard-model.js';
-import { type BundleQuery, type HistoryQuery, LeaderboardReads, type ListingQuery } from './leaderboard-reads.js';
+import { type BundleQuery, type HistoryQuery, LeaderboardReads, type UsersQuery } from './leaderboard-reads.js';
 import type { LeaderboardResets } from './leaderboard-resets.js';
 import type { LeaderboardAdminStore, LeaderboardStore } from './leaderboard-store.js';
 import type { BundleView, HistoryView, MeView, UsersView } from './leaderboard-views.js';
 import type { LeagueRanks } from './league-ranks.js';
 import { periodContaining } from './period-schedule.js';
+import type { PlayerReads } from './player-reads.js';
 import { scoreOf } from './rank-order.js';
 import type { RankSync } from './rank-sync.js';
-import { applySubmission, checkSubmission, type SubmissionSource } from './submission.js';
+import { applySubmission, checkBounds, checkSource, type SubmissionSource } from './submission.js';
+import {
+  type BoardListView,
+  bindsParticipation,
+  boardListItem,
+  checkParticipation,
+  checkWindow,
+  type JoinView,
+  submissionLimitReached,
+} from './tournament.js';
 
 /** What the leaderboard service needs. */
 export interface LeaderboardServiceDeps {
@@ -120,8 +130,8 @@ export class LeaderboardService {
     return this.reads.bundle(projectId, userId, slug, query);
   }
 
-  /** One page of a league's users. */
-  users(projectId: number, userId: number, slug: string, query: ListingQuery): Promise<UsersView> {
+  /** One page of a league's users, or its chosen users (`user_ids`, §18). */
+  users(projectId: number, userId: number, slug: string, query: UsersQuery): Promise<UsersView> {
     return this.reads.users(projectId, userId, slug, query);
   }
 
@@ -130,9 +140,53 @@ export class LeaderboardService {
     return this.reads.history(projectId, userId, slug, query);
   }
 
+  /** The reads centred on one player (§18): around me, my history. */
+  get players(): PlayerReads {
+    return this.reads.players;
+  }
+
+  /** Every board of the project by slug, with the caller's join of each current period (§18 board list). */
+  async list(projectId: number, userId: number): Promise<BoardListView> {
+    const [boards, joined] = await Promise.all([
+      this.deps.store.boardsOf(projectId),
+      this.deps.store.joinedBoards(projectId, userId),
+    ]);
+    return { leaderboards: boards.map((board) => boardListItem(board, joined.has(board.id))) };
+  }
+
+  /**
+   * Joins the caller to the board's current period (§18): again by a member, the same answer; a
+   * full period → 409; on a board without `join_required` nothing is recorded. A period that has
+   * ended is reset first, so the join is the next period's.
+   */
+  async join(projectId: number, userId: number, slug: string): Promise<JoinView> {
+    for (let attempt = 0; attempt < MAX_WRITE_ATTEMPTS; attempt++) {
+      const board = await this.reads.board(projectId, slug);
+      const now = this.deps.clock.now();
+      if (isExpired(board.period, now)) {
+        await this.awaitReset(board);
+        continue;
+      }
+      if (!board.joinRequired) return { joined: true, participants: await this.playersWithStat(board) };
+      const { result, participants } = await this.deps.store.join(board.id, {
+        periodStart: board.period.start,
+        revision: board.revision,
+        userId,
+        maxParticipants: board.maxParticipants,
+        at: now,
+      });
+      if (result === 'full') throw conflict('Tournament is full');
+      if (result !== 'board_changed') return { joined: true, participants };
+      this.deps.boards.forgetHere(projectId, [slug]);
+    }
+    throw new AppError('unavailable', 'The leaderboard is busy; try again');
+  }
+
   /**
    * Applies a submitted value with the board's operator and returns the user's `me`. `source` says
-   * who submits (a client unless told otherwise), for the board's anti-cheat rules.
+   * who submits (a client unless told otherwise). A client's submission is checked in the order of
+   * §9 and §18: server-only board (403), window (409), join (403), limit (429), bounds (422); a
+   * server's (admin or server key) only against the bounds. A refused submission records nothing.
    */
   async submit(
     projectId: number,
@@ -146,13 +200,20 @@ export class LeaderboardService {
     }
     for (let attempt = 0; attempt < MAX_WRITE_ATTEMPTS; attempt++) {
       const board = await this.reads.board(projectId, slug);
+      const now = this.deps.clock.now();
       // Checked on every attempt: a retry follows a new revision, whose rules are the ones that apply.
-      checkSubmission(board, value, source);
-      if (isExpired(board.period, this.deps.clock.now())) {
+      checkSource(board, source);
+      const player = source === 'client';
+      if (player) checkWindow(board, now);
+      if (isExpired(board.period, now)) {
         await this.awaitReset(board);
         continue;
       }
-      const outcome = await this.writes.run(`${board.id}/${userId}`, () => this.write(board, userId, value));
+      // Joins and counts are the period's: checked once the period is the current one.
+      const limit = player ? await this.checkParticipation(board, userId) : null;
+      checkBounds(board, value);
+      const outcome = await this.writes.run(`${board.id}/${userId}`, () => this.write(board, userId, value, limit));
+      if (outcome === 'limit') throw submissionLimitReached();
       // The board moved to another period or was edited (maybe on another instance): read it afresh, not from the cache.
       if (outcome === 'board_changed') this.deps.boards.forgetHere(projectId, [slug]);
       else if (outcome !== 'conflict') return this.reads.me(board, userId, outcome);
@@ -160,23 +221,50 @@ export class LeaderboardService {
     throw new AppError('unavailable', 'The leaderboard is busy; try again');
   }
 
-  /** One attempt at a submission: the standing after it, or why to retry (the board or the entry moved under it). */
+  /**
+   * A player's join (403) and submission limit (429) on a board that has either; answers the
+   * limit the write must count against (null: none, or nothing to read).
+   */
+  private async checkParticipation(board: Leaderboard, userId: number): Promise<number | null> {
+    if (!bindsParticipation(board)) return null;
+    checkParticipation(board, await this.deps.store.participation(board.id, board.period.start, userId));
+    return board.maxSubmissions;
+  }
+
+  /** How many players have a stat in the board's current period, over every league. */
+  private async playersWithStat(board: Leaderboard): Promise<number> {
+    const totals = await Promise.all(board.leagues.map((l) => this.deps.ranks.total(board, l.slug, 'ranked')));
+    return totals.reduce((sum, n) => sum + n, 0);
+  }
+
+  /**
+   * One attempt at a submission: the standing after it, `limit` when the player's submissions of
+   * the period are used up (counted in the write's transaction: `limit` is the most that may count,
+   * null for none), or why to retry (the board or the entry moved under it).
+   */
   private async write(
     board: Leaderboard,
     userId: number,
     value: number,
-  ): Promise<Standing | 'board_changed' | 'conflict'> {
+    limit: number | null,
+  ): Promise<Standing | 'board_changed' | 'conflict' | 'limit'> {
     const { store, ranks, clock } = this.deps;
     const standing = await store.standing(board.id, userId);
     const outcome = applySubmission(board, userId, standing, value, clock.now());
-    if (!outcome) return standing;
+    const at = { periodStart: board.period.start, revision: board.revision };
+    if (!outcome) {
+      // Nothing to write, but a submission all the same: it counts against the limit.
+      if (limit === null) return standing;
+      const counted = await store.countSubmission(board.id, { ...at, userId, limit });
+      return counted === 'counted' ? standing : counted;
+    }
     const result = await store.writeEntry(board.id, {
-      periodStart: board.period.start,
-      revision: board.revision,
+      ...at,
       previous: standing.entry,
       next: outcome.entry,
       score: scoreOf(board.sort, outcome.entry.statValue),
       assign: outcome.assign,
+      limit,
     });
     if (result !== 'written') return result;
     await ranks.moved(board, { entry: standing.entry, assigned: standing.assignedLeague }, outcome.entry);

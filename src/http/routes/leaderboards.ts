@@ -76,7 +76,7 @@ export function leaderboardRoutes(
             description: leaderboardRouteDescriptions.stats,
             params: LeaderboardParams,
             body: SubmitBody,
-            response: { 200: MeSchema, ...errorResponses, 503: ErrorSchema },
+            response: { 200: MeSchema, ...errorResponses, 409: ErrorSchema, 503: ErrorSchema },
           },
         },
         (request) =>
