@@ -9,6 +9,7 @@ import type * as auth from '../../../src/http/schemas/auth.js';
 import type * as common from '../../../src/http/schemas/common.js';
 import type * as documents from '../../../src/http/schemas/documents.js';
 import type * as boards from '../../../src/http/schemas/leaderboards.js';
+import type * as tournaments from '../../../src/http/schemas/tournaments.js';
 import type * as sdk from '../src/types.js';
 
 /** `true` only when A and B are assignable both ways. */
@@ -32,7 +33,13 @@ export type Contract = [
   Check<Same<sdk.LeaderboardMe, Static<typeof boards.MeSchema>>>,
   Check<Same<sdk.LeaderboardUsers, Static<typeof boards.UsersListSchema>>>,
   Check<Same<sdk.LeaderboardBundle, Static<typeof boards.BundleSchema>>>,
-  Check<Same<sdk.LeaderboardListOptions, Static<typeof boards.UsersQuery>>>,
+  Check<Same<sdk.LeaderboardJoin, Static<typeof tournaments.JoinSchema>>>,
+  Check<Same<sdk.LeaderboardList, Static<typeof tournaments.BoardListSchema>>>,
+  Check<Same<sdk.LeaderboardUsersQuery, Static<typeof boards.UsersQuery>>>,
+  Check<Same<sdk.LeaderboardAroundQuery, Static<typeof boards.AroundQuery>>>,
+  Check<Same<sdk.LeaderboardAround, Static<typeof boards.AroundSchema>>>,
+  Check<Same<sdk.LeaderboardHistoryOptions, Static<typeof boards.MyHistoryQuery>>>,
+  Check<Same<sdk.LeaderboardMyHistory, Static<typeof boards.MyHistorySchema>>>,
   Check<Same<sdk.ListenDocumentMessage, Static<typeof ws.ListenDocumentMessage>>>,
   Check<Same<sdk.ListenQueryMessage, Static<typeof ws.ListenQueryMessage>>>,
   Check<Same<sdk.ListenerChangeWire, Static<typeof ws.ListenerChange>>>,

@@ -3,7 +3,7 @@ import { WriteBatch } from './batch.js';
 import { type CollectionOptions, CollectionRef, DocumentRef, Query } from './documents.js';
 import type { CdsError } from './errors.js';
 import { type Fetch, Http } from './http.js';
-import { LeaderboardRef } from './leaderboards.js';
+import { LeaderboardRef, Leaderboards } from './leaderboards.js';
 import { RealtimeRef } from './realtime.js';
 import { Session } from './session.js';
 import { RealtimeSocket } from './socket.js';
@@ -37,6 +37,8 @@ export interface Client {
   batch(): WriteBatch;
   ref(path?: string): RealtimeRef;
   leaderboard(slug: string): LeaderboardRef;
+  /** The project's boards (§18 board list). */
+  readonly leaderboards: Leaderboards;
   /** The shared WebSocket (created on the first `onValue`, `onSnapshot` or realtime write). */
   readonly socket: RealtimeSocket;
   /** Closes the socket and stops reconnecting, so a Node process can exit. */
@@ -76,6 +78,7 @@ export function createClient(options: ClientOptions): Client {
     batch: () => new WriteBatch(http),
     ref: (path = '') => new RealtimeRef(http, getSocket, path),
     leaderboard: (slug) => new LeaderboardRef(http, slug),
+    leaderboards: new Leaderboards(http),
     get socket() {
       return getSocket();
     },

@@ -19,7 +19,7 @@ export type {
   WriteOptions,
 } from './documents.js';
 export { CdsError, type CdsErrorCode } from './errors.js';
-export type { BundleSection, LeaderboardRef } from './leaderboards.js';
+export type { BundleSection, LeaderboardRef, Leaderboards } from './leaderboards.js';
 export { type RealtimeRef, serverIncrement, serverTimestamp, type TransactionResult } from './realtime.js';
 export type { RealtimeSocket } from './socket.js';
 export { memoryStorage, type SessionStorage } from './storage.js';

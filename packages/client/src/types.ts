@@ -80,6 +80,32 @@ export interface LeaderboardProfile {
   avatar_url: string | null;
 }
 
+/** `leaderboard(slug).join()` (§18): joined, with how many joined the period (players with a stat where no join is required). */
+export interface LeaderboardJoin {
+  joined: true;
+  participants: number;
+}
+
+/** One board of `leaderboards.list()` (§18), for the caller. */
+export interface LeaderboardListItem {
+  slug: string;
+  name: string;
+  type: 'CONTINUOUS' | 'AT_RESET';
+  sort: 'asc' | 'desc';
+  reset: 'none' | 'daily' | 'weekly' | 'monthly';
+  period: { start: string; end: string | null };
+  /** When the current period ends; null for `reset: 'none'`. */
+  next_reset_at: string | null;
+  join_required: boolean;
+  /** The caller joined the current period; false where no join is required. */
+  joined: boolean;
+}
+
+/** `GET /leaderboards`: every board of the project, by slug. */
+export interface LeaderboardList {
+  leaderboards: LeaderboardListItem[];
+}
+
 /** The caller's standing on a board (§5 `me`). */
 export interface LeaderboardMe {
   leaderboard_id: number;
@@ -120,6 +146,16 @@ export interface LeaderboardMeta {
   client_submit: boolean;
   stat_min: number | null;
   stat_max: number | null;
+  /** Tournaments (§18): players join each period before they submit. */
+  join_required: boolean;
+  /** How many players may join a period; null: no limit. */
+  max_participants: number | null;
+  /** How many submissions of a player count per period; null: no limit. */
+  max_submissions: number | null;
+  /** When players' submissions open (ISO 8601); null: always open. */
+  starts_at: string | null;
+  /** When players' submissions close (ISO 8601, exclusive); null: never. */
+  ends_at: string | null;
 }
 
 export interface LeaderboardLeague {
@@ -171,6 +207,57 @@ export interface LeaderboardListOptions {
   offset?: number;
   source?: 'ranked' | 'assigned';
   expand?: 'profile';
+}
+
+/** The options of `users`: a listing, or (§18) only the chosen users of its league, `userIds` (1 to 100). */
+export interface LeaderboardUsersOptions extends LeaderboardListOptions {
+  userIds?: number[];
+}
+
+/** The users route's query on the wire (§5, §18 `UsersQuery`): `user_ids` comma-separated. */
+export interface LeaderboardUsersQuery extends LeaderboardListOptions {
+  user_ids?: string;
+}
+
+/** The options of `around` (§18): ranked users shown on each side of the caller (1 to 50, default 5). */
+export interface LeaderboardAroundOptions {
+  radius?: number;
+  expand?: 'profile';
+}
+
+/** The around route's query on the wire (§18 `AroundQuery`); `user_id` is for server keys, which the SDK does not use. */
+export interface LeaderboardAroundQuery extends LeaderboardAroundOptions {
+  user_id?: number;
+}
+
+/** `GET /leaderboards/{slug}/around` (§18): the caller's `me` and the ranked users around it in its league. */
+export interface LeaderboardAround {
+  league: string;
+  me: LeaderboardMe;
+  users: LeaderboardUser[];
+}
+
+/** The options of `myHistory` (§18 `MyHistoryQuery`): periods returned, newest first (1 to 100, default 20). */
+export interface LeaderboardHistoryOptions {
+  limit?: number;
+}
+
+/** An archived period. */
+export interface LeaderboardArchivedPeriod {
+  start: string;
+  end: string;
+}
+
+/** `GET /leaderboards/{slug}/history/me` (§18): the caller's final standings, newest first, and their best. */
+export interface LeaderboardMyHistory {
+  periods: {
+    period: LeaderboardArchivedPeriod;
+    rank: number;
+    stat_value: number;
+    league: string;
+    reward: unknown;
+  }[];
+  best: { rank: number; period: LeaderboardArchivedPeriod } | null;
 }
 
 /** A write of a §11 batch (`POST /documents/batch`). */
