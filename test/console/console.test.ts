@@ -256,9 +256,25 @@ describe.skipIf(!available && !required)('web console (§13) in headless Chromiu
 
     const edit = page.getByRole('form', { name: 'Edit leaderboard' });
     await edit.getByLabel('Name', { exact: true }).fill('Weekly cup');
+    // The tournament fields (§18): an end before the start is refused (422 shown), then saved.
+    await edit.getByLabel('Players must join (tournament)').check();
+    await edit.getByLabel('Max participants', { exact: true }).fill('64');
+    await edit.getByLabel('Max submissions per period', { exact: true }).fill('3');
+    await edit.getByLabel('Starts at', { exact: true }).fill('2026-12-01T18:00:00+01:00');
+    await edit.getByLabel('Ends at', { exact: true }).fill('2026-12-01T16:00:00Z');
+    await edit.getByRole('button', { name: 'Save leaderboard' }).click();
+    await expectUi(edit.getByRole('alert')).toContainText('must be after starts_at');
+    await edit.getByLabel('Ends at', { exact: true }).fill('2026-12-08T18:00:00Z');
     await edit.getByRole('button', { name: 'Save leaderboard' }).click();
     await expectUi(page.getByRole('button', { name: 'Weekly cup (weekly)' })).toBeVisible();
-    expect((await api('GET', `${project()}/leaderboards/weekly`)).json.name).toBe('Weekly cup');
+    expect((await api('GET', `${project()}/leaderboards/weekly`)).json).toMatchObject({
+      name: 'Weekly cup',
+      join_required: true,
+      max_participants: 64,
+      max_submissions: 3,
+      starts_at: '2026-12-01T17:00:00.000Z',
+      ends_at: '2026-12-08T18:00:00.000Z',
+    });
 
     await page.getByRole('button', { name: 'Reset now' }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Reset', exact: true }).click();

@@ -1,4 +1,4 @@
-/** Leaderboards (§13): boards, create and edit (leagues, rewards, anti-cheat), standings, stats, reset, history. */
+/** Leaderboards (§13): boards, create and edit (leagues, rewards, anti-cheat, tournament), standings, stats, reset, history. */
 import { useState } from 'preact/hooks';
 import { api, query } from '../api.js';
 import { Dialog, ErrorAlert, parseJson, pretty, ReadOnly, useAction, useLoad, useProject } from '../ui.js';
@@ -17,6 +17,11 @@ interface Board {
   client_submit: boolean;
   stat_min: number | null;
   stat_max: number | null;
+  join_required: boolean;
+  max_participants: number | null;
+  max_submissions: number | null;
+  starts_at: string | null;
+  ends_at: string | null;
 }
 interface Standing {
   rank: number | null;
@@ -31,6 +36,7 @@ interface Listing {
 const PAGE = 10;
 
 const bound = (value: FormDataEntryValue | null) => (value === null || value === '' ? null : Number(value));
+const instant = (value: FormDataEntryValue | null) => (value === null || value === '' ? null : String(value).trim());
 
 /** The fields shared by create and edit, read from a form. */
 function definition(form: FormData) {
@@ -43,6 +49,11 @@ function definition(form: FormData) {
     client_submit: form.get('client_submit') === 'on',
     stat_min: bound(form.get('stat_min')),
     stat_max: bound(form.get('stat_max')),
+    join_required: form.get('join_required') === 'on',
+    max_participants: bound(form.get('max_participants')),
+    max_submissions: bound(form.get('max_submissions')),
+    starts_at: instant(form.get('starts_at')),
+    ends_at: instant(form.get('ends_at')),
   };
 }
 
@@ -88,6 +99,38 @@ function DefinitionFields({ board }: { board?: Board }) {
       <label>
         Stat max
         <input name="stat_max" type="number" step="any" defaultValue={String(board?.stat_max ?? '')} />
+      </label>
+      <label class="inline">
+        <input type="checkbox" name="join_required" defaultChecked={board?.join_required ?? false} /> Players must join
+        (tournament)
+      </label>
+      <label>
+        Max participants
+        <input
+          name="max_participants"
+          type="number"
+          min="1"
+          step="1"
+          defaultValue={String(board?.max_participants ?? '')}
+        />
+      </label>
+      <label>
+        Max submissions per period
+        <input
+          name="max_submissions"
+          type="number"
+          min="1"
+          step="1"
+          defaultValue={String(board?.max_submissions ?? '')}
+        />
+      </label>
+      <label>
+        Starts at
+        <input name="starts_at" placeholder="2026-12-01T18:00:00Z" defaultValue={board?.starts_at ?? ''} />
+      </label>
+      <label>
+        Ends at
+        <input name="ends_at" placeholder="2026-12-08T18:00:00Z" defaultValue={board?.ends_at ?? ''} />
       </label>
     </>
   );
