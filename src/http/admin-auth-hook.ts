@@ -3,7 +3,8 @@ import type { AdminCaller } from '../core/admin/admin-caller.js';
 import type { AdminPermission } from '../core/admin/admin-permissions.js';
 import type { AdminService } from '../core/admin/admin-service.js';
 import type { Admin } from '../core/admin/admin-store.js';
-import { credentialsFromHeaders } from './auth-hook.js';
+import { looksLikeServerKey } from '../core/admin/server-keys.js';
+import { type ClientAuthenticator, credentialsFromHeaders, requirePermission } from './auth-hook.js';
 import type { HttpApp } from './server.js';
 
 declare module 'fastify' {
@@ -53,6 +54,30 @@ export function adminAccess(guard: AdminGuard, access: AdminAccess = {}) {
       request.projectId = (await guard.requireProject(caller, params.project_id, orgId)).id;
     }
     if (access.permission) guard.requirePermission(caller, access.permission);
+  };
+}
+
+/**
+ * An `onRequest` hook for a client route a game server may also call: a player with `permission`
+ * (§1, client credentials first), or a server key alone (`Authorization: Bearer sk_…`, client
+ * credentials optional) holding `keyPermission`, for its own project (`request.projectId`), with
+ * `request.admin` set to it and no user.
+ */
+export function playerOrServerKey(
+  auth: ClientAuthenticator,
+  guard: AdminGuard,
+  permission: string,
+  keyPermission: AdminPermission,
+) {
+  const player = requirePermission(auth, permission);
+  return async (request: FastifyRequest): Promise<void> => {
+    const token = credentialsFromHeaders(request).accessToken;
+    if (token === undefined || !looksLikeServerKey(token)) return player(request);
+    const caller = await guard.authenticateCaller(token, { serverKeys: true });
+    if (caller.kind !== 'server_key') throw new Error('a server key authenticated as an admin');
+    guard.requirePermission(caller, keyPermission);
+    request.admin = caller;
+    request.projectId = caller.projectId;
   };
 }
 

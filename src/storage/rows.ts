@@ -15,8 +15,8 @@ import {
   indexSignature,
 } from '../core/documents/indexes.js';
 import type { JsonValue } from '../core/json.js';
-import type { LeaderboardEntry } from '../core/leaderboards/leaderboard-model.js';
-import type { ArchivedStanding, EntryWrite } from '../core/leaderboards/leaderboard-store.js';
+import type { LeaderboardEntry, Standing } from '../core/leaderboards/leaderboard-model.js';
+import type { ArchivedStanding, EntryWrite, PeriodStanding } from '../core/leaderboards/leaderboard-store.js';
 
 /** A player: a row of `users`. */
 export interface UserRow {
@@ -185,5 +185,52 @@ export const historyRows = {
   columns: 'rank, user_id, stat_value, league, updated_at, reward',
   of(row: HistoryRow): ArchivedStanding {
     return { rank: row.rank, ...entryRows.of(row), reward: row.reward };
+  },
+};
+
+/**
+ * A user's standing as one row: the entry's columns (null without one) beside the user's
+ * assignment, from `leaderboard_entries` and `leaderboard_assignments`.
+ */
+export interface StandingRow {
+  user_id: number;
+  stat_value: number | null;
+  league: string | null;
+  updated_at: number | null;
+  assigned: string | null;
+}
+
+export const standingRows = {
+  of(row: StandingRow): Standing {
+    const { user_id, stat_value, league, updated_at } = row;
+    const entry =
+      stat_value !== null && league !== null && updated_at !== null
+        ? entryRows.of({ user_id, stat_value, league, updated_at })
+        : null;
+    return { entry, assignedLeague: row.assigned };
+  },
+};
+
+/** A user's final standing in an archived period: a row of `leaderboard_history` with its period's end. */
+export interface PeriodStandingRow {
+  period_start: number;
+  period_end: number;
+  rank: number;
+  stat_value: number;
+  league: string;
+  reward: JsonValue | null;
+}
+
+export const periodStandingRows = {
+  columns: 'h.period_start, p.period_end, h.rank, h.stat_value, h.league, h.reward',
+  of(row: PeriodStandingRow): PeriodStanding {
+    return {
+      periodStart: row.period_start,
+      periodEnd: row.period_end,
+      rank: row.rank,
+      statValue: row.stat_value,
+      league: row.league,
+      reward: row.reward,
+    };
   },
 };

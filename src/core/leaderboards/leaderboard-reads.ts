@@ -12,13 +12,15 @@ import {
   leagueView,
   type MeView,
   metaView,
-  type ProfileView,
   paginationView,
+  profileOf,
   type UsersView,
+  userItems,
 } from './leaderboard-views.js';
 import type { LeagueRanks, ListingSource } from './league-ranks.js';
 import { isoTime } from './period-schedule.js';
-import { isUnranked, statOf } from './rank-order.js';
+import { chosenUserIds, compareChosen, PlayerReads } from './player-reads.js';
+import { statOf } from './rank-order.js';
 
 /** The bundle's section names, in the order of the §5 messages. */
 export const BUNDLE_SECTIONS = ['meta', 'leagues', 'rewards', 'entries', 'users', 'me'] as const;
@@ -32,6 +34,11 @@ export interface ListingQuery {
   offset?: number;
   source?: ListingSource;
   expand?: 'profile';
+}
+
+/** Parameters of the users route: a listing, or (§18 `user_ids=3,9,12`) only the chosen users of its league. */
+export interface UsersQuery extends ListingQuery {
+  user_ids?: string;
 }
 
 /** Parameters of the bundle: `include` as given (repeated and/or comma-separated). */
@@ -78,7 +85,12 @@ export function parseInclude(values: readonly string[] | undefined): Set<BundleS
 
 /** The reads of leaderboards (§5): bundles and listings ranked from the rank cache, and archived periods. */
 export class LeaderboardReads {
-  constructor(private readonly deps: LeaderboardReadsDeps) {}
+  /** The reads centred on one player (§18): around me, my history. */
+  readonly players: PlayerReads;
+
+  constructor(private readonly deps: LeaderboardReadsDeps) {
+    this.players = new PlayerReads(deps, this);
+  }
 
   /** The board of that slug; 404 otherwise. */
   async board(projectId: number, slug: string): Promise<Leaderboard> {
@@ -106,12 +118,14 @@ export class LeaderboardReads {
     };
   }
 
-  /** One page of a league's users. */
-  async users(projectId: number, userId: number, slug: string, query: ListingQuery): Promise<UsersView> {
+  /** One page of a league's users, or the chosen users of the league when `user_ids` names them. */
+  async users(projectId: number, userId: number, slug: string, query: UsersQuery): Promise<UsersView> {
     const board = await this.board(projectId, slug);
     this.checkSource(board, query.source);
     const standing = callerLeagueVaries(board, query) ? await this.deps.store.standing(board.id, userId) : null;
-    return this.listing(board, this.listingLeague(board, query.league, standing), query);
+    const league = this.listingLeague(board, query.league, standing);
+    if (query.user_ids !== undefined) return this.chosen(board, league, chosenUserIds(query.user_ids), query);
+    return this.listing(board, league, query);
   }
 
   /** A page of the final standings of an archived period. */
@@ -196,15 +210,40 @@ export class LeaderboardReads {
       query,
       limit,
     );
+    return { pagination, league, users: userItems(board.sort, league, keys, offset, profiles) };
+  }
+
+  /**
+   * The chosen users of the league, as the listing shows them (§18): one read of their accounts
+   * (unknown ids drop out), one of their standings, and each rank from the cache, O(k log n).
+   */
+  private async chosen(board: Leaderboard, league: string, ids: number[], query: ListingQuery): Promise<UsersView> {
+    const limit = query.limit ?? DEFAULT_USERS_LIMIT;
+    const accounts = await this.profiles(board.projectId, ids);
+    const known = ids.filter((id) => accounts.has(id));
+    const standings =
+      known.length === 0 ? new Map<number, Standing>() : await this.deps.store.standingsOf(board.id, known);
+    const members = known.flatMap((id) => {
+      const standing = standings.get(id) ?? null;
+      return callerLeague(board, standing) === league ? [{ userId: id, entry: standing?.entry ?? null }] : [];
+    });
+    const ranked = await Promise.all(
+      members.map(async ({ userId, entry }) => ({
+        userId,
+        entry,
+        rank: entry ? await this.deps.ranks.rankOf(board, entry) : null,
+      })),
+    );
+    const shown = ranked.sort(compareChosen).slice(0, limit);
     return {
-      pagination,
+      pagination: paginationView(limit, 0, shown.length, shown.length),
       league,
-      users: keys.map((key, i) => ({
-        rank: isUnranked(key) ? null : offset + i + 1,
-        user_id: key.userId,
-        stat_value: isUnranked(key) ? null : statOf(board.sort, key.score),
+      users: shown.map(({ userId, entry, rank }) => ({
+        rank,
+        user_id: userId,
+        stat_value: entry ? entry.statValue : null,
         league,
-        ...(profiles ? { profile: profileOf(profiles, key.userId) } : {}),
+        ...(query.expand === 'profile' ? { profile: profileOf(accounts, userId) } : {}),
       })),
     };
   }
@@ -255,11 +294,6 @@ function callerLeagueVaries(board: Leaderboard, query: ListingQuery): boolean {
 }
 
 /** The caller's league: of their entry, else their assignment, else the lowest. */
-function callerLeague(board: Leaderboard, standing: Standing | null): string {
+export function callerLeague(board: Leaderboard, standing: Standing | null): string {
   return standing?.entry?.league ?? standing?.assignedLeague ?? lowestLeague(board).slug;
-}
-
-function profileOf(profiles: Map<number, { nickname: string; avatarUrl: string | null }>, userId: number): ProfileView {
-  const profile = profiles.get(userId);
-  return { nickname: profile?.nickname ?? '', avatar_url: profile?.avatarUrl ?? null };
 }

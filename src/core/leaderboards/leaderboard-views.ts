@@ -1,8 +1,11 @@
 /** The §5 response shapes (snake_case, as the API sends them) and how domain records become them. */
+
+import type { UserProfile } from '../auth/account-store.js';
 import type { JsonValue } from '../json.js';
 import { type BoardFields, boardFields, type LeagueRecord, leagueRecord, type RewardRecord } from './board-record.js';
-import type { Leaderboard, League, Period } from './leaderboard-model.js';
+import type { Leaderboard, League, Period, SortOrder } from './leaderboard-model.js';
 import { isoTime } from './period-schedule.js';
+import { isUnranked, type RankKey, statOf } from './rank-order.js';
 
 /** `{limit, offset, total, has_more}` of every listing. */
 export interface PaginationView {
@@ -113,6 +116,62 @@ export interface HistoryView {
   standings: StandingView[];
   /** The caller's own final standing in that period (any league), or null. */
   me: Omit<StandingView, 'profile'> | null;
+}
+
+/** `GET /leaderboards/{slug}/around` (§18): the caller's `me` and the ranked users around it in its league. */
+export interface AroundView {
+  league: string;
+  me: MeView;
+  users: UserItemView[];
+}
+
+/** An archived period as answers show it. */
+export interface ArchivedPeriodView {
+  start: string;
+  end: string;
+}
+
+/** One period of `GET /leaderboards/{slug}/history/me`: the caller's final standing in it. */
+export interface MyPeriodView {
+  period: ArchivedPeriodView;
+  rank: number;
+  stat_value: number;
+  league: string;
+  reward: JsonValue | null;
+}
+
+/** `GET /leaderboards/{slug}/history/me` (§18): the caller's archived periods and best final rank. */
+export interface MyHistoryView {
+  periods: MyPeriodView[];
+  best: { rank: number; period: ArchivedPeriodView } | null;
+}
+
+/** A user's profile as `expand=profile` shows it (empty when the account is gone). */
+export function profileOf(profiles: ReadonlyMap<number, UserProfile>, userId: number): ProfileView {
+  const profile = profiles.get(userId);
+  return { nickname: profile?.nickname ?? '', avatar_url: profile?.avatarUrl ?? null };
+}
+
+/** A listing's keys as its users, the first at position `offset` (rank `offset + 1` when ranked). */
+export function userItems(
+  sort: SortOrder,
+  league: string,
+  keys: readonly RankKey[],
+  offset: number,
+  profiles: ReadonlyMap<number, UserProfile> | null,
+): UserItemView[] {
+  return keys.map((key, i) => ({
+    rank: isUnranked(key) ? null : offset + i + 1,
+    user_id: key.userId,
+    stat_value: isUnranked(key) ? null : statOf(sort, key.score),
+    league,
+    ...(profiles ? { profile: profileOf(profiles, key.userId) } : {}),
+  }));
+}
+
+/** An archived period as answers show it. */
+export function archivedPeriodView(period: { start: number; end: number }): ArchivedPeriodView {
+  return { start: isoTime(period.start), end: isoTime(period.end) };
 }
 
 /** A current period as answers show it. */
