@@ -1,14 +1,56 @@
 import { defineConfig } from 'vitest/config';
 
+/**
+ * Files that run one at a time, each in a fresh process, after all the others (test/README.md
+ * says why): they hold a process or a request to a time limit, measure time against time, or
+ * drive Chromium.
+ */
+const SERIAL = [
+  'test/bus/bus.test.ts',
+  'test/client/browser.test.ts',
+  'test/console/**/*.test.ts',
+  'test/e2e/scale-out-cluster.test.ts',
+  'test/e2e/scale-out-outages.test.ts',
+  'test/e2e/scale-out-revocation.test.ts',
+  'test/e2e/workers.test.ts',
+  'test/http/admin-auth.test.ts',
+  'test/http/auth.test.ts',
+  'test/rules/rules-two-instances.test.ts',
+  'test/ws/realtime-rules.test.ts',
+];
+
+/** What both groups share (projects do not inherit the root's test options). */
+const common = {
+  testTimeout: 30_000,
+  hookTimeout: 60_000,
+  pool: 'forks',
+} as const;
+
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
-    testTimeout: 30_000,
-    hookTimeout: 60_000,
-    pool: 'forks',
+    // Once per run, before either group (the root project's global setup).
     globalSetup: ['test/support/cli-bundle.ts'],
     // The default console output, and the last `npm test` run's timing for `npm run health`
     // (test/support/last-run-reporter.ts). Reporters named on the command line replace both.
     reporters: ['default', './test/support/last-run-reporter.ts'],
+    projects: [
+      {
+        // Two files at a time, each on its own PostgreSQL schemas, Redis prefixes, data directories
+        // and ports. The two worker processes live for the whole group (isolate: false): a file
+        // imports the service's modules once per worker instead of once per file.
+        test: {
+          ...common,
+          name: 'parallel',
+          include: ['test/**/*.test.ts'],
+          exclude: SERIAL,
+          maxWorkers: 2,
+          isolate: false,
+        },
+      },
+      {
+        // One worker, a fresh process per file; vitest runs this group after the parallel one.
+        test: { ...common, name: 'serial', include: SERIAL, maxWorkers: 1, isolate: true },
+      },
+    ],
   },
 });

@@ -38,7 +38,7 @@ function freePort(): Promise<number> {
 export async function startService(env: Record<string, string> = {}): Promise<Service> {
   const dataDir = mkdtempSync(join(tmpdir(), 'cds-sdk-'));
   const port = String(await freePort());
-  // Generous: on a loaded machine tsx takes 15 s or more to start the service.
+  // Generous: on a loaded machine the service once took 15 s or more to start (under tsx).
   const start = () => startServerProcess({ CDS_DATA_DIR: dataDir, PORT: port, ...env }, 55_000);
   let server: ServerProcess | undefined = await start();
   const output = server.output();

@@ -1,9 +1,10 @@
 /**
  * Vitest global setup: bundles the `cds` command (src/cli/main.ts), and the service's entry
- * (src/main.ts, for tests that start several worker processes), into one ESM file each before the
- * run, so each CLI test spawns plain Node (about a third of the CPU of starting it through tsx,
- * which transpiles every module on each start). Packages stay external and resolve from the
- * checkout's node_modules. `test/e2e/transfer-cli.test.ts` still runs the real `bin/cds.js`.
+ * (src/main.ts, for every test that starts the service as a process: server-process.ts), into one
+ * ESM file each before the run, so each such test spawns plain Node (about a third of the CPU of
+ * starting it through tsx, which transpiles every module on each start). Packages stay external
+ * and resolve from the checkout's node_modules. `test/e2e/transfer-cli.test.ts` still runs the
+ * real `bin/cds.js`.
  */
 import { renameSync } from 'node:fs';
 import { join } from 'node:path';

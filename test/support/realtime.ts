@@ -1,6 +1,6 @@
 /** Starts the real app on a loopback port for WebSocket tests (§4). */
 import type { AddressInfo } from 'node:net';
-import { startTestApp, type TestApp, type TestAppOptions } from './app.js';
+import { createProjectWithPlayer, startTestApp, type TestApp, type TestAppOptions } from './app.js';
 import type { EngineFixture } from './engines.js';
 import { open, type TestSocket } from './ws-client.js';
 
@@ -26,4 +26,22 @@ export async function startRealtimeApp(
     wsUrl,
     socket: (headers: Record<string, string> = t.headers) => open(wsUrl, headers),
   });
+}
+
+let freshProjects = 0;
+
+/**
+ * The app of `shared` as seen by a new project with a player of its own: a test gets its own
+ * documents, tree, roles and rules (they are all per project) without starting an app of its own.
+ * Its `close` does nothing: `shared` is closed once, after the file's tests.
+ */
+export async function freshProject(shared: RealtimeTestApp): Promise<RealtimeTestApp> {
+  freshProjects += 1;
+  const fresh = await createProjectWithPlayer(shared.app, `org-fresh-${freshProjects}`, `fresh${freshProjects}`);
+  return {
+    ...shared,
+    ...fresh,
+    socket: (headers: Record<string, string> = fresh.headers) => open(shared.wsUrl, headers),
+    close: async () => undefined,
+  };
 }

@@ -1,9 +1,9 @@
 /** Document listeners (§10) under access rules (§9): filtered snapshots and changes, denials, rule changes. */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { JsonObject } from '../../src/core/json.js';
 import { engines } from '../support/engines.js';
 import { copyOf, listenerMessages, sortedPaths } from '../support/listener-copy.js';
-import { type RealtimeTestApp, startRealtimeApp } from '../support/realtime.js';
+import { freshProject, type RealtimeTestApp, startRealtimeApp } from '../support/realtime.js';
 import { addPlayer, MemoryRulesSource } from '../support/rules.js';
 import type { TestSocket } from '../support/ws-client.js';
 
@@ -21,14 +21,22 @@ const NOTE_RULES = {
 
 for (const engine of engines) {
   describe.skipIf(engine.unavailable)(`document listeners under rules (§9, §10) on ${engine.name}`, () => {
+    // One app per engine; each test gets a project of its own on it (freshProject).
+    let shared: RealtimeTestApp;
     let t: RealtimeTestApp;
     let rules: MemoryRulesSource;
     let ws: TestSocket;
     let me: string;
     let project: number;
-    beforeEach(async () => {
+    beforeAll(async () => {
       rules = new MemoryRulesSource();
-      t = await startRealtimeApp(engine, {}, { rules });
+      shared = await startRealtimeApp(engine, {}, { rules });
+    });
+    afterAll(async () => {
+      await shared?.close();
+    });
+    beforeEach(async () => {
+      t = await freshProject(shared);
       project = t.project.projectId;
       me = String(t.userId);
       rules.set(project, NOTE_RULES);
@@ -36,7 +44,6 @@ for (const engine of engines) {
     });
     afterEach(async () => {
       await ws?.close();
-      await t?.close();
     });
 
     const put = (path: string, data: JsonObject) => t.app.services.documents.put(project, path, data);

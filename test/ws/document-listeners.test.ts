@@ -1,25 +1,32 @@
 /** Document listeners over the WebSocket (§10) on both engines: snapshot, changes, windows, resume, errors. */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { parseDocumentJson } from '../../src/core/documents/document-service.js';
 import type { JsonObject } from '../../src/core/json.js';
 import { engines } from '../support/engines.js';
 import { copyOf, listenerMessages, sortedPaths } from '../support/listener-copy.js';
-import { type RealtimeTestApp, startRealtimeApp } from '../support/realtime.js';
+import { freshProject, type RealtimeTestApp, startRealtimeApp } from '../support/realtime.js';
 import type { TestSocket } from '../support/ws-client.js';
 
 for (const engine of engines) {
   describe.skipIf(engine.unavailable)(`document listeners (§10) on ${engine.name}`, () => {
+    // One app per engine; each test gets a project of its own on it (freshProject).
+    let shared: RealtimeTestApp;
     let t: RealtimeTestApp;
     let ws: TestSocket;
     let project: number;
+    beforeAll(async () => {
+      shared = await startRealtimeApp(engine);
+    });
+    afterAll(async () => {
+      await shared?.close();
+    });
     beforeEach(async () => {
-      t = await startRealtimeApp(engine);
+      t = await freshProject(shared);
       project = t.project.projectId;
       ws = await t.socket();
     });
     afterEach(async () => {
       await ws?.close();
-      await t?.close();
     });
 
     const documents = () => t.app.services.documents;

@@ -1,7 +1,7 @@
 /** Access rules (§9) on the realtime WebSocket (§4): denials, and rule or role changes reaching open sockets. */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { engines } from '../support/engines.js';
-import { type RealtimeTestApp, startRealtimeApp } from '../support/realtime.js';
+import { freshProject, type RealtimeTestApp, startRealtimeApp } from '../support/realtime.js';
 import { MemoryRulesSource, TREE_RULES } from '../support/rules.js';
 import type { TestSocket } from '../support/ws-client.js';
 
@@ -10,13 +10,21 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 for (const engine of engines) {
   describe.skipIf(engine.unavailable)(`realtime rules over the WebSocket (§9) on ${engine.name}`, () => {
+    // One app per engine; each test gets a project of its own on it (freshProject).
+    let shared: RealtimeTestApp;
     let t: RealtimeTestApp;
     let rules: MemoryRulesSource;
     let me: string;
     let ws: TestSocket;
-    beforeEach(async () => {
+    beforeAll(async () => {
       rules = new MemoryRulesSource();
-      t = await startRealtimeApp(engine, {}, { rules });
+      shared = await startRealtimeApp(engine, {}, { rules });
+    });
+    afterAll(async () => {
+      await shared?.close();
+    });
+    beforeEach(async () => {
+      t = await freshProject(shared);
       me = String(t.userId);
       rules.set(t.project.projectId, TREE_RULES);
       await t.app.services.tree.set(t.project.projectId, 'vault', {
@@ -27,7 +35,6 @@ for (const engine of engines) {
     });
     afterEach(async () => {
       await ws?.close();
-      await t?.close();
     });
 
     const write = (path: string, value: unknown) => t.app.services.tree.set(t.project.projectId, path, value as null);
