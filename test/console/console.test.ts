@@ -254,6 +254,49 @@ describe.skipIf(!available && !required)('web console (§13) in headless Chromiu
     await expectUi(standings.getByRole('row').nth(1)).toContainText('11');
     await shot(page, 'leaderboards');
 
+    // §18 as the admin sees it: the window around a user (ranks: players[0] first with 999, then
+    // players[12] … players[1] with 120 … 10, so players[k] is rank 14 - k), and a chosen set.
+    /** A row's cells as text: rank, the player's id in parentheses, stat. */
+    const row = (rank: number, k: number, stat: number) => [
+      String(rank),
+      expect.stringMatching(new RegExp(`\\(${players[k]}\\)$`)),
+      String(stat),
+    ];
+    const around = page.getByRole('form', { name: 'Around a user' });
+    await around.getByLabel('User id', { exact: true }).fill(String(players[6]));
+    await around.getByLabel('Radius', { exact: true }).fill('2');
+    await around.getByRole('button', { name: 'Show around' }).click();
+    const nearby = page.getByRole('table', { name: 'Around user' });
+    await expectUi(nearby.getByRole('row')).toHaveCount(6);
+    await expectUi(nearby.getByRole('row').nth(1).getByRole('cell')).toHaveText(row(6, 8, 80));
+    await expectUi(nearby.getByRole('row').nth(5).getByRole('cell')).toHaveText(row(10, 4, 40));
+    await expectUi(nearby.locator('tr[aria-current="true"]').getByRole('cell')).toHaveText(row(8, 6, 60));
+    await expectUi(page.getByText(`User ${players[6]} in league global: rank 8, stat 60`)).toBeVisible();
+    // The last rank's window is shifted inside the league.
+    await around.getByLabel('User id', { exact: true }).fill(String(players[1]));
+    await around.getByLabel('Radius', { exact: true }).fill('1');
+    await around.getByRole('button', { name: 'Show around' }).click();
+    await expectUi(nearby.getByRole('row')).toHaveCount(4);
+    await expectUi(nearby.getByRole('row').nth(1).getByRole('cell')).toHaveText(row(11, 3, 30));
+    await expectUi(nearby.locator('tr[aria-current="true"]').getByRole('cell')).toHaveText(row(13, 1, 10));
+    await around.getByLabel('User id', { exact: true }).fill('999999');
+    await around.getByRole('button', { name: 'Show around' }).click();
+    await expectUi(around.getByRole('alert')).toHaveText('User not found');
+    await expectUi(nearby).toBeHidden();
+
+    const chosen = page.getByRole('form', { name: 'Chosen users' });
+    await chosen.getByLabel('User ids', { exact: true }).fill(' , ');
+    await chosen.getByRole('button', { name: 'Show users' }).click();
+    await expectUi(chosen.getByRole('alert')).toContainText('one or more user ids');
+    await chosen.getByLabel('User ids', { exact: true }).fill(`${players[3]}, ${players[10]} ,${players[0]} 999999`);
+    await chosen.getByRole('button', { name: 'Show users' }).click();
+    const set = page.getByRole('table', { name: 'Chosen users' });
+    await expectUi(set.getByRole('row')).toHaveCount(4);
+    await expectUi(set.getByRole('row').nth(1).getByRole('cell')).toHaveText(row(1, 0, 999));
+    await expectUi(set.getByRole('row').nth(2).getByRole('cell')).toHaveText(row(4, 10, 100));
+    await expectUi(set.getByRole('row').nth(3).getByRole('cell')).toHaveText(row(11, 3, 30));
+    await expectUi(page.getByText('3 of them in league global')).toBeVisible();
+
     const edit = page.getByRole('form', { name: 'Edit leaderboard' });
     await edit.getByLabel('Name', { exact: true }).fill('Weekly cup');
     // The tournament fields (§18): an end before the start is refused (422 shown), then saved.

@@ -3,7 +3,8 @@
  * - `/console` and its files carry the console's Content-Security-Policy and security headers;
  *   the API and `/docs` do not (their CORS headers are as before);
  * - data that holds HTML (`<img onerror>`, `<script>`) in documents, realtime values, a board,
- *   a nickname, a key name, rules and test cases is shown as text in every view that shows it:
+ *   a nickname (in standings, history, the window around a user and a chosen set), a key name,
+ *   rules and test cases is shown as text in every view that shows it:
  *   no script runs, no element is made from it, no CSP or Trusted Types violation is reported;
  * - the admin token is never in `localStorage` (only this tab's `sessionStorage`).
  */
@@ -309,7 +310,7 @@ describe.skipIf(!available && !required)('console security (issue 34) in headles
       await expectUi(children.getByRole('button', { name: INPUT })).toBeVisible();
     });
 
-    // Leaderboards: the board's name and leagues, the standings' and history's nicknames.
+    // Leaderboards: the board's name and leagues, the nicknames of the standings, history, around and chosen views.
     await inView(page, 'leaderboards', async () => {
       await area(page, 'Leaderboards');
       await page.getByRole('button', { name: `${IMG} (xss)` }).click();
@@ -321,6 +322,22 @@ describe.skipIf(!available && !required)('console security (issue 34) in headles
       );
       await page.getByRole('button', { name: 'Show history' }).click();
       await expectUi(page.getByRole('table', { name: 'History' }).getByRole('row').nth(1)).toContainText(IMG);
+      // §18: the window around the player and a chosen set holding them; markup typed as ids is refused as text.
+      const around = panel.getByRole('form', { name: 'Around a user' });
+      await around.getByLabel('User id', { exact: true }).fill(String(xssUser));
+      await around.getByRole('button', { name: 'Show around' }).click();
+      await expectUi(page.getByRole('table', { name: 'Around user' }).locator('tr[aria-current="true"]')).toContainText(
+        `${IMG} (${xssUser})`,
+      );
+      const chosen = panel.getByRole('form', { name: 'Chosen users' });
+      await chosen.getByLabel('User ids', { exact: true }).fill(INPUT);
+      await chosen.getByRole('button', { name: 'Show users' }).click();
+      await expectUi(chosen.getByRole('alert')).toContainText('user_ids');
+      await chosen.getByLabel('User ids', { exact: true }).fill(String(xssUser));
+      await chosen.getByRole('button', { name: 'Show users' }).click();
+      await expectUi(page.getByRole('table', { name: 'Chosen users' }).getByRole('row').nth(1)).toContainText(
+        `${IMG} (${xssUser})`,
+      );
     });
 
     // Users: the nickname in the table and in the edit dialog.

@@ -147,5 +147,72 @@ for (const engine of engines) {
       // Writes still need leaderboard.manage.
       expect((await call('POST', `${base}/leaderboards/score/reset`, {})).statusCode).toBe(403);
     });
+
+    it('reads the window around a named user and a chosen set of users for a viewer (§18, as a server key reads them)', async () => {
+      expect((await call('POST', `${base}/leaderboards`, { slug: 'near', name: 'Near' }, f.editor)).statusCode).toBe(
+        201,
+      );
+      const ids: number[] = [];
+      for (let i = 0; i < 6; i++) {
+        const user = await t.app.services.accounts.createUser(f.projectId, {
+          username: `near${i}`,
+          password: 'pw-123456',
+        });
+        ids.push(user.id);
+        // near0 leads: stats 60, 50, …, 10.
+        const stat = await call(
+          'POST',
+          `${base}/leaderboards/near/stats`,
+          { user_id: user.id, value: 60 - 10 * i },
+          f.editor,
+        );
+        expect(stat.statusCode).toBe(200);
+      }
+      const [first, second, third, fourth, fifth] = ids as [number, number, number, number, number, number];
+      const around = await call('GET', `${base}/leaderboards/near/around?user_id=${fourth}&radius=1&expand=profile`);
+      expect(around.statusCode).toBe(200);
+      expect(around.json()).toMatchObject({
+        league: 'global',
+        me: { user_id: fourth, rank: 4, stat_value: 30, league: 'global', leaderboard_slug: 'near' },
+        users: [
+          { rank: 3, user_id: third, profile: { nickname: expect.any(String) } },
+          { rank: 4, user_id: fourth },
+          { rank: 5, user_id: fifth },
+        ],
+      });
+      // Shifted inside the league at the top; a user without a stat sees the bottom radius + 1.
+      const top = await call('GET', `${base}/leaderboards/near/around?user_id=${first}&radius=1`);
+      expect(top.json().users.map((u: { rank: number }) => u.rank)).toEqual([1, 2, 3]);
+      const unranked = await call('GET', `${base}/leaderboards/near/around?user_id=${t.userId}&radius=1`);
+      expect(unranked.json()).toMatchObject({
+        me: { user_id: t.userId, rank: null },
+        users: [{ rank: 5 }, { rank: 6 }],
+      });
+      // The user must be named, and be one of the project's.
+      expect((await call('GET', `${base}/leaderboards/near/around?radius=1`)).statusCode).toBe(422);
+      const unknown = await call('GET', `${base}/leaderboards/near/around?user_id=999999`);
+      expect(unknown.statusCode).toBe(404);
+      expect(unknown.json()).toEqual({ detail: 'User not found' });
+      expect((await call('GET', `${base}/leaderboards/none/around?user_id=${first}`)).statusCode).toBe(404);
+      expect(
+        (await call('GET', `${base}/leaderboards/near/around?user_id=${first}`, undefined, f.stranger)).statusCode,
+      ).toBe(404);
+
+      // A chosen set: in rank order, a user without a stat last (in the lowest league), unknown ids left out.
+      const chosen = await call(
+        'GET',
+        `${base}/leaderboards/near/users?user_ids=${fifth},${t.userId},999999,${second}`,
+      );
+      expect(chosen.statusCode).toBe(200);
+      expect(chosen.json()).toMatchObject({
+        league: 'global',
+        pagination: { total: 3 },
+        users: [
+          { rank: 2, user_id: second, stat_value: 50 },
+          { rank: 5, user_id: fifth, stat_value: 20 },
+          { rank: null, user_id: t.userId, stat_value: null },
+        ],
+      });
+    });
   });
 }

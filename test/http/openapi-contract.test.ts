@@ -335,6 +335,12 @@ for (const engine of engines) {
         await expectStatus(200, 'GET', `${prefix}/season/users?user_ids=${t.userId},999&expand=profile`, player);
         await expectStatus(422, 'GET', `${prefix}/season/users?user_ids=x`, player);
       }
+      // The same reads for admins (the console): around a named user, and a chosen set.
+      await expectStatus(200, 'GET', `${boards}/season/around?user_id=${t.userId}&radius=2&expand=profile`, viewer);
+      await expectStatus(422, 'GET', `${boards}/season/around?radius=2`, viewer);
+      await expectStatus(404, 'GET', `${boards}/season/around?user_id=999999`, viewer);
+      await expectStatus(404, 'GET', `${boards}/season/around?user_id=${t.userId}`, stranger);
+      await expectStatus(200, 'GET', `${boards}/season/users?user_ids=${t.userId},999`, viewer);
 
       // §18 tournaments: the board fields, the board list, joins and the refusals of a player's submission.
       await expectStatus(201, 'POST', boards, {

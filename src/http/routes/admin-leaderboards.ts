@@ -6,6 +6,7 @@ import type { LeaderboardService } from '../../core/leaderboards/leaderboard-ser
 import { isoTime } from '../../core/leaderboards/period-schedule.js';
 import { type AdminGuard, decorateAdminRequests } from '../admin-auth-hook.js';
 import {
+  AdminAroundQuery,
   AdminSubmitBody,
   adminConflictResponses,
   BoardParams,
@@ -18,6 +19,7 @@ import {
 } from '../schemas/admin.js';
 import { ErrorSchema, errorResponses } from '../schemas/common.js';
 import {
+  AroundSchema,
   BoardSchema,
   HistoryQuery,
   HistorySchema,
@@ -88,12 +90,35 @@ export function adminLeaderboardRoutes(app: HttpApp, deps: AdminLeaderboardDeps)
   app.get(
     `${PREFIX}/:slug/users`,
     adminRoute(read, {
-      description: `The standings of a league, one page, as GET /leaderboards/{slug}/users (\`league\` defaults to the lowest). ${READS}`,
+      description:
+        'The standings of a league, one page, as GET /leaderboards/{slug}/users (`league` defaults to the lowest); ' +
+        `with \`user_ids=3,9,12\` (1 to 100 ids) only those users of the league, in rank order (§18). ${READS}`,
       params: BoardParams,
       querystring: UsersQuery,
       response: { 200: UsersListSchema, ...errorResponses },
     }),
     (request) => leaderboards.users(request.projectId, NO_USER, request.params.slug, request.query),
+  );
+
+  app.get(
+    `${PREFIX}/:slug/around`,
+    adminRoute(read, {
+      description:
+        'The window around the user `user_id` in that user’s league, as GET /leaderboards/{slug}/around answers a ' +
+        'server key (§18): `{league, me, users}`, `2 × radius + 1` ranked users (radius 1–50, default 5), the bottom ' +
+        `\`radius + 1\` when the user has no stat; 404 \`User not found\` for a user not of the project. ${READS}`,
+      params: BoardParams,
+      querystring: AdminAroundQuery,
+      response: { 200: AroundSchema, ...errorResponses },
+    }),
+    // The admin names the user as a server key does on the client route: the same read, the same checks.
+    (request) =>
+      leaderboards.players.around(
+        request.projectId,
+        { kind: 'server_key', userId: request.query.user_id },
+        request.params.slug,
+        request.query,
+      ),
   );
 
   app.get(

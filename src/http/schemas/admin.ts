@@ -6,7 +6,7 @@ import { Nullable } from '../../core/nullable-schema.js';
 import { AvatarUrl, Nickname, userProfileFields } from './auth.js';
 import { ErrorSchema, errorResponses } from './common.js';
 import { DocumentSchema } from './documents.js';
-import { BoardSchema } from './leaderboards.js';
+import { AroundQuery, BoardSchema } from './leaderboards.js';
 
 const Id = (description: string) => Type.String({ description: `${description} (a positive integer)` });
 
@@ -217,6 +217,12 @@ export const UpdateBoardBody = Type.Object({
 });
 
 export const BoardsSchema = Type.Object({ leaderboards: Type.Array(BoardSchema) });
+
+/** The window around a user as an admin reads it: the user is named, as a server key names it on the client route. */
+export const AdminAroundQuery = Type.Object({
+  ...AroundQuery.properties,
+  user_id: Type.Integer({ minimum: 1, maximum: MAX_ID, description: 'The user to centre on' }),
+});
 
 export const AdminSubmitBody = Type.Object({
   user_id: Type.Integer({ minimum: 1, maximum: MAX_ID }),
