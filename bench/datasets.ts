@@ -1,6 +1,7 @@
 /**
  * The benchmark's data, bulk-loaded through SQL on either engine so that setup takes seconds:
- * a document collection, a document with many descendants, a realtime tree, a leaderboard.
+ * a document collection, a document with many descendants, a realtime tree, leaderboards (each
+ * board given the same entries).
  * Every value is a function of its position, so both engines (and Redis) hold the same data.
  */
 import type { Storage } from '../src/core/ports.js';
@@ -42,7 +43,12 @@ export interface DatasetSizes {
 
 const BIO = 'A document of the benchmark collection.';
 
-function sqliteLoad(db: SqliteStorage['db'], projectId: number, boardId: number, sizes: DatasetSizes): void {
+function sqliteLoad(
+  db: SqliteStorage['db'],
+  projectId: number,
+  boardIds: readonly number[],
+  sizes: DatasetSizes,
+): void {
   const uuid = `lower(hex(randomblob(4)) || '-' || hex(randomblob(2)) || '-4' || substr(hex(randomblob(2)), 2) || '-a' || substr(hex(randomblob(2)), 2) || '-' || hex(randomblob(6)))`;
   const series = 'WITH RECURSIVE g(x) AS (SELECT 0 UNION ALL SELECT x + 1 FROM g WHERE x < @n - 1)';
   const now = Date.now();
@@ -76,11 +82,12 @@ function sqliteLoad(db: SqliteStorage['db'], projectId: number, boardId: number,
     if (sizes.boardEntries > 0) {
       // Loading in key order and indexing afterwards is much faster than keeping the index up to date.
       db.exec('DROP INDEX leaderboard_entries_by_rank');
-      db.prepare(
+      const insert = db.prepare(
         `WITH RECURSIVE g(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM g WHERE x < @n)
          INSERT INTO leaderboard_entries (leaderboard_id, user_id, league, stat_value, score, updated_at)
          SELECT @board, x, 'global', (x * 7919) % ${DISTINCT_STATS}, -((x * 7919) % ${DISTINCT_STATS}), ${BASE_TIME} + (x % 1000) FROM g`,
-      ).run({ n: sizes.boardEntries, board: boardId });
+      );
+      for (const board of boardIds) insert.run({ n: sizes.boardEntries, board });
       db.exec(
         'CREATE INDEX leaderboard_entries_by_rank ON leaderboard_entries (leaderboard_id, league, score, updated_at, user_id)',
       );
@@ -91,7 +98,7 @@ function sqliteLoad(db: SqliteStorage['db'], projectId: number, boardId: number,
 async function postgresLoad(
   pool: PostgresStorage['pool'],
   projectId: number,
-  boardId: number,
+  boardIds: readonly number[],
   sizes: DatasetSizes,
 ): Promise<void> {
   const documents = 'INSERT INTO documents (project_id, path, parent, collection, id, data)';
@@ -128,9 +135,9 @@ async function postgresLoad(
   if (sizes.boardEntries > 0) {
     await pool.query(
       `INSERT INTO leaderboard_entries (leaderboard_id, user_id, league, stat_value, score, updated_at)
-       SELECT $1, g, 'global', (g::bigint * 7919) % ${DISTINCT_STATS}, -((g::bigint * 7919) % ${DISTINCT_STATS}), ${BASE_TIME} + (g % 1000)
-       FROM generate_series(1, $2::int) AS g`,
-      [boardId, sizes.boardEntries],
+       SELECT b, g, 'global', (g::bigint * 7919) % ${DISTINCT_STATS}, -((g::bigint * 7919) % ${DISTINCT_STATS}), ${BASE_TIME} + (g % 1000)
+       FROM unnest($1::int[]) AS b, generate_series(1, $2::int) AS g`,
+      [boardIds, sizes.boardEntries],
     );
   }
   // What autovacuum does shortly after such a load: statistics and the visibility map. Then the
@@ -139,22 +146,23 @@ async function postgresLoad(
   await pool.query('CHECKPOINT');
 }
 
-/** Loads every dataset into the project (and the board's entries for users 1..boardEntries). */
+/** Loads every dataset into the project (and each board's entries for users 1..boardEntries, the same on every board). */
 export async function loadDatasets(
   storage: Storage,
   projectId: number,
-  boardId: number,
+  boards: number | readonly number[],
   sizes: DatasetSizes,
 ): Promise<void> {
-  if (storage instanceof SqliteStorage) sqliteLoad(storage.db, projectId, boardId, sizes);
-  else if (storage instanceof PostgresStorage) await postgresLoad(storage.pool, projectId, boardId, sizes);
+  const boardIds = typeof boards === 'number' ? [boards] : boards;
+  if (storage instanceof SqliteStorage) sqliteLoad(storage.db, projectId, boardIds, sizes);
+  else if (storage instanceof PostgresStorage) await postgresLoad(storage.pool, projectId, boardIds, sizes);
   else throw new Error('unknown storage engine');
 }
 
 /** Inserts `n` entries of board `boardId` only (the in-process leaderboard bench). */
 export async function loadBoardEntries(storage: Storage, boardId: number, n: number): Promise<void> {
   const sizes: DatasetSizes = { documents: 0, hubDescendants: 0, treeLeaves: 0, subtreeLeaves: 1, boardEntries: n };
-  if (storage instanceof SqliteStorage) sqliteLoad(storage.db, 0, boardId, sizes);
-  else if (storage instanceof PostgresStorage) await postgresLoad(storage.pool, 0, boardId, sizes);
+  if (storage instanceof SqliteStorage) sqliteLoad(storage.db, 0, [boardId], sizes);
+  else if (storage instanceof PostgresStorage) await postgresLoad(storage.pool, 0, [boardId], sizes);
   else throw new Error('unknown storage engine');
 }

@@ -9,7 +9,7 @@ import { HUB_PATH, ITEMS, itemPath, roomPath } from './datasets.js';
 import type { LoadRequest } from './http-load.js';
 import { rangeWorkloads } from './indexed-collections.js';
 import { itemData, writeBody } from './payloads.js';
-import { BOARD } from './service-process.js';
+import { BOARD, TOURNAMENT } from './service-process.js';
 import type { BenchSettings } from './settings.js';
 
 /** The bare routes of bench/baseline-server.ts. */
@@ -32,6 +32,17 @@ export interface HttpWorkload {
   connections?: number;
 }
 
+/**
+ * A workload measured in turns with another workload of the service (`reference`, named as in
+ * `serviceWorkloads`) instead of a bare baseline: its target is the ratio of the two rates.
+ */
+export interface PairedWorkload {
+  name: string;
+  reference: string;
+  expectStatus: number;
+  request: (i: number) => LoadRequest;
+}
+
 /** The baselines, in the order they run. */
 export const baselineWorkloads: BaselineWorkload[] = [
   { name: 'bare GET', expectStatus: 200, request: () => ({ method: 'GET', path: '/bare/doc' }) },
@@ -43,6 +54,9 @@ export const baselineWorkloads: BaselineWorkload[] = [
 
 /** Position `i` of a walk that visits 0..n-1 in a scattered order. */
 const spread = (i: number, n: number) => (i * 104_729 + 7) % n;
+
+/** Users in a chosen set of the set workload. */
+const SET_SIZE = 50;
 
 /** The service workloads, in the order they run (reads before the writes that change the data). */
 export function serviceWorkloads(settings: BenchSettings): HttpWorkload[] {
@@ -187,6 +201,46 @@ export function serviceWorkloads(settings: BenchSettings): HttpWorkload[] {
       request: (i) => ({
         method: 'POST',
         path: `/leaderboards/${BOARD}/stats`,
+        body: JSON.stringify({ value: spread(i, 100_000) }),
+      }),
+    },
+  ];
+}
+
+/**
+ * §18 against the board of `boardEntries` entries, each in turns with the §5 request of the same
+ * cost class: the window around a player and a chosen set against one player's rank, a
+ * tournament's submission (join, window and counted limit checked) against a plain one. Reads are
+ * sent as varied users (each has an entry), a set names 50 distinct users that change with every
+ * request; the tournament's writers are the connections' users, who all joined before the run.
+ */
+export function pairedWorkloads(settings: BenchSettings): PairedWorkload[] {
+  const users = settings.users;
+  return [
+    {
+      name: 'leaderboard around me (radius 5)',
+      reference: 'leaderboard me rank',
+      expectStatus: 200,
+      request: (i) => ({ method: 'GET', path: `/leaderboards/${BOARD}/around?radius=5`, user: spread(i, users) }),
+    },
+    {
+      name: `leaderboard ${SET_SIZE}-user set`,
+      reference: 'leaderboard me rank',
+      expectStatus: 200,
+      request: (i) => ({
+        method: 'GET',
+        // User ids 1..users, distinct: the walk's stride is prime, so any `users` consecutive positions differ.
+        path: `/leaderboards/${BOARD}/users?user_ids=${Array.from({ length: SET_SIZE }, (_, k) => 1 + spread(i * SET_SIZE + k, users)).join(',')}`,
+        user: spread(i, users),
+      }),
+    },
+    {
+      name: 'tournament stat submission',
+      reference: 'leaderboard stat submission',
+      expectStatus: 200,
+      request: (i) => ({
+        method: 'POST',
+        path: `/leaderboards/${TOURNAMENT}/stats`,
         body: JSON.stringify({ value: spread(i, 100_000) }),
       }),
     },

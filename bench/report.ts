@@ -84,6 +84,15 @@ const RATIO_TARGETS: [RegExp, number][] = [
   // Tree writes arriving together share a commit: PostgreSQL ≥ 0.15, SQLite ≥ 0.30 (issue 21).
   [/^realtime PUT, \d+ writers$/, 0.3],
 ];
+/**
+ * §18, on both engines: each workload against the one it was measured in turns with (`pairedWorkloads`):
+ * around me and a 50-user set against one player's rank, a tournament's submission against a plain one.
+ */
+const PAIRED_TARGETS: [RegExp, number][] = [
+  [/^leaderboard around me \(radius 5\)$/, 0.8],
+  [/^leaderboard 50-user set$/, 0.5],
+  [/^tournament stat submission$/, 0.9],
+];
 /** Access rules (§9): a workload under the owner ruleset against the same one under the open ruleset, on both engines. */
 const RULES_TARGET: [RegExp, number] = [/ under a three-rule owner ruleset$/, 0.9];
 /** §15: a PUT into an indexed collection against the same PUT into one without indexes, on both engines. */
@@ -125,6 +134,8 @@ function ratioCell(result: BenchResult, row: Row): string {
 }
 
 function ratioTarget(row: Row): number | null {
+  const paired = PAIRED_TARGETS.find(([pattern]) => pattern.test(row.workload));
+  if (paired) return paired[1];
   if (RULES_TARGET[0].test(row.workload)) return RULES_TARGET[1];
   if (INDEXED_PUT_TARGET[0].test(row.workload)) return INDEXED_PUT_TARGET[1];
   if (SUBTREE_TARGET[0].test(row.workload)) return SUBTREE_TARGET[1];

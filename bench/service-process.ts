@@ -14,7 +14,12 @@ import pg from 'pg';
 import { loadConfig } from '../src/config.js';
 import { createdUser } from '../src/core/auth/auth-service.js';
 import { PLAYER_ROLE } from '../src/core/auth/player-role.js';
-import { ANTI_CHEAT_DEFAULTS, TOURNAMENT_DEFAULTS } from '../src/core/leaderboards/leaderboard-model.js';
+import {
+  ANTI_CHEAT_DEFAULTS,
+  type LeaderboardDefinition,
+  TOURNAMENT_DEFAULTS,
+  type Tournament,
+} from '../src/core/leaderboards/leaderboard-model.js';
 import type { Storage } from '../src/core/ports.js';
 import { parseRuleset } from '../src/core/rules/ruleset.js';
 import { createServices } from '../src/services.js';
@@ -29,6 +34,15 @@ import type { BenchSettings, Engine } from './settings.js';
 
 /** The slug of the benchmark's leaderboard. */
 export const BOARD = 'bench';
+/**
+ * The slug of the benchmark's tournament (§18): the same entries as `BOARD`, players must join
+ * (every bench user has), no participant limit, a submission limit no run reaches (so each
+ * submission is counted), and a window open from a day before the run to a year after it.
+ */
+export const TOURNAMENT = 'bench-cup';
+/** The tournament's submission limit per player and period: counted, never reached. */
+const TOURNAMENT_SUBMISSIONS = 1_000_000_000;
+const DAY_MS = 86_400_000;
 
 /** The credentials clients of the benchmark use. */
 export interface BenchProject {
@@ -105,24 +119,32 @@ export async function prepareDatabase(engine: Engine, settings: BenchSettings): 
           roles: [PLAYER_ROLE],
         }),
       );
+      // The workloads name users by id (a 50-user set): user i has id i, as the board's entries assume.
+      if (user.id !== i) throw new Error(`bench user ${i} was given id ${user.id}`);
       tokens.push((await services.auth.issueAccessToken(created.project_id, user.id)).access_token);
     }
-    const board = await services.leaderboards.create(created.project_id, {
-      slug: BOARD,
-      name: 'Bench',
-      description: '',
-      type: 'CONTINUOUS',
-      sort: 'desc',
-      operator: 'latest',
-      reset: 'none',
-      leagues: [{ slug: 'global', name: 'Global', order: 0, minStat: null, promoteTop: null, demoteBottom: null }],
-      rewards: [],
-      ...ANTI_CHEAT_DEFAULTS,
-      ...TOURNAMENT_DEFAULTS,
-    });
+    const board = await services.leaderboards.create(
+      created.project_id,
+      benchBoard(BOARD, 'Bench', TOURNAMENT_DEFAULTS),
+    );
+    const now = Date.now();
+    const cup = await services.leaderboards.create(
+      created.project_id,
+      benchBoard(TOURNAMENT, 'Bench cup', {
+        joinRequired: true,
+        maxParticipants: null,
+        maxSubmissions: TOURNAMENT_SUBMISSIONS,
+        startsAt: now - DAY_MS,
+        endsAt: now + 365 * DAY_MS,
+      }),
+    );
     const started = performance.now();
     // Without datasets (fan-out and memory only) the projects are there, empty.
-    if (settings.datasets) await loadDatasets(storage, created.project_id, board.id, settings);
+    if (settings.datasets) await loadDatasets(storage, created.project_id, [board.id, cup.id], settings);
+    // Every bench user joins the tournament's period, as players would before submitting (only its HTTP workload submits).
+    if (settings.datasets) {
+      for (let i = 1; i <= settings.users; i++) await services.leaderboards.join(created.project_id, i, TOURNAMENT);
+    }
     const indexed = settings.datasets
       ? await loadIndexedCollections(storage, created.project_id, settings)
       : { loadSeconds: 0, buildSeconds: [] };
@@ -159,6 +181,23 @@ export async function prepareDatabase(engine: Engine, settings: BenchSettings): 
 }
 
 const RULES_DOCUMENTS = 100_000;
+
+/** A board of the benchmark: one league, the latest stat counts (a write moves the entry each time). */
+function benchBoard(slug: string, name: string, tournament: Tournament): LeaderboardDefinition {
+  return {
+    slug,
+    name,
+    description: '',
+    type: 'CONTINUOUS',
+    sort: 'desc',
+    operator: 'latest',
+    reset: 'none',
+    leagues: [{ slug: 'global', name: 'Global', order: 0, minStat: null, promoteTop: null, demoteBottom: null }],
+    rewards: [],
+    ...ANTI_CHEAT_DEFAULTS,
+    ...tournament,
+  };
+}
 
 /** A project with one player and `documents` items, for the rules workloads. */
 async function rulesProject(

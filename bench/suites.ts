@@ -8,7 +8,13 @@ import { sleep } from './child.js';
 import { measureFanout, measureIdleSockets, type WsTarget } from './fanout.js';
 import type { DeliveryReport } from './fanout-clients.js';
 import { type HttpLoadResult, type LoadTarget, runHttpLoad } from './http-load.js';
-import { type BaselineWorkload, baselineWorkloads, type HttpWorkload, serviceWorkloads } from './http-workloads.js';
+import {
+  type BaselineWorkload,
+  baselineWorkloads,
+  type HttpWorkload,
+  pairedWorkloads,
+  serviceWorkloads,
+} from './http-workloads.js';
 import { INDEXED, INDEXED_PUT, putRequest, UNINDEXED, UNINDEXED_PUT_BASELINE } from './indexed-collections.js';
 import {
   type BenchResult,
@@ -29,6 +35,7 @@ import {
   prepareDatabase,
   type RunningService,
   startService,
+  TOURNAMENT,
 } from './service-process.js';
 import { type BenchSettings, type Engine, matches } from './settings.js';
 
@@ -204,6 +211,35 @@ async function rulesRows(context: SuiteContext, engine: Server, service: Running
   }
 }
 
+/**
+ * Each §18 workload in turns with the service workload it is judged against (around me and the
+ * chosen set against one player's rank, the tournament's submission against a plain one), so the
+ * ratio of their rates is measured in one run under the same conditions.
+ */
+async function pairedRows(context: SuiteContext, engine: Server, service: RunningService, prepared: PreparedDatabase) {
+  const { settings, result, log } = context;
+  const references = serviceWorkloads(settings);
+  for (const paired of pairedWorkloads(settings)) {
+    if (!matches(settings, paired.name)) continue;
+    const reference = references.find((w) => w.name === paired.reference);
+    if (!reference) throw new Error(`no workload named '${paired.reference}'`);
+    const target = (workload: HttpWorkload) => serviceTarget(settings, workload, service, prepared);
+    const workload: HttpWorkload = { ...paired, baseline: reference.baseline };
+    // `runHttpLoad` warms only its own target: warm the reference's requests too.
+    await runHttpLoad({ ...settings, ...target(reference), warmupSeconds: 0, durationSeconds: settings.warmupSeconds });
+    const load = await runHttpLoad({
+      ...settings,
+      ...target(workload),
+      serverCpuSeconds: () => service.server.cpuSeconds(),
+      baselineTarget: target(reference),
+    });
+    result.rows.push(httpRow(paired.name, engine, load, reference.name));
+    log(
+      `  ${paired.name}: ${Math.round(load.requestsPerSecond)} req/s${load.failure ? ` FAILED ${load.failure}` : ''}`,
+    );
+  }
+}
+
 /** A PUT into an indexed collection, in turns with the same PUT into one without indexes (§15). */
 async function indexedPutRow(
   context: SuiteContext,
@@ -311,9 +347,14 @@ async function boardFigures(
     detail: `/readyz after ${(service.readyMs / 1000).toFixed(2)} s${fromSource ? ' (includes tsx compiling the sources)' : ''}`,
   });
   log(`  ready in ${service.readyMs.toFixed(0)} ms, board warm at ${warmMs.toFixed(0)} ms`);
+  // The tournament's ranks warm after the board's (boards in id order): no workload shares the CPU with them.
+  const cup = await fetch(`${service.baseUrl}/leaderboards/${TOURNAMENT}/users?limit=1&offset=${middle}`, { headers });
+  const cupPage = (await cup.json()) as { users?: { rank: number }[] };
+  if (cupPage.users?.[0]?.rank !== middle + 1) throw new Error(`tournament probe answered ${JSON.stringify(cupPage)}`);
+  log(`  tournament board warm at ${(performance.now() - service.spawnedAt).toFixed(0)} ms`);
   await sleep(settings.settleMs);
   result.figures.push({
-    name: `RSS with the ${settings.boardEntries.toLocaleString('en-US')}-entry board loaded`,
+    name: `RSS with the ${settings.boardEntries.toLocaleString('en-US')}-entry board and the tournament board of as many loaded`,
     server: engine,
     value: service.server.rss() / 2 ** 20,
     unit: 'MiB',
@@ -344,6 +385,7 @@ export async function runServiceSuite(context: SuiteContext, engine: Engine): Pr
           );
         }
       }
+      if (sections.has('http')) await pairedRows(context, engine, service, prepared);
       if (sections.has('http')) await indexedPutRow(context, engine, service, prepared);
       if (sections.has('http')) await rulesRows(context, engine, service, prepared);
       if (sections.has('fanout')) await fanoutRows(context, engine, target, { url: context.bare.wsUrl, headers: {} });
