@@ -227,13 +227,10 @@ export class LeaderboardReads {
       const standing = standings.get(id) ?? null;
       return callerLeague(board, standing) === league ? [{ userId: id, entry: standing?.entry ?? null }] : [];
     });
-    const ranked = await Promise.all(
-      members.map(async ({ userId, entry }) => ({
-        userId,
-        entry,
-        rank: entry ? await this.deps.ranks.rankOf(board, entry) : null,
-      })),
-    );
+    const withStat = members.flatMap(({ entry }) => (entry ? [entry] : []));
+    const ranks = withStat.length === 0 ? [] : await this.deps.ranks.ranksOf(board, league, withStat);
+    const rankOf = new Map(withStat.map((entry, i) => [entry.userId, ranks[i] ?? null]));
+    const ranked = members.map(({ userId, entry }) => ({ userId, entry, rank: rankOf.get(userId) ?? null }));
     const shown = ranked.sort(compareChosen).slice(0, limit);
     return {
       pagination: paginationView(limit, 0, shown.length, shown.length),

@@ -47,6 +47,14 @@ export class LeagueRanks {
     return (await this.cache.countBelow(bucket, keyOfEntry(board.sort, entry))) + 1;
   }
 
+  /** The 1-based ranks of entries of one league, in their order: the bucket found once for them all. */
+  async ranksOf(board: Leaderboard, league: string, entries: readonly LeaderboardEntry[]): Promise<number[]> {
+    const bucket = await this.ready(board, league);
+    const ranks: number[] = [];
+    for (const entry of entries) ranks.push((await this.cache.countBelow(bucket, keyOfEntry(board.sort, entry))) + 1);
+    return ranks;
+  }
+
   /** How many users a listing of the league has. */
   async total(board: Leaderboard, league: string, source: ListingSource): Promise<number> {
     const bucket = await this.ready(board, league);

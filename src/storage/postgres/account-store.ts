@@ -136,10 +136,11 @@ export class PostgresAccountStore implements AccountStore {
   }
 
   async profilesOf(projectId: number, userIds: readonly number[]): Promise<Map<number, UserProfile>> {
-    const { rows } = await this.pool.query<{ id: number; nickname: string; avatar_url: string | null }>(
-      'SELECT id, nickname, avatar_url FROM users WHERE project_id = $1 AND id = ANY($2::int[])',
-      [projectId, userIds],
-    );
+    const { rows } = await this.pool.query<{ id: number; nickname: string; avatar_url: string | null }>({
+      name: 'cds_profiles_of',
+      text: 'SELECT id, nickname, avatar_url FROM users WHERE project_id = $1 AND id = ANY($2::int[])',
+      values: [projectId, userIds],
+    });
     return new Map(rows.map((row) => [row.id, { nickname: row.nickname, avatarUrl: row.avatar_url }]));
   }
 

@@ -104,13 +104,14 @@ export class PostgresLeaderboardStore implements LeaderboardStore {
   }
 
   async standingsOf(boardId: number, userIds: readonly number[]): Promise<Map<number, Standing>> {
-    const { rows } = await this.pool.query<Omit<StandingRow, 'updated_at'> & { updated_at: Millis | null }>(
-      `SELECT u.id AS user_id, e.stat_value, e.league, e.updated_at, a.league AS assigned
+    const { rows } = await this.pool.query<Omit<StandingRow, 'updated_at'> & { updated_at: Millis | null }>({
+      name: 'cds_leaderboard_standings_of',
+      text: `SELECT u.id AS user_id, e.stat_value, e.league, e.updated_at, a.league AS assigned
        FROM unnest($2::int[]) AS u(id)
        LEFT JOIN leaderboard_entries e ON e.leaderboard_id = $1 AND e.user_id = u.id
        LEFT JOIN leaderboard_assignments a ON a.leaderboard_id = $1 AND a.user_id = u.id`,
-      [boardId, userIds],
-    );
+      values: [boardId, userIds],
+    });
     return new Map(
       rows.map((row) => [
         row.user_id,

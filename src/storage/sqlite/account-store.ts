@@ -13,6 +13,7 @@ import type {
   UserWithPassword,
 } from '../../core/auth/account-store.js';
 import { type ProjectRow, projectRows, type UserRow, userRows, type ViolatedUserKey } from '../rows.js';
+import { type CachedStatements, withStatementCache } from './statement-cache.js';
 
 /** A user row as SQLite returns it: roles as JSON text, `disabled` 0 or 1. */
 export type SqliteUserRow = Omit<UserRow, 'roles' | 'disabled'> & { roles: string; disabled: number };
@@ -43,7 +44,11 @@ export class SqliteAccountStore implements AccountStore {
   private readonly disableTransaction: (projectId: number, userId: number, disabled: boolean) => User | null;
   private readonly consumeTransaction: (projectId: number, tokenHash: string, now: number) => RefreshGrant | null;
 
+  /** Statements prepared once per SQL text (the reads of every request). */
+  private readonly cached: CachedStatements;
+
   constructor(private readonly db: Database.Database) {
+    this.cached = withStatementCache(db);
     const nextId = db.prepare<[number], { id: number }>(
       'UPDATE projects SET next_user_id = next_user_id + 1 WHERE id = ? RETURNING next_user_id - 1 AS id',
     );
@@ -116,13 +121,13 @@ export class SqliteAccountStore implements AccountStore {
   }
 
   async ensureOrganisation(name: string): Promise<Organisation & { created: boolean }> {
-    const inserted = this.db
+    const inserted = this.cached
       .prepare<[string, number], Organisation>(
         'INSERT INTO organisations (name, created_at) VALUES (?, ?) ON CONFLICT (name) DO NOTHING RETURNING id, name',
       )
       .get(name, Date.now());
     if (inserted) return { ...inserted, created: true };
-    const existing = this.db
+    const existing = this.cached
       .prepare<[string], Organisation>('SELECT id, name FROM organisations WHERE name = ?')
       .get(name);
     if (!existing) throw new Error(`Organisation '${name}' vanished while being ensured`);
@@ -131,12 +136,12 @@ export class SqliteAccountStore implements AccountStore {
 
   async createProject(orgId: number, name: string, defaultRole: Role): Promise<Project> {
     const create = this.db.transaction(() => {
-      const row = this.db
+      const row = this.cached
         .prepare<[number, string, number], ProjectRow>(
           `INSERT INTO projects (org_id, name, created_at) VALUES (?, ?, ?) RETURNING ${projectRows.columns}`,
         )
         .get(orgId, name, Date.now()) as ProjectRow;
-      this.db
+      this.cached
         .prepare('INSERT INTO roles (project_id, name, permissions) VALUES (?, ?, ?)')
         .run(row.id, defaultRole.name, JSON.stringify(defaultRole.permissions));
       return projectRows.of(row);
@@ -145,20 +150,20 @@ export class SqliteAccountStore implements AccountStore {
   }
 
   async getProject(projectId: number): Promise<Project | null> {
-    const row = this.db
+    const row = this.cached
       .prepare<[number], ProjectRow>(`SELECT ${projectRows.columns} FROM projects WHERE id = ?`)
       .get(projectId);
     return row ? projectRows.of(row) : null;
   }
 
   async createClient(projectId: number, clientId: string, secretHash: string): Promise<void> {
-    this.db
+    this.cached
       .prepare('INSERT INTO clients (client_id, project_id, secret_hash, created_at) VALUES (?, ?, ?, ?)')
       .run(clientId, projectId, secretHash, Date.now());
   }
 
   async findClient(clientId: string): Promise<{ projectId: number; secretHash: string } | null> {
-    const row = this.db
+    const row = this.cached
       .prepare<[string], { project_id: number; secret_hash: string }>(
         'SELECT project_id, secret_hash FROM clients WHERE client_id = ?',
       )
@@ -180,7 +185,7 @@ export class SqliteAccountStore implements AccountStore {
     } catch (error) {
       // Another process may have bound the device between our read and write: theirs is the guest.
       return userRows.refusedInsert(error, uniqueViolation(error), () => {
-        const row = this.db
+        const row = this.cached
           .prepare<[number, string], SqliteUserRow>(
             `SELECT ${userRows.columns} FROM users WHERE project_id = ? AND device_id = ?`,
           )
@@ -192,7 +197,7 @@ export class SqliteAccountStore implements AccountStore {
 
   async findUserByUsername(projectId: number, username: string): Promise<UserWithPassword | null> {
     // The username column is COLLATE NOCASE, so this matches case-insensitively.
-    const row = this.db
+    const row = this.cached
       .prepare<[number, string], SqliteUserRow>(
         `SELECT ${userRows.columns} FROM users WHERE project_id = ? AND username = ?`,
       )
@@ -201,14 +206,14 @@ export class SqliteAccountStore implements AccountStore {
   }
 
   async findUserById(projectId: number, userId: number): Promise<User | null> {
-    const row = this.db
+    const row = this.cached
       .prepare<[number, number], SqliteUserRow>(`SELECT ${userRows.columns} FROM users WHERE project_id = ? AND id = ?`)
       .get(projectId, userId);
     return row ? toUser(row) : null;
   }
 
   async profilesOf(projectId: number, userIds: readonly number[]): Promise<Map<number, UserProfile>> {
-    const rows = this.db
+    const rows = this.cached
       .prepare<[number, string], { id: number; nickname: string; avatar_url: string | null }>(
         'SELECT id, nickname, avatar_url FROM users WHERE project_id = ? AND id IN (SELECT value FROM json_each(?))',
       )
@@ -222,7 +227,7 @@ export class SqliteAccountStore implements AccountStore {
     profile: { nickname?: string; avatarUrl?: string | null },
   ): Promise<User | null> {
     const setAvatar = profile.avatarUrl !== undefined ? 1 : 0;
-    const row = this.db
+    const row = this.cached
       .prepare<[string | null, number, string | null, number, number], SqliteUserRow>(
         `UPDATE users SET nickname = coalesce(?, nickname), avatar_url = CASE WHEN ? THEN ? ELSE avatar_url END
          WHERE project_id = ? AND id = ? RETURNING ${userRows.columns}`,
@@ -232,13 +237,13 @@ export class SqliteAccountStore implements AccountStore {
   }
 
   async setUserRoles(projectId: number, userId: number, roles: string[]): Promise<void> {
-    this.db
+    this.cached
       .prepare('UPDATE users SET roles = ? WHERE project_id = ? AND id = ?')
       .run(JSON.stringify(roles), projectId, userId);
   }
 
   async upsertRole(projectId: number, role: Role): Promise<void> {
-    this.db
+    this.cached
       .prepare(
         `INSERT INTO roles (project_id, name, permissions) VALUES (?, ?, ?)
          ON CONFLICT (project_id, name) DO UPDATE SET permissions = excluded.permissions`,
@@ -247,7 +252,7 @@ export class SqliteAccountStore implements AccountStore {
   }
 
   async listRoles(projectId: number): Promise<Role[]> {
-    const rows = this.db
+    const rows = this.cached
       .prepare<[number], { name: string; permissions: string }>(
         'SELECT name, permissions FROM roles WHERE project_id = ? ORDER BY name',
       )
@@ -277,12 +282,12 @@ export class SqliteAccountStore implements AccountStore {
     this.db.transaction(() => {
       // Tokens the user let expire, or issued before a disable, go when a new one is issued, so
       // the table holds live tokens only.
-      this.db
+      this.cached
         .prepare(
           'DELETE FROM refresh_tokens WHERE project_id = ? AND user_id = ? AND (expires_at <= ? OR token_epoch < ?)',
         )
         .run(projectId, userId, Date.now(), tokenEpoch);
-      this.db
+      this.cached
         .prepare(
           'INSERT INTO refresh_tokens (token_hash, project_id, user_id, expires_at, token_epoch) VALUES (?, ?, ?, ?, ?)',
         )
@@ -295,6 +300,6 @@ export class SqliteAccountStore implements AccountStore {
   }
 
   async isEmpty(): Promise<boolean> {
-    return this.db.prepare('SELECT 1 FROM organisations LIMIT 1').get() === undefined;
+    return this.cached.prepare('SELECT 1 FROM organisations LIMIT 1').get() === undefined;
   }
 }

@@ -45,29 +45,12 @@ import {
 } from './leaderboard-rows.js';
 import { countSubmissionIn, SqliteTournaments, submissionsCounted } from './leaderboard-tournaments.js';
 import { runListingRewrite, scanListing } from './listing-rewrite.js';
-
-/** The parts of a database the store uses, with `prepare` returning one statement per SQL text. */
-function withStatementCache(db: Database.Database): Pick<Database.Database, 'prepare' | 'transaction' | 'exec'> {
-  const statements = new Map<string, Database.Statement>();
-  const prepare = (sql: string) => {
-    let statement = statements.get(sql);
-    if (!statement) {
-      statement = db.prepare(sql);
-      statements.set(sql, statement);
-    }
-    return statement;
-  };
-  return {
-    prepare: prepare as Database.Database['prepare'],
-    transaction: db.transaction.bind(db),
-    exec: db.exec.bind(db),
-  };
-}
+import { type CachedStatements, withStatementCache } from './statement-cache.js';
 
 /** Leaderboards on SQLite: every method is one statement or one immediate transaction. */
 export class SqliteLeaderboardStore implements LeaderboardStore {
   // Preparing a statement costs more than the point lookups it runs, and a `me` runs five.
-  private readonly db: Pick<Database.Database, 'prepare' | 'transaction' | 'exec'>;
+  private readonly db: CachedStatements;
   private readonly tournaments: SqliteTournaments;
 
   constructor(private readonly database: Database.Database) {
