@@ -214,18 +214,23 @@ export class LeaderboardReads {
   }
 
   /**
-   * The chosen users of the league, as the listing shows them (§18): one read of their accounts
-   * (unknown ids drop out), one of their standings, and each rank from the cache, O(k log n).
+   * The chosen users of the league, as the listing shows them (§18): one read of their standings
+   * (their assignments only on AT_RESET boards, the only ones that have any), one of the accounts
+   * of those without a stat (an entry on the board is a user of its project already) or, with
+   * `expand=profile`, of every member, and the ranks from one bucket of the cache: O(k log n).
    */
   private async chosen(board: Leaderboard, league: string, ids: number[], query: ListingQuery): Promise<UsersView> {
     const limit = query.limit ?? DEFAULT_USERS_LIMIT;
-    const accounts = await this.profiles(board.projectId, ids);
-    const known = ids.filter((id) => accounts.has(id));
     const standings =
-      known.length === 0 ? new Map<number, Standing>() : await this.deps.store.standingsOf(board.id, known);
-    const members = known.flatMap((id) => {
-      const standing = standings.get(id) ?? null;
-      return callerLeague(board, standing) === league ? [{ userId: id, entry: standing?.entry ?? null }] : [];
+      ids.length === 0
+        ? new Map<number, Standing>()
+        : await this.deps.store.standingsOf(board.id, ids, board.type === 'AT_RESET');
+    const inLeague = ids.filter((id) => callerLeague(board, standings.get(id) ?? null) === league);
+    const unverified = query.expand === 'profile' ? inLeague : inLeague.filter((id) => !standings.get(id)?.entry);
+    const accounts = await this.profiles(board.projectId, unverified);
+    const members = inLeague.flatMap((id) => {
+      const entry = standings.get(id)?.entry ?? null;
+      return accounts.has(id) || (entry && query.expand !== 'profile') ? [{ userId: id, entry }] : [];
     });
     const withStat = members.flatMap(({ entry }) => (entry ? [entry] : []));
     const ranks = withStat.length === 0 ? [] : await this.deps.ranks.ranksOf(board, league, withStat);

@@ -75,8 +75,11 @@ export interface LeaderboardStore extends TournamentStore {
   listDue(now: number): Promise<Leaderboard[]>;
   /** The user's entry and assignment in the board's current period. */
   standing(boardId: number, userId: number): Promise<Standing>;
-  /** The standings of several users in one statement: every asked user, entry and assignment null when none. */
-  standingsOf(boardId: number, userIds: readonly number[]): Promise<Map<number, Standing>>;
+  /**
+   * The standings of several users in one statement: every asked user, entry and assignment null
+   * when none; without `assignments` (a board that has none: not AT_RESET) only entries are read.
+   */
+  standingsOf(boardId: number, userIds: readonly number[], assignments?: boolean): Promise<Map<number, Standing>>;
   /** Writes an entry (and assignment) unless the period moved on or the entry changed since read. */
   writeEntry(boardId: number, write: EntryWrite): Promise<EntryWriteResult>;
   /**

@@ -103,13 +103,13 @@ export class PostgresLeaderboardStore implements LeaderboardStore {
     return { entry, assignedLeague: row?.assigned ?? null };
   }
 
-  async standingsOf(boardId: number, userIds: readonly number[]): Promise<Map<number, Standing>> {
+  async standingsOf(boardId: number, userIds: readonly number[], assignments = true): Promise<Map<number, Standing>> {
     const { rows } = await this.pool.query<Omit<StandingRow, 'updated_at'> & { updated_at: Millis | null }>({
-      name: 'cds_leaderboard_standings_of',
-      text: `SELECT u.id AS user_id, e.stat_value, e.league, e.updated_at, a.league AS assigned
+      name: assignments ? 'cds_leaderboard_standings_of' : 'cds_leaderboard_entries_of',
+      text: `SELECT u.id AS user_id, e.stat_value, e.league, e.updated_at, ${assignments ? 'a.league' : 'NULL::text'} AS assigned
        FROM unnest($2::int[]) AS u(id)
        LEFT JOIN leaderboard_entries e ON e.leaderboard_id = $1 AND e.user_id = u.id
-       LEFT JOIN leaderboard_assignments a ON a.leaderboard_id = $1 AND a.user_id = u.id`,
+       ${assignments ? 'LEFT JOIN leaderboard_assignments a ON a.leaderboard_id = $1 AND a.user_id = u.id' : ''}`,
       values: [boardId, userIds],
     });
     return new Map(

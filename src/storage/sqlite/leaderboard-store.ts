@@ -47,6 +47,13 @@ import { countSubmissionIn, SqliteTournaments, submissionsCounted } from './lead
 import { runListingRewrite, scanListing } from './listing-rewrite.js';
 import { type CachedStatements, withStatementCache } from './statement-cache.js';
 
+const STANDINGS = `SELECT u.value AS user_id, e.stat_value, e.league, e.updated_at, NULL AS assigned
+  FROM json_each(@ids) u LEFT JOIN leaderboard_entries e ON e.leaderboard_id = @board AND e.user_id = u.value`;
+const STANDINGS_WITH_ASSIGNMENTS = `SELECT u.value AS user_id, e.stat_value, e.league, e.updated_at, a.league AS assigned
+  FROM json_each(@ids) u
+  LEFT JOIN leaderboard_entries e ON e.leaderboard_id = @board AND e.user_id = u.value
+  LEFT JOIN leaderboard_assignments a ON a.leaderboard_id = @board AND a.user_id = u.value`;
+
 /** Leaderboards on SQLite: every method is one statement or one immediate transaction. */
 export class SqliteLeaderboardStore implements LeaderboardStore {
   // Preparing a statement costs more than the point lookups it runs, and a `me` runs five.
@@ -113,16 +120,11 @@ export class SqliteLeaderboardStore implements LeaderboardStore {
     return { entry: null, assignedLeague: assignment?.league ?? null };
   }
 
-  async standingsOf(boardId: number, userIds: readonly number[]): Promise<Map<number, Standing>> {
-    // Two primary-key seeks per user, whatever the board's size.
+  async standingsOf(boardId: number, userIds: readonly number[], assignments = true): Promise<Map<number, Standing>> {
+    // One primary-key seek per user (two with assignments), whatever the board's size.
     const rows = this.db
-      .prepare<[string, number, number], StandingRow>(
-        `SELECT u.value AS user_id, e.stat_value, e.league, e.updated_at, a.league AS assigned
-         FROM json_each(?) u
-         LEFT JOIN leaderboard_entries e ON e.leaderboard_id = ? AND e.user_id = u.value
-         LEFT JOIN leaderboard_assignments a ON a.leaderboard_id = ? AND a.user_id = u.value`,
-      )
-      .all(JSON.stringify(userIds), boardId, boardId);
+      .prepare<[{ ids: string; board: number }], StandingRow>(assignments ? STANDINGS_WITH_ASSIGNMENTS : STANDINGS)
+      .all({ ids: JSON.stringify(userIds), board: boardId });
     return new Map(rows.map((row) => [row.user_id, standingRows.of(row)]));
   }
 
