@@ -127,7 +127,9 @@ export async function createHttpApp(options: HttpOptions): Promise<HttpApp> {
 
   app.decorateRequest('projectId', 0);
   app.decorateRequest('userId', 0);
-  app.setValidatorCompiler(({ schema, httpPart }) => compiledValidator(httpPart === 'body' ? bodyAjv : textAjv, schema));
+  app.setValidatorCompiler(({ schema, httpPart }) =>
+    compiledValidator(httpPart === 'body' ? bodyAjv : textAjv, schema),
+  );
   app.setSerializerCompiler(({ schema }) => compiledSerializer(schema));
 
   app.removeAllContentTypeParsers();
