@@ -14,9 +14,7 @@ import {
   MyHistorySchema,
 } from '../schemas/leaderboards.js';
 import type { HttpApp } from '../server.js';
-
-// As for the §5 routes, the seed's `/client` prefix serves the same routes.
-const PREFIXES = ['/leaderboards', '/client/leaderboards'];
+import { underLeaderboardPrefixes } from './leaderboard-prefixes.js';
 
 /** What the routes centred on one player use. */
 export interface LeaderboardPlayerDeps {
@@ -29,47 +27,36 @@ export interface LeaderboardPlayerDeps {
 export function leaderboardPlayerRoutes(app: HttpApp, deps: LeaderboardPlayerDeps): void {
   const { players } = deps.leaderboards;
   decorateAdminRequests(app);
-  app.register(async (scope: HttpApp) => {
-    // Game servers read around any of their players: a server key alone, with `user_id`.
-    const keyRead = ADMIN_PERMISSIONS.documentView;
-    scope.addHook('onRequest', playerOrServerKey(deps.auth, deps.guard, 'client.leaderboard', keyRead));
-    for (const prefix of PREFIXES) {
-      scope.get(
-        `${prefix}/:slug/around`,
-        {
-          schema: {
-            description: leaderboardRouteDescriptions.around,
-            params: LeaderboardParams,
-            querystring: AroundQuery,
-            response: { 200: AroundSchema, ...errorResponses },
-          },
+  // Game servers read around any of their players: a server key alone, with `user_id`.
+  const playerOrKey = playerOrServerKey(deps.auth, deps.guard, 'client.leaderboard', ADMIN_PERMISSIONS.documentView);
+  underLeaderboardPrefixes(app, playerOrKey, (scope, prefix) => {
+    scope.get(
+      `${prefix}/:slug/around`,
+      {
+        schema: {
+          description: leaderboardRouteDescriptions.around,
+          params: LeaderboardParams,
+          querystring: AroundQuery,
+          response: { 200: AroundSchema, ...errorResponses },
         },
-        (request) =>
-          players.around(
-            request.projectId,
-            readerOf(request, request.query.user_id),
-            request.params.slug,
-            request.query,
-          ),
-      );
-    }
+      },
+      (request) =>
+        players.around(request.projectId, readerOf(request, request.query.user_id), request.params.slug, request.query),
+    );
   });
-  app.register(async (scope: HttpApp) => {
-    scope.addHook('onRequest', requirePermission(deps.auth, 'client.leaderboard'));
-    for (const prefix of PREFIXES) {
-      scope.get(
-        `${prefix}/:slug/history/me`,
-        {
-          schema: {
-            description: leaderboardRouteDescriptions.historyMe,
-            params: LeaderboardParams,
-            querystring: MyHistoryQuery,
-            response: { 200: MyHistorySchema, ...errorResponses },
-          },
+  underLeaderboardPrefixes(app, requirePermission(deps.auth, 'client.leaderboard'), (scope, prefix) => {
+    scope.get(
+      `${prefix}/:slug/history/me`,
+      {
+        schema: {
+          description: leaderboardRouteDescriptions.historyMe,
+          params: LeaderboardParams,
+          querystring: MyHistoryQuery,
+          response: { 200: MyHistorySchema, ...errorResponses },
         },
-        (request) => players.myHistory(request.projectId, request.userId, request.params.slug, request.query),
-      );
-    }
+      },
+      (request) => players.myHistory(request.projectId, request.userId, request.params.slug, request.query),
+    );
   });
 }
 

@@ -5,9 +5,7 @@ import { ErrorSchema, errorResponses } from '../schemas/common.js';
 import { LeaderboardParams } from '../schemas/leaderboards.js';
 import { BoardListSchema, JoinSchema, tournamentRouteDescriptions } from '../schemas/tournaments.js';
 import type { HttpApp } from '../server.js';
-
-// As for the §5 routes, the seed's `/client` prefix serves the same routes.
-const PREFIXES = ['/leaderboards', '/client/leaderboards'];
+import { underLeaderboardPrefixes } from './leaderboard-prefixes.js';
 
 /** The board list (`client.leaderboard`) and joining a tournament (`client.leaderboard.submit`), §18. */
 export function leaderboardTournamentRoutes(
@@ -15,37 +13,31 @@ export function leaderboardTournamentRoutes(
   deps: { auth: ClientAuthenticator; leaderboards: LeaderboardService },
 ): void {
   const { leaderboards } = deps;
-  app.register(async (scope: HttpApp) => {
-    scope.addHook('onRequest', requirePermission(deps.auth, 'client.leaderboard'));
-    for (const prefix of PREFIXES) {
-      scope.get(
-        prefix,
-        {
-          schema: {
-            description: tournamentRouteDescriptions.list,
-            response: { 200: BoardListSchema, ...errorResponses },
-          },
+  underLeaderboardPrefixes(app, requirePermission(deps.auth, 'client.leaderboard'), (scope, prefix) => {
+    scope.get(
+      prefix,
+      {
+        schema: {
+          description: tournamentRouteDescriptions.list,
+          response: { 200: BoardListSchema, ...errorResponses },
         },
-        (request) => leaderboards.list(request.projectId, request.userId),
-      );
-    }
+      },
+      (request) => leaderboards.list(request.projectId, request.userId),
+    );
   });
-  app.register(async (scope: HttpApp) => {
-    // Joining is what lets a player submit: the submit permission.
-    scope.addHook('onRequest', requirePermission(deps.auth, 'client.leaderboard.submit'));
-    for (const prefix of PREFIXES) {
-      scope.post(
-        `${prefix}/:slug/join`,
-        {
-          schema: {
-            description: tournamentRouteDescriptions.join,
-            params: LeaderboardParams,
-            body: NoBody,
-            response: { 200: JoinSchema, ...errorResponses, 409: ErrorSchema, 503: ErrorSchema },
-          },
+  // Joining is what lets a player submit: the submit permission.
+  underLeaderboardPrefixes(app, requirePermission(deps.auth, 'client.leaderboard.submit'), (scope, prefix) => {
+    scope.post(
+      `${prefix}/:slug/join`,
+      {
+        schema: {
+          description: tournamentRouteDescriptions.join,
+          params: LeaderboardParams,
+          body: NoBody,
+          response: { 200: JoinSchema, ...errorResponses, 409: ErrorSchema, 503: ErrorSchema },
         },
-        (request) => leaderboards.join(request.projectId, request.userId, request.params.slug),
-      );
-    }
+      },
+      (request) => leaderboards.join(request.projectId, request.userId, request.params.slug),
+    );
   });
 }

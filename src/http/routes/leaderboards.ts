@@ -14,9 +14,7 @@ import {
   UsersQuery,
 } from '../schemas/leaderboards.js';
 import type { HttpApp } from '../server.js';
-
-// The seed's sample request puts `/client` before `/leaderboards`; both prefixes serve the same routes.
-const PREFIXES = ['/leaderboards', '/client/leaderboards'];
+import { underLeaderboardPrefixes } from './leaderboard-prefixes.js';
 
 /** Leaderboard reads (`client.leaderboard`) and stat submissions (`client.leaderboard.submit`), §5. */
 export function leaderboardRoutes(
@@ -24,64 +22,58 @@ export function leaderboardRoutes(
   deps: { auth: ClientAuthenticator; leaderboards: LeaderboardService },
 ): void {
   const { leaderboards } = deps;
-  app.register(async (scope: HttpApp) => {
-    scope.addHook('onRequest', requirePermission(deps.auth, 'client.leaderboard'));
-    for (const prefix of PREFIXES) {
-      scope.get(
-        `${prefix}/:slug/bundle`,
-        {
-          schema: {
-            description: leaderboardRouteDescriptions.bundle,
-            params: LeaderboardParams,
-            querystring: BundleQuery,
-            response: { 200: BundleSchema, ...errorResponses },
-          },
+  underLeaderboardPrefixes(app, requirePermission(deps.auth, 'client.leaderboard'), (scope, prefix) => {
+    scope.get(
+      `${prefix}/:slug/bundle`,
+      {
+        schema: {
+          description: leaderboardRouteDescriptions.bundle,
+          params: LeaderboardParams,
+          querystring: BundleQuery,
+          response: { 200: BundleSchema, ...errorResponses },
         },
-        (request) => leaderboards.bundle(request.projectId, request.userId, request.params.slug, request.query),
-      );
-      scope.get(
-        `${prefix}/:slug/users`,
-        {
-          schema: {
-            description: leaderboardRouteDescriptions.users,
-            params: LeaderboardParams,
-            querystring: UsersQuery,
-            response: { 200: UsersListSchema, ...errorResponses },
-          },
+      },
+      (request) => leaderboards.bundle(request.projectId, request.userId, request.params.slug, request.query),
+    );
+    scope.get(
+      `${prefix}/:slug/users`,
+      {
+        schema: {
+          description: leaderboardRouteDescriptions.users,
+          params: LeaderboardParams,
+          querystring: UsersQuery,
+          response: { 200: UsersListSchema, ...errorResponses },
         },
-        (request) => leaderboards.users(request.projectId, request.userId, request.params.slug, request.query),
-      );
-      scope.get(
-        `${prefix}/:slug/history`,
-        {
-          schema: {
-            description: leaderboardRouteDescriptions.history,
-            params: LeaderboardParams,
-            querystring: HistoryQuery,
-            response: { 200: HistorySchema, ...errorResponses },
-          },
+      },
+      (request) => leaderboards.users(request.projectId, request.userId, request.params.slug, request.query),
+    );
+    scope.get(
+      `${prefix}/:slug/history`,
+      {
+        schema: {
+          description: leaderboardRouteDescriptions.history,
+          params: LeaderboardParams,
+          querystring: HistoryQuery,
+          response: { 200: HistorySchema, ...errorResponses },
         },
-        (request) => leaderboards.history(request.projectId, request.userId, request.params.slug, request.query),
-      );
-    }
+      },
+      (request) => leaderboards.history(request.projectId, request.userId, request.params.slug, request.query),
+    );
   });
 
-  app.register(async (scope: HttpApp) => {
-    scope.addHook('onRequest', requirePermission(deps.auth, 'client.leaderboard.submit'));
-    for (const prefix of PREFIXES) {
-      scope.post(
-        `${prefix}/:slug/stats`,
-        {
-          schema: {
-            description: leaderboardRouteDescriptions.stats,
-            params: LeaderboardParams,
-            body: SubmitBody,
-            response: { 200: MeSchema, ...errorResponses, 409: ErrorSchema, 503: ErrorSchema },
-          },
+  underLeaderboardPrefixes(app, requirePermission(deps.auth, 'client.leaderboard.submit'), (scope, prefix) => {
+    scope.post(
+      `${prefix}/:slug/stats`,
+      {
+        schema: {
+          description: leaderboardRouteDescriptions.stats,
+          params: LeaderboardParams,
+          body: SubmitBody,
+          response: { 200: MeSchema, ...errorResponses, 409: ErrorSchema, 503: ErrorSchema },
         },
-        (request) =>
-          leaderboards.submit(request.projectId, request.params.slug, request.userId, request.body.value, 'client'),
-      );
-    }
+      },
+      (request) =>
+        leaderboards.submit(request.projectId, request.params.slug, request.userId, request.body.value, 'client'),
+    );
   });
 }
