@@ -17,10 +17,15 @@ import {
   type UsersView,
   userItems,
 } from './leaderboard-views.js';
-import type { LeagueRanks, ListingSource } from './league-ranks.js';
+import type { HeldUser, LeagueRanks, ListingSource } from './league-ranks.js';
 import { isoTime } from './period-schedule.js';
-import { chosenUserIds, compareChosen, PlayerReads } from './player-reads.js';
+import { type ChosenUser, chosenUserIds, compareChosen, PlayerReads } from './player-reads.js';
 import { statOf } from './rank-order.js';
+
+/** A chosen user of the listed league: their stat, if any, and rank. */
+interface Chosen extends ChosenUser {
+  stat: number | null;
+}
 
 /** The bundle's section names, in the order of the §5 messages. */
 export const BUNDLE_SECTIONS = ['meta', 'leagues', 'rewards', 'entries', 'users', 'me'] as const;
@@ -214,40 +219,51 @@ export class LeaderboardReads {
   }
 
   /**
-   * The chosen users of the league, as the listing shows them (§18): one read of their standings
-   * (their assignments only on AT_RESET boards, the only ones that have any), one of the accounts
-   * of those without a stat (an entry on the board is a user of its project already) or, with
-   * `expand=profile`, of every member, and the ranks from one bucket of the cache: O(k log n).
+   * The chosen users of the league, as the listing shows them (§18), in O(k log n): those the
+   * league's ranks hold come from there, as a listing's page does; only the others are read from
+   * the database (one statement: their entries, and assignments on AT_RESET boards, the only ones
+   * that have any). Accounts are read for users without a stat (an entry on the board is a user
+   * of its project already) or, with `expand=profile`, for every member.
    */
   private async chosen(board: Leaderboard, league: string, ids: number[], query: ListingQuery): Promise<UsersView> {
     const limit = query.limit ?? DEFAULT_USERS_LIMIT;
-    const standings =
-      ids.length === 0
-        ? new Map<number, Standing>()
-        : await this.deps.store.standingsOf(board.id, ids, board.type === 'AT_RESET');
-    const inLeague = ids.filter((id) => callerLeague(board, standings.get(id) ?? null) === league);
-    const unverified = query.expand === 'profile' ? inLeague : inLeague.filter((id) => !standings.get(id)?.entry);
+    const held = ids.length === 0 ? new Map<number, HeldUser>() : await this.deps.ranks.held(board, league, ids);
+    const candidates: Chosen[] = [...held.values()].map(({ userId, key, rank }) => ({
+      userId,
+      rank,
+      stat: rank === null ? null : statOf(board.sort, key.score),
+    }));
+    candidates.push(...(await this.storedInLeague(board, league, ids.filter((id) => !held.has(id)))));
+    const withProfile = query.expand === 'profile';
+    const unverified = candidates.filter((c) => withProfile || c.stat === null).map((c) => c.userId);
     const accounts = await this.profiles(board.projectId, unverified);
-    const members = inLeague.flatMap((id) => {
-      const entry = standings.get(id)?.entry ?? null;
-      return accounts.has(id) || (entry && query.expand !== 'profile') ? [{ userId: id, entry }] : [];
-    });
-    const withStat = members.flatMap(({ entry }) => (entry ? [entry] : []));
-    const ranks = withStat.length === 0 ? [] : await this.deps.ranks.ranksOf(board, league, withStat);
-    const rankOf = new Map(withStat.map((entry, i) => [entry.userId, ranks[i] ?? null]));
-    const ranked = members.map(({ userId, entry }) => ({ userId, entry, rank: rankOf.get(userId) ?? null }));
-    const shown = ranked.sort(compareChosen).slice(0, limit);
+    const members = candidates.filter((c) => accounts.has(c.userId) || (c.stat !== null && !withProfile));
+    const shown = members.sort(compareChosen).slice(0, limit);
     return {
       pagination: paginationView(limit, 0, shown.length, shown.length),
       league,
-      users: shown.map(({ userId, entry, rank }) => ({
+      users: shown.map(({ userId, stat, rank }) => ({
         rank,
         user_id: userId,
-        stat_value: entry ? entry.statValue : null,
+        stat_value: stat,
         league,
-        ...(query.expand === 'profile' ? { profile: profileOf(accounts, userId) } : {}),
+        ...(withProfile ? { profile: profileOf(accounts, userId) } : {}),
       })),
     };
+  }
+
+  /**
+   * Chosen users the league's ranks do not hold, by their stored standing: those in the league
+   * (an entry the ranks have not applied yet, or none at all in the lowest league), ranked.
+   */
+  private async storedInLeague(board: Leaderboard, league: string, ids: number[]): Promise<Chosen[]> {
+    if (ids.length === 0) return [];
+    const standings = await this.deps.store.standingsOf(board.id, ids, board.type === 'AT_RESET');
+    const inLeague = ids.filter((id) => callerLeague(board, standings.get(id) ?? null) === league);
+    const entries = inLeague.flatMap((id) => standings.get(id)?.entry ?? []);
+    const ranks = entries.length === 0 ? [] : await this.deps.ranks.ranksOf(board, league, entries);
+    const ranked = new Map(entries.map((entry, i) => [entry.userId, { stat: entry.statValue, rank: ranks[i] ?? null }]));
+    return inLeague.map((userId) => ({ userId, stat: null, rank: null, ...ranked.get(userId) }));
   }
 
   private async entries(board: Leaderboard, league: string, query: ListingQuery): Promise<EntriesView> {

@@ -1,7 +1,14 @@
 import type { Leaderboard, LeaderboardEntry, SortOrder } from './leaderboard-model.js';
 import type { LeaderboardStore } from './leaderboard-store.js';
 import type { RankBucket, RankCache, RankPeers, RankPlacement } from './rank-cache.js';
-import { FIRST_UNRANKED, keyOfEntry, type RankKey, unrankedKey } from './rank-order.js';
+import { FIRST_UNRANKED, isUnranked, keyOfEntry, type RankKey, unrankedKey } from './rank-order.js';
+
+/** A user found in a league's ranks: their key there and their rank (null: assigned without a stat). */
+export interface HeldUser {
+  userId: number;
+  key: RankKey;
+  rank: number | null;
+}
 
 /** Which users a listing shows: those with a stat, or (AT_RESET) every assigned user. */
 export type ListingSource = 'ranked' | 'assigned';
@@ -53,6 +60,22 @@ export class LeagueRanks {
     const ranks: number[] = [];
     for (const entry of entries) ranks.push((await this.cache.countBelow(bucket, keyOfEntry(board.sort, entry))) + 1);
     return ranks;
+  }
+
+  /**
+   * The users of `userIds` the league's bucket holds, each with their key and rank (null for a
+   * user assigned without a stat): O(k log n), no database read.
+   */
+  async held(board: Leaderboard, league: string, userIds: readonly number[]): Promise<Map<number, HeldUser>> {
+    const bucket = await this.ready(board, league);
+    const keys = await this.cache.keysOf(bucket, userIds);
+    const held = new Map<number, HeldUser>();
+    for (const key of keys) {
+      if (!key) continue;
+      const rank = isUnranked(key) ? null : (await this.cache.countBelow(bucket, key)) + 1;
+      held.set(key.userId, { userId: key.userId, key, rank });
+    }
+    return held;
   }
 
   /** How many users a listing of the league has. */

@@ -30,6 +30,8 @@ export interface RankCache {
   ensure(bucket: RankBucket, source: RankSource): Promise<void>;
   /** How many keys of the bucket sort strictly before `key`. */
   countBelow(bucket: RankBucket, key: RankKey): Promise<number>;
+  /** Each user's key in the bucket, in the order asked; undefined for a user it does not hold. */
+  keysOf(bucket: RankBucket, userIds: readonly number[]): Promise<(RankKey | undefined)[]>;
   /** The keys at positions `offset .. offset + limit - 1` (0-based). */
   slice(bucket: RankBucket, offset: number, limit: number): Promise<RankKey[]>;
   /** How many keys the bucket holds. */

@@ -132,6 +132,19 @@ describe('MemoryRankCache', () => {
     expect(calls).toBe(4);
     expect((await cache.slice(bucket, 0, 20)).map((k) => k.userId)).toEqual([2, 3, 4, 5, 6, 7, 8, 9, 10, 1]);
     expect(await cache.size(bucket)).toBe(10);
+    // Each user's key follows the same moves: user 1 is found at its new key.
+    expect(await cache.keysOf(bucket, [1, 2, 11])).toEqual([key(100, 0, 1), key(1, 0, 2), undefined]);
+  });
+
+  it('finds each user by their current key through moves, removals and replays', async () => {
+    const cache = new MemoryRankCache({ random: seededRandom(5) });
+    await cache.ensure(bucket, async () => [key(1, 0, 1), key(2, 0, 2), unrankedKey(3)]);
+    await cache.apply(bucket, { remove: key(1, 0, 1), insert: key(9, 5, 1) });
+    await cache.apply(bucket, { remove: key(2, 0, 2) });
+    // A replayed change of a key no longer held changes nothing.
+    await cache.apply(bucket, { remove: key(1, 0, 1) });
+    await cache.apply(bucket, { remove: unrankedKey(3), insert: key(4, 1, 3) });
+    expect(await cache.keysOf(bucket, [3, 2, 1])).toEqual([key(4, 1, 3), undefined, key(9, 5, 1)]);
   });
 
   it('shares one load between concurrent callers and drops buckets of older periods', async () => {
