@@ -3,7 +3,8 @@
  *
  * 1. 1,000 listeners on one query, a writer changing matching documents in bursts: deliveries/s
  *    and write→delivery p50, beside the bare `ws` broadcast (bench/bare-broadcast.ts) to 1,000
- *    subscribers of one path with the same writes.
+ *    subscribers of one path with the same writes; also the `changes` messages counted (since
+ *    issue 34 one per write; before, one per group commit).
  * 2. The cost of a write in a project with 10,000 listeners on 10,000 other documents, beside the
  *    same writes with no listener.
  *
@@ -23,6 +24,8 @@ const LISTENERS = Number(process.env.LISTENERS ?? 1000);
 const WRITES = Number(process.env.WRITES ?? 200);
 const IDLE_LISTENERS = Number(process.env.IDLE_LISTENERS ?? 10_000);
 const PER_SOCKET = 250;
+// SEQUENTIAL=1: each write sent once the one before is answered, so each commits alone (one message per write whatever the code groups).
+const SEQUENTIAL = process.env.SEQUENTIAL === '1';
 
 const percentile = (values: number[], p: number) => {
   const sorted = [...values].sort((a, b) => a - b);
@@ -58,7 +61,8 @@ async function until(done: () => boolean, timeoutMs = 120_000): Promise<void> {
 async function measure(expected: number, write: (i: number, t: number) => Promise<unknown>, count: () => number) {
   const start = performance.now();
   const before = count();
-  await Promise.all(Array.from({ length: WRITES }, (_, i) => write(i, Date.now())));
+  if (SEQUENTIAL) for (let i = 0; i < WRITES; i++) await write(i, Date.now());
+  else await Promise.all(Array.from({ length: WRITES }, (_, i) => write(i, Date.now())));
   await until(() => count() - before >= expected);
   return ((count() - before) / (performance.now() - start)) * 1000;
 }
@@ -89,8 +93,10 @@ async function main(): Promise<void> {
   // 1. Fan-out to 1,000 listeners of one query.
   const latencies: number[] = [];
   let delivered = 0;
+  let frames = 0;
   const onListener = (text: string) => {
     if (!text.startsWith('{"event":"changes"')) return;
+    frames++;
     // Writes of one group commit arrive as one message: count the documents it carries.
     delivered += text.split('"type":').length - 1;
     const t = /"t":(\d+)/.exec(text);
@@ -112,6 +118,7 @@ async function main(): Promise<void> {
     () => delivered,
   );
   const serviceP50 = percentile(latencies, 50);
+  const serviceFrames = frames;
   for (const ws of listeners) ws.terminate();
 
   const bare = await startBareBroadcast();
@@ -166,6 +173,9 @@ async function main(): Promise<void> {
     `listeners on one query: ${LISTENERS} listeners × ${WRITES} writes (SQLite, one process, shared machine)`,
   );
   console.log(`  service: ${serviceRate.toFixed(0)} deliveries/s, p50 ${serviceP50} ms`);
+  console.log(
+    `  ${serviceFrames} changes messages (${(serviceFrames / LISTENERS).toFixed(1)} per listener), ${((serviceRate * serviceFrames) / (LISTENERS * WRITES)).toFixed(0)} messages/s`,
+  );
   console.log(`  bare ws: ${bareRate.toFixed(0)} deliveries/s, p50 ${bareP50} ms`);
   console.log(
     `  ratio ${(serviceRate / bareRate).toFixed(2)} of bare, p50 ${(serviceP50 / Math.max(bareP50, 1)).toFixed(1)}× bare`,
