@@ -233,7 +233,8 @@ export class LeaderboardReads {
       rank,
       stat: rank === null ? null : statOf(board.sort, key.score),
     }));
-    candidates.push(...(await this.storedInLeague(board, league, ids.filter((id) => !held.has(id)))));
+    const others = ids.filter((id) => !held.has(id));
+    candidates.push(...(await this.storedInLeague(board, league, others)));
     const withProfile = query.expand === 'profile';
     const unverified = candidates.filter((c) => withProfile || c.stat === null).map((c) => c.userId);
     const accounts = await this.profiles(board.projectId, unverified);
@@ -262,7 +263,9 @@ export class LeaderboardReads {
     const inLeague = ids.filter((id) => callerLeague(board, standings.get(id) ?? null) === league);
     const entries = inLeague.flatMap((id) => standings.get(id)?.entry ?? []);
     const ranks = entries.length === 0 ? [] : await this.deps.ranks.ranksOf(board, league, entries);
-    const ranked = new Map(entries.map((entry, i) => [entry.userId, { stat: entry.statValue, rank: ranks[i] ?? null }]));
+    const ranked = new Map(
+      entries.map((entry, i) => [entry.userId, { stat: entry.statValue, rank: ranks[i] ?? null }]),
+    );
     return inLeague.map((userId) => ({ userId, stat: null, rank: null, ...ranked.get(userId) }));
   }
 
