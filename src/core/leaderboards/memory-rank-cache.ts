@@ -7,8 +7,6 @@ interface HeldBucket {
   revision: number;
   periodStart: number;
   tree: OrderStatisticTree;
-  /** Each held user's key: a chosen set (§18) finds its users here instead of in the database. */
-  byUser: Map<number, RankKey>;
   /** Resolves when loaded; changes that arrive before are queued in `pending`. */
   ready: Promise<void>;
   loaded: boolean;
@@ -53,7 +51,6 @@ export class MemoryRankCache implements RankCache {
       revision: bucket.revision,
       periodStart: bucket.periodStart,
       tree: new OrderStatisticTree(this.random),
-      byUser: new Map(),
       ready: Promise.resolve(),
       loaded: false,
       pending: [],
@@ -72,8 +69,8 @@ export class MemoryRankCache implements RankCache {
   }
 
   async keysOf(bucket: RankBucket, userIds: readonly number[]): Promise<(RankKey | undefined)[]> {
-    const held = this.held(bucket);
-    return userIds.map((userId) => held.byUser.get(userId));
+    const tree = this.tree(bucket);
+    return userIds.map((userId) => tree.keyOfUser(userId));
   }
 
   async slice(bucket: RankBucket, offset: number, limit: number): Promise<RankKey[]> {
@@ -87,7 +84,7 @@ export class MemoryRankCache implements RankCache {
   async apply(bucket: RankBucket, change: RankChange): Promise<void> {
     const held = this.buckets.get(bucketKey(bucket));
     if (!held) return;
-    if (held.loaded) applyTo(held, change);
+    if (held.loaded) applyTo(held.tree, change);
     else held.pending.push(change);
   }
 
@@ -123,28 +120,22 @@ export class MemoryRankCache implements RankCache {
       if (batch.length < this.batchSize) break;
       after = batch[batch.length - 1] as RankKey;
     }
-    const ordered = strictlyAscending(keys);
-    held.tree.build(ordered);
-    for (const key of ordered) held.byUser.set(key.userId, key);
-    for (const change of held.pending) applyTo(held, change);
+    held.tree.build(strictlyAscending(keys));
+    for (const change of held.pending) applyTo(held.tree, change);
     held.pending = [];
     held.loaded = true;
   }
 
   private tree(bucket: RankBucket): OrderStatisticTree {
-    return this.held(bucket).tree;
-  }
-
-  private held(bucket: RankBucket): HeldBucket {
     const held = this.buckets.get(bucketKey(bucket));
     if (!held?.loaded) throw new Error(`rank bucket ${bucketKey(bucket)} is not loaded`);
-    return held;
+    return held.tree;
   }
 }
 
-function applyTo(held: HeldBucket, change: RankChange): void {
-  if (change.remove && held.tree.remove(change.remove)) held.byUser.delete(change.remove.userId);
-  if (change.insert && held.tree.insert(change.insert)) held.byUser.set(change.insert.userId, change.insert);
+function applyTo(tree: OrderStatisticTree, change: RankChange): void {
+  if (change.remove) tree.remove(change.remove);
+  if (change.insert) tree.insert(change.insert);
 }
 
 /** Keyset batches arrive strictly ascending; anything else is sorted and deduplicated rather than trusted. */

@@ -1,7 +1,8 @@
 /**
  * An order-statistic treap over rank keys: insert, remove, the count of keys below a key
  * (a rank) and the keys at a position (a page) each take O(log n) expected time. Nodes live
- * in typed arrays (about 44 bytes each, no object per key) so a million keys cost little
+ * in typed arrays (about 44 bytes each, no object per key; a user → node map finds a user's key)
+ * so a million keys cost little
  * memory and no garbage-collector pressure.
  *
  * Priorities are independent draws of one continuous distribution (a geometric level plus a
@@ -26,6 +27,8 @@ export class OrderStatisticTree {
   /** Next never-used slot; slot 0 is the nil node. */
   private next = 1;
   private freeList: number[] = [];
+  /** Each user's node: a user's key without a walk (a league holds one key per user). */
+  private nodeOfUser = new Map<number, number>();
   private splitLeft = NIL;
   private splitRight = NIL;
 
@@ -50,6 +53,7 @@ export class OrderStatisticTree {
     this.root = NIL;
     this.next = 1;
     this.freeList = [];
+    this.nodeOfUser = new Map();
   }
 
   /** True when the key is present. */
@@ -61,6 +65,12 @@ export class OrderStatisticTree {
       t = c < 0 ? this.at(this.left, t) : this.at(this.right, t);
     }
     return false;
+  }
+
+  /** The key the tree holds for the user, if any. */
+  keyOfUser(userId: number): RankKey | undefined {
+    const node = this.nodeOfUser.get(userId);
+    return node === undefined ? undefined : this.keyOf(node);
   }
 
   /** Adds the key; false when it was already present. */
@@ -162,6 +172,7 @@ export class OrderStatisticTree {
     const c = this.compareTo(key, t);
     if (c === 0) {
       const merged = this.merge(this.at(this.left, t), this.at(this.right, t));
+      if (this.nodeOfUser.get(key.userId) === t) this.nodeOfUser.delete(key.userId);
       this.freeList.push(t);
       return merged;
     }
@@ -218,6 +229,7 @@ export class OrderStatisticTree {
     this.score[node] = key.score;
     this.updatedAt[node] = key.updatedAt;
     this.userId[node] = key.userId;
+    this.nodeOfUser.set(key.userId, node);
     this.left[node] = NIL;
     this.right[node] = NIL;
     this.sizes[node] = 1;

@@ -99,6 +99,8 @@ describe('OrderStatisticTree', () => {
       for (let offset = 0; offset < reference.length; offset += 37) {
         expect(tree.slice(offset, 13)).toEqual(reference.slice(offset, offset + 13));
       }
+      // Each user's key is found by user id, and a removed user's is gone.
+      for (let userId = 0; userId < 800; userId++) expect(tree.keyOfUser(userId)).toEqual(users.get(userId));
     }
   });
 
