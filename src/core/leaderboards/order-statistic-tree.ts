@@ -1,9 +1,8 @@
 /**
  * An order-statistic treap over rank keys: insert, remove, the count of keys below a key
  * (a rank) and the keys at a position (a page) each take O(log n) expected time. Nodes live
- * in typed arrays (about 44 bytes each, no object per key; a user → node map finds a user's key)
- * so a million keys cost little
- * memory and no garbage-collector pressure.
+ * in typed arrays (about 44 bytes each, no object per key; a user → node map finds a user's
+ * key) so a million keys cost little memory and little garbage-collector pressure.
  *
  * Priorities are independent draws of one continuous distribution (a geometric level plus a
  * uniform fraction), which is all a treap needs for its expected depth. `build` makes a
