@@ -1,4 +1,3 @@
-import type pg from 'pg';
 import type {
   Leaderboard,
   LeaderboardDefinition,
@@ -16,13 +15,6 @@ import type {
   ResetLease,
 } from '../../core/leaderboards/leaderboard-store.js';
 import type { RankKey } from '../../core/leaderboards/rank-order.js';
-import type {
-  JoinOutcome,
-  JoinRequest,
-  Participation,
-  SubmissionCount,
-  SubmissionCountResult,
-} from '../../core/leaderboards/tournament-store.js';
 import {
   entryRows,
   historyRows,
@@ -47,13 +39,7 @@ import { runListingRewrite, scanListing } from './listing-rewrite.js';
 import { inTransaction } from './transactions.js';
 
 /** Leaderboards on PostgreSQL: single statements, or transactions that lock the board row. */
-export class PostgresLeaderboardStore implements LeaderboardStore {
-  private readonly tournaments: PostgresTournaments;
-
-  constructor(private readonly pool: pg.Pool) {
-    this.tournaments = new PostgresTournaments(pool);
-  }
-
+export class PostgresLeaderboardStore extends PostgresTournaments implements LeaderboardStore {
   async create(projectId: number, def: LeaderboardDefinition, period: Period): Promise<Leaderboard | 'taken'> {
     const id = await inTransaction(this.pool, (client) => insertBoard(client, projectId, def, period));
     if (id === null) return 'taken';
@@ -258,26 +244,6 @@ export class PostgresLeaderboardStore implements LeaderboardStore {
     return rows.map((row) =>
       periodStandingRows.of({ ...row, period_start: Number(row.period_start), period_end: Number(row.period_end) }),
     );
-  }
-
-  boardsOf(projectId: number): Promise<Leaderboard[]> {
-    return this.tournaments.boardsOf(projectId);
-  }
-
-  joinedBoards(projectId: number, userId: number): Promise<Set<number>> {
-    return this.tournaments.joinedBoards(projectId, userId);
-  }
-
-  participation(boardId: number, periodStart: number, userId: number): Promise<Participation> {
-    return this.tournaments.participation(boardId, periodStart, userId);
-  }
-
-  join(boardId: number, request: JoinRequest): Promise<JoinOutcome> {
-    return this.tournaments.join(boardId, request);
-  }
-
-  countSubmission(boardId: number, count: SubmissionCount): Promise<SubmissionCountResult> {
-    return this.tournaments.countSubmission(boardId, count);
   }
 
   private async one(sql: string, params: unknown[], name?: string): Promise<Leaderboard | null> {

@@ -69,9 +69,9 @@ async function isCurrent(
   return row !== undefined && Number(row.period_start) === at.periodStart && row.revision === at.revision;
 }
 
-/** `TournamentStore` on PostgreSQL; the leaderboard store hands its methods here. */
+/** `TournamentStore` on PostgreSQL; the engine's leaderboard store extends it. */
 export class PostgresTournaments implements TournamentStore {
-  constructor(private readonly pool: pg.Pool) {}
+  constructor(protected readonly pool: pg.Pool) {}
 
   async boardsOf(projectId: number): Promise<Leaderboard[]> {
     const { rows } = await this.pool.query<PostgresBoardRow>(

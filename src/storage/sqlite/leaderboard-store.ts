@@ -17,13 +17,6 @@ import type {
   ResetLease,
 } from '../../core/leaderboards/leaderboard-store.js';
 import type { RankKey } from '../../core/leaderboards/rank-order.js';
-import type {
-  JoinOutcome,
-  JoinRequest,
-  Participation,
-  SubmissionCount,
-  SubmissionCountResult,
-} from '../../core/leaderboards/tournament-store.js';
 import {
   type EntryRow,
   entryRows,
@@ -45,7 +38,7 @@ import {
 } from './leaderboard-rows.js';
 import { countSubmissionIn, SqliteTournaments, submissionsCounted } from './leaderboard-tournaments.js';
 import { runListingRewrite, scanListing } from './listing-rewrite.js';
-import { type CachedStatements, withStatementCache } from './statement-cache.js';
+import { withStatementCache } from './statement-cache.js';
 
 const STANDINGS = `SELECT u.value AS user_id, e.stat_value, e.league, e.updated_at, NULL AS assigned
   FROM json_each(@ids) u LEFT JOIN leaderboard_entries e ON e.leaderboard_id = @board AND e.user_id = u.value`;
@@ -55,14 +48,10 @@ const STANDINGS_WITH_ASSIGNMENTS = `SELECT u.value AS user_id, e.stat_value, e.l
   LEFT JOIN leaderboard_assignments a ON a.leaderboard_id = @board AND a.user_id = u.value`;
 
 /** Leaderboards on SQLite: every method is one statement or one immediate transaction. */
-export class SqliteLeaderboardStore implements LeaderboardStore {
-  // Preparing a statement costs more than the point lookups it runs, and a `me` runs five.
-  private readonly db: CachedStatements;
-  private readonly tournaments: SqliteTournaments;
-
+export class SqliteLeaderboardStore extends SqliteTournaments implements LeaderboardStore {
   constructor(private readonly database: Database.Database) {
-    this.db = withStatementCache(database);
-    this.tournaments = new SqliteTournaments(this.db);
+    // Preparing a statement costs more than the point lookups it runs, and a `me` runs five.
+    super(withStatementCache(database));
   }
 
   async create(projectId: number, def: LeaderboardDefinition, period: Period): Promise<Leaderboard | 'taken'> {
@@ -272,25 +261,5 @@ export class SqliteLeaderboardStore implements LeaderboardStore {
     return rows.map((row) =>
       periodStandingRows.of({ ...row, reward: row.reward === null ? null : (JSON.parse(row.reward) as JsonValue) }),
     );
-  }
-
-  boardsOf(projectId: number): Promise<Leaderboard[]> {
-    return this.tournaments.boardsOf(projectId);
-  }
-
-  joinedBoards(projectId: number, userId: number): Promise<Set<number>> {
-    return this.tournaments.joinedBoards(projectId, userId);
-  }
-
-  participation(boardId: number, periodStart: number, userId: number): Promise<Participation> {
-    return this.tournaments.participation(boardId, periodStart, userId);
-  }
-
-  join(boardId: number, request: JoinRequest): Promise<JoinOutcome> {
-    return this.tournaments.join(boardId, request);
-  }
-
-  countSubmission(boardId: number, count: SubmissionCount): Promise<SubmissionCountResult> {
-    return this.tournaments.countSubmission(boardId, count);
   }
 }

@@ -55,9 +55,9 @@ function isCurrent(db: Pick<Db, 'prepare'>, boardId: number, at: { periodStart: 
   return board !== undefined && board.period_start === at.periodStart && board.revision === at.revision;
 }
 
-/** `TournamentStore` on SQLite; the leaderboard store hands its methods here. */
+/** `TournamentStore` on SQLite; the engine's leaderboard store extends it. */
 export class SqliteTournaments implements TournamentStore {
-  constructor(private readonly db: Db) {}
+  constructor(protected readonly db: Db) {}
 
   async boardsOf(projectId: number): Promise<Leaderboard[]> {
     const rows = this.db
