@@ -418,8 +418,13 @@ export function leaderboardStoreCases(engine: EngineFixture): void {
           maxParticipants,
           at: T0 + 5,
         });
-      const count = (board: Leaderboard, userId: number, limit: number) =>
-        store.countSubmission(board.id, { periodStart: board.period.start, revision: board.revision, userId, limit });
+      const count = (board: Leaderboard, userId: number, limit: number | null, joinRequired = false) =>
+        store.countSubmission(board.id, {
+          periodStart: board.period.start,
+          revision: board.revision,
+          userId,
+          terms: { joinRequired, limit },
+        });
 
       it('keeps tournament settings exactly, and a board created without them has none', async () => {
         const project = nextProject++;
@@ -514,9 +519,26 @@ export function leaderboardStoreCases(engine: EngineFixture): void {
         expect(await store.participation(board.id, T0, 3)).toEqual({ joined: false, submissions: 0 });
       });
 
+      it('refuses a count without a join where one is required, before the limit; counts nothing then', async () => {
+        const board = await createBoard(store, nextProject++, tournament('joined'), { start: T0, end: T0 + DAY });
+        expect(await count(board, 1, 1, true)).toBe('not_joined');
+        expect(await count(board, 1, null, true)).toBe('not_joined');
+        expect(await store.participation(board.id, T0, 1)).toEqual({ joined: false, submissions: 0 });
+        await join(board, 1);
+        expect(await count(board, 1, null, true)).toBe('counted');
+        expect(await count(board, 1, 1, true)).toBe('counted');
+        expect(await count(board, 1, 1, true)).toBe('limit');
+        expect(await store.participation(board.id, T0, 1)).toEqual({ joined: true, submissions: 1 });
+      });
+
       it('counts a written entry against the limit in its transaction; a refused or lost write counts nothing', async () => {
         const board = await createBoard(store, nextProject++, tournament('limited'), { start: T0, end: T0 + DAY });
-        const write = (previous: LeaderboardEntry | null, next: LeaderboardEntry, limit: number | null) =>
+        const write = (
+          previous: LeaderboardEntry | null,
+          next: LeaderboardEntry,
+          limit: number | null,
+          joinRequired = false,
+        ) =>
           store.writeEntry(board.id, {
             periodStart: T0,
             revision: board.revision,
@@ -524,7 +546,7 @@ export function leaderboardStoreCases(engine: EngineFixture): void {
             next,
             score: -next.statValue,
             assign: null,
-            limit,
+            terms: { joinRequired, limit },
           });
         expect(await write(null, entry(1, 10, T0 + 1), 2)).toBe('written');
         expect((await store.participation(board.id, T0, 1)).submissions).toBe(1);
@@ -539,6 +561,19 @@ export function leaderboardStoreCases(engine: EngineFixture): void {
         // Without a limit nothing is counted.
         expect(await write(entry(1, 10, T0 + 1), entry(1, 30, T0 + 3), null)).toBe('written');
         expect((await store.participation(board.id, T0, 1)).submissions).toBe(2);
+        // Where a join is required, a user who did not join writes and counts nothing, even under the limit.
+        expect(await write(null, entry(2, 10, T0 + 1), 5, true)).toBe('not_joined');
+        expect(await write(null, entry(2, 10, T0 + 1), null, true)).toBe('not_joined');
+        expect((await store.standing(board.id, 2)).entry).toBeNull();
+        expect(await store.participation(board.id, T0, 2)).toEqual({ joined: false, submissions: 0 });
+        await join(board, 2);
+        expect(await write(null, entry(2, 10, T0 + 1), 1, true)).toBe('written');
+        // A lost compare-and-set of a joined, limited user counts nothing either.
+        expect(await write(entry(2, 9, T0 + 1), entry(2, 20, T0 + 2), 5, true)).toBe('conflict');
+        expect(await store.participation(board.id, T0, 2)).toEqual({ joined: true, submissions: 1 });
+        // Joined, at the limit: refused as `limit`.
+        expect(await write(entry(2, 10, T0 + 1), entry(2, 20, T0 + 2), 1, true)).toBe('limit');
+        expect((await store.standing(board.id, 2)).entry).toEqual(entry(2, 10, T0 + 1));
       });
 
       it('empties joins and counts at a reset: the next period starts with none', async () => {

@@ -292,6 +292,9 @@ for (const engine of engines) {
       expectRefusal(await submit('ordered', 1000, p.headers), 409, 'Tournament is not open');
       clock.set(T0 + HOUR);
       expectRefusal(await submit('ordered', 1000, p.headers), 403, 'Join the tournament first');
+      // In bounds the join is checked by the write's transaction: the same answer, nothing recorded.
+      expectRefusal(await submit('ordered', 50, p.headers), 403, 'Join the tournament first');
+      expect(await counted('ordered', p.id)).toEqual({ joined: false, submissions: 0 });
       expect((await join('ordered', p.headers)).statusCode).toBe(200);
       const bound = await submit('ordered', 1000, p.headers);
       expect(bound.statusCode).toBe(422);
@@ -360,6 +363,8 @@ for (const engine of engines) {
       expectRefusal(await submit('trusted', 11, p.headers), 409, 'Tournament is not open');
       clock.set(T0 + DAY);
       expectRefusal(await submit('trusted', 11, p.headers), 403, 'Join the tournament first');
+      // One that would change nothing (not better than 9) is refused alike.
+      expectRefusal(await submit('trusted', 3, p.headers), 403, 'Join the tournament first');
       expect((await join('trusted', p.headers)).statusCode).toBe(200);
       expect((await submit('trusted', 11, p.headers)).json()).toMatchObject({ stat_value: 11 });
       expectRefusal(await submit('trusted', 12, p.headers), 429, 'Submission limit reached');

@@ -8,23 +8,25 @@ import { checkDefinition } from './leaderboard-definition.js';
 import { isExpired, type Leaderboard, type LeaderboardDefinition, type Standing } from './leaderboard-model.js';
 import { type BundleQuery, type HistoryQuery, LeaderboardReads, type UsersQuery } from './leaderboard-reads.js';
 import type { LeaderboardResets } from './leaderboard-resets.js';
-import type { LeaderboardAdminStore, LeaderboardStore } from './leaderboard-store.js';
+import type { EntryWriteResult, LeaderboardAdminStore, LeaderboardStore } from './leaderboard-store.js';
 import type { BundleView, HistoryView, MeView, UsersView } from './leaderboard-views.js';
 import type { LeagueRanks } from './league-ranks.js';
 import { periodContaining } from './period-schedule.js';
 import type { PlayerReads } from './player-reads.js';
 import { scoreOf } from './rank-order.js';
 import type { RankSync } from './rank-sync.js';
-import { applySubmission, checkBounds, checkSource, type SubmissionSource } from './submission.js';
+import { applySubmission, checkBounds, checkSource, type SubmissionSource, withinBounds } from './submission.js';
 import {
   type BoardListView,
-  bindsParticipation,
   boardListItem,
   checkParticipation,
   checkWindow,
   type JoinView,
+  notJoined,
   submissionLimitReached,
+  submissionTerms,
 } from './tournament.js';
+import type { SubmissionTerms } from './tournament-store.js';
 
 /** What the leaderboard service needs. */
 export interface LeaderboardServiceDeps {
@@ -209,26 +211,21 @@ export class LeaderboardService {
         await this.awaitReset(board);
         continue;
       }
-      // Joins and counts are the period's: checked once the period is the current one.
-      const limit = player ? await this.checkParticipation(board, userId) : null;
+      // Joins and counts are the period's: checked once the period is the current one, by the
+      // write's transaction; read first only when the value is out of bounds (403 and 429 come before 422).
+      const terms = player ? submissionTerms(board) : null;
+      if (terms && !withinBounds(board, value)) {
+        checkParticipation(board, await this.deps.store.participation(board.id, board.period.start, userId));
+      }
       checkBounds(board, value);
-      const outcome = await this.writes.run(`${board.id}/${userId}`, () => this.write(board, userId, value, limit));
+      const outcome = await this.writes.run(`${board.id}/${userId}`, () => this.write(board, userId, value, terms));
+      if (outcome === 'not_joined') throw notJoined();
       if (outcome === 'limit') throw submissionLimitReached();
       // The board moved to another period or was edited (maybe on another instance): read it afresh, not from the cache.
       if (outcome === 'board_changed') this.deps.boards.forgetHere(projectId, [slug]);
       else if (outcome !== 'conflict') return this.reads.me(board, userId, outcome);
     }
     throw new AppError('unavailable', 'The leaderboard is busy; try again');
-  }
-
-  /**
-   * A player's join (403) and submission limit (429) on a board that has either; answers the
-   * limit the write must count against (null: none, or nothing to read).
-   */
-  private async checkParticipation(board: Leaderboard, userId: number): Promise<number | null> {
-    if (!bindsParticipation(board)) return null;
-    checkParticipation(board, await this.deps.store.participation(board.id, board.period.start, userId));
-    return board.maxSubmissions;
   }
 
   /** How many players have a stat in the board's current period, over every league. */
@@ -238,24 +235,24 @@ export class LeaderboardService {
   }
 
   /**
-   * One attempt at a submission: the standing after it, `limit` when the player's submissions of
-   * the period are used up (counted in the write's transaction: `limit` is the most that may count,
-   * null for none), or why to retry (the board or the entry moved under it).
+   * One attempt at a submission: the standing after it, `not_joined` or `limit` when the player's
+   * `terms` refuse it (checked and counted in the write's transaction; null: none), or why to retry
+   * (the board or the entry moved under it).
    */
   private async write(
     board: Leaderboard,
     userId: number,
     value: number,
-    limit: number | null,
-  ): Promise<Standing | 'board_changed' | 'conflict' | 'limit'> {
+    terms: SubmissionTerms | null,
+  ): Promise<Standing | Exclude<EntryWriteResult, 'written'>> {
     const { store, ranks, clock } = this.deps;
     const standing = await store.standing(board.id, userId);
     const outcome = applySubmission(board, userId, standing, value, clock.now());
     const at = { periodStart: board.period.start, revision: board.revision };
     if (!outcome) {
-      // Nothing to write, but a submission all the same: it counts against the limit.
-      if (limit === null) return standing;
-      const counted = await store.countSubmission(board.id, { ...at, userId, limit });
+      // Nothing to write, but a submission all the same: the terms apply and it counts against the limit.
+      if (terms === null) return standing;
+      const counted = await store.countSubmission(board.id, { ...at, userId, terms });
       return counted === 'counted' ? standing : counted;
     }
     const result = await store.writeEntry(board.id, {
@@ -264,7 +261,7 @@ export class LeaderboardService {
       next: outcome.entry,
       score: scoreOf(board.sort, outcome.entry.statValue),
       assign: outcome.assign,
-      limit,
+      terms,
     });
     if (result !== 'written') return result;
     await ranks.moved(board, { entry: standing.entry, assigned: standing.assignedLeague }, outcome.entry);

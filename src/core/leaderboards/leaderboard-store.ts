@@ -3,7 +3,7 @@ import type { JsonValue } from '../json.js';
 import type { Leaderboard, LeaderboardDefinition, LeaderboardEntry, Period, Standing } from './leaderboard-model.js';
 import type { ArchivedStanding, ListingRewrite, ResetBoard } from './listing-rewrite.js';
 import type { RankKey } from './rank-order.js';
-import type { TournamentStore } from './tournament-store.js';
+import type { SubmissionTerms, TournamentStore } from './tournament-store.js';
 
 /** A change of one user's entry, written only when nothing changed it since it was read. */
 export interface EntryWrite {
@@ -19,14 +19,14 @@ export interface EntryWrite {
   /** AT_RESET: the league to assign the user to, who had none. */
   assign: string | null;
   /**
-   * §18: the most submissions of the user that may count in the period: the write counts one in
-   * its transaction, and is refused (`limit`) when that many counted already. Absent or null: not counted.
+   * §18: a player's join and submission limit, checked in the write's transaction (refused:
+   * `not_joined`, `limit`), the submission counted there when limited. Absent or null: unchecked.
    */
-  limit?: number | null;
+  terms?: SubmissionTerms | null;
 }
 
 /** What became of an `EntryWrite`. */
-export type EntryWriteResult = 'written' | 'board_changed' | 'conflict' | 'limit';
+export type EntryWriteResult = 'written' | 'board_changed' | 'conflict' | 'not_joined' | 'limit';
 
 /** The end of a period, run as one transaction by the holder of the board's reset lease. */
 export interface PeriodReset {

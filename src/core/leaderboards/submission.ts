@@ -34,11 +34,17 @@ export function checkSource(board: Pick<AntiCheat, 'clientSubmit'>, source: Subm
   }
 }
 
+type Bounds = Pick<AntiCheat, 'statMin' | 'statMax'>;
+
+/** Whether a value is inside `[stat_min, stat_max]` (`checkBounds` passes). */
+export const withinBounds = (board: Bounds, value: number): boolean =>
+  (board.statMin === null || value >= board.statMin) && (board.statMax === null || value <= board.statMax);
+
 /**
  * 422 for a value outside `[stat_min, stat_max]` (§9), on every route: checked after a player's
  * tournament checks (§18: window, join, limit), before the entry is read.
  */
-export function checkBounds(board: Pick<AntiCheat, 'statMin' | 'statMax'>, value: number): void {
+export function checkBounds(board: Bounds, value: number): void {
   if (board.statMin !== null && value < board.statMin) {
     throw validationFailed([{ loc: ['body', 'value'], msg: `must be >= ${board.statMin}`, type: 'minimum' }]);
   }

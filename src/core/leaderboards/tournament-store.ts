@@ -34,17 +34,26 @@ export interface JoinOutcome {
   participants: number;
 }
 
-/** A submission to count against a player's limit, in the period and revision of the board core read. */
+/**
+ * What storage checks of a player's submission in the transaction that writes it (§18): a join of
+ * the period when the board requires one, then fewer than `limit` submissions counted (null: no
+ * limit, nothing counted). Refused: `not_joined` or `limit`, and nothing is written.
+ */
+export interface SubmissionTerms {
+  joinRequired: boolean;
+  limit: number | null;
+}
+
+/** A submission that changes no entry, checked and counted, in the period and revision of the board core read. */
 export interface SubmissionCount {
   periodStart: number;
   revision: number;
   userId: number;
-  /** The most submissions that may count in the period. */
-  limit: number;
+  terms: SubmissionTerms;
 }
 
-/** What became of a count: `counted`, `limit` (refused, nothing counted), `board_changed`. */
-export type SubmissionCountResult = 'counted' | 'limit' | 'board_changed';
+/** What became of a count: `counted` (or checked, without a limit), `not_joined`, `limit` (refused, nothing counted), `board_changed`. */
+export type SubmissionCountResult = 'counted' | 'not_joined' | 'limit' | 'board_changed';
 
 /** Tournaments (§18) in storage: each method is one statement or one transaction. */
 export interface TournamentStore {
@@ -60,8 +69,8 @@ export interface TournamentStore {
    */
   join(boardId: number, request: JoinRequest): Promise<JoinOutcome>;
   /**
-   * Counts a submission that changes no entry (`EntryWrite.limit` counts the others with their
-   * write), unless the user has `limit` counted in the period or the board moved on: atomically.
+   * Checks and counts a submission that changes no entry (`EntryWrite.terms` does so for the
+   * others with their write), unless the terms refuse it or the board moved on: atomically.
    */
   countSubmission(boardId: number, count: SubmissionCount): Promise<SubmissionCountResult>;
 }

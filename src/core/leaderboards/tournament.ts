@@ -8,7 +8,7 @@ import type { DefinitionProblem } from './leaderboard-definition.js';
 import type { Leaderboard, Tournament } from './leaderboard-model.js';
 import { type PeriodView, periodView } from './leaderboard-views.js';
 import { isoTime } from './period-schedule.js';
-import type { Participation } from './tournament-store.js';
+import type { Participation, SubmissionTerms } from './tournament-store.js';
 
 /** `POST /leaderboards/{slug}/join`: always joined (a full board is a 409), with the period's participants. */
 export interface JoinView {
@@ -68,17 +68,21 @@ export function checkWindow(board: Tournament, now: number): void {
 /** 429 `Submission limit reached`. */
 export const submissionLimitReached = (): AppError => new AppError('rate_limited', 'Submission limit reached');
 
-/** 403 `Join the tournament first` when the board requires joining and the player did not join this period; then the limit (429). */
+/** 403 `Join the tournament first`. */
+export const notJoined = (): AppError => new AppError('forbidden', 'Join the tournament first');
+
+/** 403 when the board requires joining and the player did not join this period; then the limit (429). */
 export function checkParticipation(board: Tournament, participation: Participation): void {
-  if (board.joinRequired && !participation.joined) throw new AppError('forbidden', 'Join the tournament first');
+  if (board.joinRequired && !participation.joined) throw notJoined();
   if (board.maxSubmissions !== null && participation.submissions >= board.maxSubmissions) {
     throw submissionLimitReached();
   }
 }
 
-/** Whether a player's submissions to this board need their participation read (a join or a limit to check). */
-export function bindsParticipation(board: Tournament): boolean {
-  return board.joinRequired || board.maxSubmissions !== null;
+/** What storage must check of a player's submission to this board (a join, a limit), or null: nothing. */
+export function submissionTerms(board: Tournament): SubmissionTerms | null {
+  if (!board.joinRequired && board.maxSubmissions === null) return null;
+  return { joinRequired: board.joinRequired, limit: board.maxSubmissions };
 }
 
 /** A board as the board list shows it to a caller who did (or did not) join its current period. */

@@ -15,6 +15,7 @@ import type {
   ResetLease,
 } from '../../core/leaderboards/leaderboard-store.js';
 import type { RankKey } from '../../core/leaderboards/rank-order.js';
+import { RolledBack, unlessRolledBack } from '../rolled-back.js';
 import {
   entryRows,
   historyRows,
@@ -34,7 +35,7 @@ import {
   toBoard,
   toHistory,
 } from './leaderboard-rows.js';
-import { countSubmissionIn, PostgresTournaments, RolledBack, unlessRolledBack } from './leaderboard-tournaments.js';
+import { countSubmissionIn, PostgresTournaments } from './leaderboard-tournaments.js';
 import { runListingRewrite, scanListing } from './listing-rewrite.js';
 import { inTransaction } from './transactions.js';
 
@@ -112,16 +113,21 @@ export class PostgresLeaderboardStore extends PostgresTournaments implements Lea
 
   private writeEntryOnce(boardId: number, write: EntryWrite): Promise<EntryWriteResult> {
     return inTransaction(this.pool, async (client): Promise<EntryWriteResult> => {
-      // KEY SHARE lets submissions run side by side but waits for (and then sees) a reset's FOR UPDATE.
-      const board = await client.query<{ period_start: Millis; revision: number }>(
-        'SELECT period_start, revision FROM leaderboards WHERE id = $1 FOR KEY SHARE',
-        [boardId],
-      );
+      const { next, previous, terms } = write;
+      // KEY SHARE lets submissions run side by side but waits for (and then sees) a reset's FOR UPDATE;
+      // a join is one of the period's, so the board's lock keeps it as read here.
+      const board = await client.query<{ period_start: Millis; revision: number; joined: boolean }>({
+        name: 'cds_leaderboard_entry_write_board',
+        text: `SELECT period_start, revision, $2::boolean AND EXISTS (SELECT 1 FROM leaderboard_joins j
+           WHERE j.leaderboard_id = $1 AND j.period_start = b.period_start AND j.user_id = $3) AS joined
+         FROM leaderboards b WHERE id = $1 FOR KEY SHARE`,
+        values: [boardId, terms?.joinRequired ?? false, next.userId],
+      });
       const row = board.rows[0];
       if (!row || Number(row.period_start) !== write.periodStart || row.revision !== write.revision) {
         return 'board_changed';
       }
-      const { next, previous } = write;
+      if (terms?.joinRequired && !row.joined) return 'not_joined';
       const changed = previous
         ? await client.query(
             `UPDATE leaderboard_entries SET league = $1, stat_value = $2, score = $3, updated_at = $4
@@ -136,7 +142,7 @@ export class PostgresLeaderboardStore extends PostgresTournaments implements Lea
       if (changed.rowCount === 0) return 'conflict';
       // §18: counted after the entry is written (a lost compare-and-set counts nothing); a limit
       // reached meanwhile (a submission that changed no entry, on another instance) undoes the write.
-      const { limit } = write;
+      const limit = terms?.limit;
       if (limit != null && !(await countSubmissionIn(client, boardId, write.periodStart, next.userId, limit))) {
         throw new RolledBack<EntryWriteResult>('limit');
       }

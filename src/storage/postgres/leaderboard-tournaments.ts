@@ -37,23 +37,6 @@ export async function countSubmissionIn(
   return counted.rowCount === 1;
 }
 
-/** Thrown inside a transaction to roll back what it wrote and answer `result` instead. */
-export class RolledBack<T> extends Error {
-  constructor(readonly result: T) {
-    super('rolled back');
-  }
-}
-
-/** The answer of `work`, or the result of the `RolledBack` it threw (after its transaction rolled back). */
-export async function unlessRolledBack<T>(work: Promise<T>): Promise<T> {
-  try {
-    return await work;
-  } catch (error) {
-    if (error instanceof RolledBack) return error.result as T;
-    throw error;
-  }
-}
-
 /** The board's period and revision, under the lock `lock`, when they are still the ones asked about. */
 async function isCurrent(
   client: Queryable,
@@ -67,6 +50,24 @@ async function isCurrent(
   );
   const row = rows[0];
   return row !== undefined && Number(row.period_start) === at.periodStart && row.revision === at.revision;
+}
+
+/** The user's join and count in a period (inside the caller's transaction, or alone). */
+async function participationIn(
+  db: Queryable,
+  boardId: number,
+  periodStart: number,
+  userId: number,
+): Promise<Participation> {
+  const { rows } = await db.query<{ joined: boolean; submissions: number }>({
+    name: 'cds_leaderboard_participation',
+    text: `SELECT EXISTS (SELECT 1 FROM leaderboard_joins WHERE leaderboard_id = $1 AND period_start = $2 AND user_id = $3) AS joined,
+         COALESCE((SELECT submissions FROM leaderboard_submission_counts
+           WHERE leaderboard_id = $1 AND period_start = $2 AND user_id = $3), 0) AS submissions`,
+    values: [boardId, periodStart, userId],
+  });
+  const row = rows[0];
+  return { joined: row?.joined ?? false, submissions: row?.submissions ?? 0 };
 }
 
 /** `TournamentStore` on PostgreSQL; the engine's leaderboard store extends it. */
@@ -91,16 +92,8 @@ export class PostgresTournaments implements TournamentStore {
     return new Set(rows.map((row) => row.id));
   }
 
-  async participation(boardId: number, periodStart: number, userId: number): Promise<Participation> {
-    const { rows } = await this.pool.query<{ joined: boolean; submissions: number }>({
-      name: 'cds_leaderboard_participation',
-      text: `SELECT EXISTS (SELECT 1 FROM leaderboard_joins WHERE leaderboard_id = $1 AND period_start = $2 AND user_id = $3) AS joined,
-         COALESCE((SELECT submissions FROM leaderboard_submission_counts
-           WHERE leaderboard_id = $1 AND period_start = $2 AND user_id = $3), 0) AS submissions`,
-      values: [boardId, periodStart, userId],
-    });
-    const row = rows[0];
-    return { joined: row?.joined ?? false, submissions: row?.submissions ?? 0 };
+  participation(boardId: number, periodStart: number, userId: number): Promise<Participation> {
+    return participationIn(this.pool, boardId, periodStart, userId);
   }
 
   join(boardId: number, request: JoinRequest): Promise<JoinOutcome> {
@@ -131,11 +124,14 @@ export class PostgresTournaments implements TournamentStore {
   }
 
   countSubmission(boardId: number, count: SubmissionCount): Promise<SubmissionCountResult> {
-    const { periodStart, userId, limit } = count;
+    const { periodStart, userId, terms } = count;
     return inTransaction(this.pool, async (client): Promise<SubmissionCountResult> => {
       // KEY SHARE, as a stat write: the count lands in the period it was meant for, or not at all.
       if (!(await isCurrent(client, boardId, count, 'FOR KEY SHARE'))) return 'board_changed';
-      return (await countSubmissionIn(client, boardId, periodStart, userId, limit)) ? 'counted' : 'limit';
+      if (terms.joinRequired && !(await participationIn(client, boardId, periodStart, userId)).joined)
+        return 'not_joined';
+      if (terms.limit === null) return 'counted';
+      return (await countSubmissionIn(client, boardId, periodStart, userId, terms.limit)) ? 'counted' : 'limit';
     });
   }
 }

@@ -17,6 +17,7 @@ import type {
   ResetLease,
 } from '../../core/leaderboards/leaderboard-store.js';
 import type { RankKey } from '../../core/leaderboards/rank-order.js';
+import { RolledBack, rolledBackResult } from '../rolled-back.js';
 import {
   type EntryRow,
   entryRows,
@@ -36,7 +37,7 @@ import {
   type SqliteHistoryRow,
   toHistory,
 } from './leaderboard-rows.js';
-import { countSubmissionIn, SqliteTournaments, submissionsCounted } from './leaderboard-tournaments.js';
+import { admitSubmission, SqliteTournaments } from './leaderboard-tournaments.js';
 import { runListingRewrite, scanListing } from './listing-rewrite.js';
 import { withStatementCache } from './statement-cache.js';
 
@@ -118,6 +119,14 @@ export class SqliteLeaderboardStore extends SqliteTournaments implements Leaderb
   }
 
   async writeEntry(boardId: number, write: EntryWrite): Promise<EntryWriteResult> {
+    try {
+      return this.writeEntryOnce(boardId, write);
+    } catch (error) {
+      return rolledBackResult<EntryWriteResult>(error);
+    }
+  }
+
+  private writeEntryOnce(boardId: number, write: EntryWrite): EntryWriteResult {
     return this.db
       .transaction((): EntryWriteResult => {
         const board = this.db
@@ -128,11 +137,10 @@ export class SqliteLeaderboardStore extends SqliteTournaments implements Leaderb
         if (!board || board.period_start !== write.periodStart || board.revision !== write.revision) {
           return 'board_changed';
         }
-        const { next, previous, limit } = write;
-        // §18: one immediate transaction, so the count read here is the one this write moves on.
-        if (limit != null && submissionsCounted(this.db, boardId, write.periodStart, next.userId) >= limit) {
-          return 'limit';
-        }
+        const { next, previous, terms } = write;
+        // §18: one immediate transaction, so the join and count checked here are the ones this write moves on.
+        const refused = terms ? admitSubmission(this.db, boardId, write.periodStart, next.userId, terms) : null;
+        if (refused) return refused;
         const changed = previous
           ? this.db
               .prepare(
@@ -146,8 +154,11 @@ export class SqliteLeaderboardStore extends SqliteTournaments implements Leaderb
                VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
               )
               .run(boardId, next.userId, next.league, next.statValue, write.score, next.updatedAt);
-        if (changed.changes === 0) return 'conflict';
-        if (limit != null) countSubmissionIn(this.db, boardId, write.periodStart, next.userId, limit);
+        // A lost compare-and-set counts nothing: the count above is undone with the transaction.
+        if (changed.changes === 0) {
+          if (terms?.limit != null) throw new RolledBack<EntryWriteResult>('conflict');
+          return 'conflict';
+        }
         if (write.assign) {
           this.db
             .prepare(

@@ -11,6 +11,7 @@ import type {
   Participation,
   SubmissionCount,
   SubmissionCountResult,
+  SubmissionTerms,
   TournamentStore,
 } from '../../core/leaderboards/tournament-store.js';
 import { readBoard, SELECT_BOARD, type SqliteBoardRow } from './leaderboard-rows.js';
@@ -18,31 +19,34 @@ import { readBoard, SELECT_BOARD, type SqliteBoardRow } from './leaderboard-rows
 /** What the tournament statements need of a database (the leaderboard store's, with its statement cache). */
 type Db = Pick<Database.Database, 'prepare' | 'transaction'>;
 
-/** How many of the user's submissions counted in the period (inside the caller's transaction, or alone). */
-export function submissionsCounted(db: Pick<Db, 'prepare'>, boardId: number, periodStart: number, userId: number) {
+/** Whether the user joined the period (inside the caller's transaction, or alone). */
+function joinedIn(db: Pick<Db, 'prepare'>, boardId: number, periodStart: number, userId: number): boolean {
   const row = db
-    .prepare<[number, number, number], { submissions: number }>(
-      'SELECT submissions FROM leaderboard_submission_counts WHERE leaderboard_id = ? AND period_start = ? AND user_id = ?',
-    )
+    .prepare('SELECT 1 FROM leaderboard_joins WHERE leaderboard_id = ? AND period_start = ? AND user_id = ?')
     .get(boardId, periodStart, userId);
-  return row?.submissions ?? 0;
+  return row !== undefined;
 }
 
-/** Counts one submission of the user in the period unless `limit` counted already; false then. */
-export function countSubmissionIn(
+/**
+ * Checks a player's submission against its terms and counts it when limited, inside the caller's
+ * immediate transaction (no other writer between the check and the count): the refusal, or null.
+ */
+export function admitSubmission(
   db: Pick<Db, 'prepare'>,
   boardId: number,
   periodStart: number,
   userId: number,
-  limit: number,
-): boolean {
+  terms: SubmissionTerms,
+): 'not_joined' | 'limit' | null {
+  if (terms.joinRequired && !joinedIn(db, boardId, periodStart, userId)) return 'not_joined';
+  if (terms.limit === null) return null;
   const counted = db
     .prepare(
       `INSERT INTO leaderboard_submission_counts (leaderboard_id, period_start, user_id, submissions) VALUES (?, ?, ?, 1)
        ON CONFLICT (leaderboard_id, period_start, user_id) DO UPDATE SET submissions = submissions + 1 WHERE submissions < ?`,
     )
-    .run(boardId, periodStart, userId, limit);
-  return counted.changes === 1;
+    .run(boardId, periodStart, userId, terms.limit);
+  return counted.changes === 1 ? null : 'limit';
 }
 
 /** The board's period and revision when they are still the ones asked about (inside the caller's transaction). */
@@ -78,10 +82,12 @@ export class SqliteTournaments implements TournamentStore {
   }
 
   async participation(boardId: number, periodStart: number, userId: number): Promise<Participation> {
-    const joined = this.db
-      .prepare('SELECT 1 FROM leaderboard_joins WHERE leaderboard_id = ? AND period_start = ? AND user_id = ?')
+    const counted = this.db
+      .prepare<[number, number, number], { submissions: number }>(
+        'SELECT submissions FROM leaderboard_submission_counts WHERE leaderboard_id = ? AND period_start = ? AND user_id = ?',
+      )
       .get(boardId, periodStart, userId);
-    return { joined: joined !== undefined, submissions: submissionsCounted(this.db, boardId, periodStart, userId) };
+    return { joined: joinedIn(this.db, boardId, periodStart, userId), submissions: counted?.submissions ?? 0 };
   }
 
   async join(boardId: number, request: JoinRequest): Promise<JoinOutcome> {
@@ -95,10 +101,7 @@ export class SqliteTournaments implements TournamentStore {
               'SELECT participants FROM leaderboard_join_counts WHERE leaderboard_id = ? AND period_start = ?',
             )
             .get(boardId, periodStart)?.participants ?? 0;
-        const member = this.db
-          .prepare('SELECT 1 FROM leaderboard_joins WHERE leaderboard_id = ? AND period_start = ? AND user_id = ?')
-          .get(boardId, periodStart, userId);
-        if (member) return { result: 'member', participants };
+        if (joinedIn(this.db, boardId, periodStart, userId)) return { result: 'member', participants };
         if (maxParticipants !== null && participants >= maxParticipants) return { result: 'full', participants };
         this.db
           .prepare(
@@ -120,7 +123,7 @@ export class SqliteTournaments implements TournamentStore {
     return this.db
       .transaction((): SubmissionCountResult => {
         if (!isCurrent(this.db, boardId, count)) return 'board_changed';
-        return countSubmissionIn(this.db, boardId, count.periodStart, count.userId, count.limit) ? 'counted' : 'limit';
+        return admitSubmission(this.db, boardId, count.periodStart, count.userId, count.terms) ?? 'counted';
       })
       .immediate();
   }
