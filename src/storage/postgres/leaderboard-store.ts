@@ -17,13 +17,13 @@ import type {
 import type { RankKey } from '../../core/leaderboards/rank-order.js';
 import { RolledBack, unlessRolledBack } from '../rolled-back.js';
 import {
-  entryRows,
   historyRows,
   type PeriodStandingRow,
   periodStandingRows,
   type StandingRow,
   standingRows,
 } from '../rows.js';
+import { countedEntryWrite, entryWrite } from './entry-writes.js';
 import {
   clearParticipation,
   insertBoard,
@@ -35,7 +35,7 @@ import {
   toBoard,
   toHistory,
 } from './leaderboard-rows.js';
-import { countSubmissionIn, PostgresTournaments } from './leaderboard-tournaments.js';
+import { PostgresTournaments } from './leaderboard-tournaments.js';
 import { runListingRewrite, scanListing } from './listing-rewrite.js';
 import { inTransaction } from './transactions.js';
 
@@ -113,7 +113,7 @@ export class PostgresLeaderboardStore extends PostgresTournaments implements Lea
 
   private writeEntryOnce(boardId: number, write: EntryWrite): Promise<EntryWriteResult> {
     return inTransaction(this.pool, async (client): Promise<EntryWriteResult> => {
-      const { next, previous, terms } = write;
+      const { next, terms } = write;
       // KEY SHARE lets submissions run side by side but waits for (and then sees) a reset's FOR UPDATE;
       // a join is one of the period's, so the board's lock keeps it as read here.
       const board = await client.query<{ period_start: Millis; revision: number; joined: boolean }>({
@@ -128,23 +128,18 @@ export class PostgresLeaderboardStore extends PostgresTournaments implements Lea
         return 'board_changed';
       }
       if (terms?.joinRequired && !row.joined) return 'not_joined';
-      const changed = previous
-        ? await client.query(
-            `UPDATE leaderboard_entries SET league = $1, stat_value = $2, score = $3, updated_at = $4
-             WHERE leaderboard_id = $5 AND user_id = $6 AND stat_value = $7 AND updated_at = $8 AND league = $9`,
-            entryRows.updateValues(boardId, write, previous),
-          )
-        : await client.query(
-            `INSERT INTO leaderboard_entries (leaderboard_id, user_id, league, stat_value, score, updated_at)
-             VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING`,
-            [boardId, next.userId, next.league, next.statValue, write.score, next.updatedAt],
-          );
-      if (changed.rowCount === 0) return 'conflict';
-      // §18: counted after the entry is written (a lost compare-and-set counts nothing); a limit
-      // reached meanwhile (a submission that changed no entry, on another instance) undoes the write.
       const limit = terms?.limit;
-      if (limit != null && !(await countSubmissionIn(client, boardId, write.periodStart, next.userId, limit))) {
-        throw new RolledBack<EntryWriteResult>('limit');
+      if (limit != null) {
+        // §18: counted in the statement that writes the entry (no round trip of its own): at the
+        // limit nothing is written; a lost compare-and-set undoes the count with the transaction.
+        const { rows } = await client.query<{ counted: boolean; written: boolean }>(
+          countedEntryWrite(boardId, write, limit),
+        );
+        if (!rows[0]?.counted) return 'limit';
+        if (!rows[0].written) throw new RolledBack<EntryWriteResult>('conflict');
+      } else {
+        const changed = await client.query(entryWrite(boardId, write));
+        if (changed.rowCount === 0) return 'conflict';
       }
       if (write.assign) {
         await client.query(

@@ -20,7 +20,7 @@ import { type Millis, type PostgresBoardRow, SELECT_BOARD, toBoard } from './lea
 import { inTransaction, type Queryable } from './transactions.js';
 
 /** Counts one submission of the user in the period unless `limit` counted already; false then (nothing written). */
-export async function countSubmissionIn(
+async function countSubmissionIn(
   db: Queryable,
   boardId: number,
   periodStart: number,
