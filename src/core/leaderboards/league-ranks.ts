@@ -68,12 +68,11 @@ export class LeagueRanks {
    */
   async held(board: Leaderboard, league: string, userIds: readonly number[]): Promise<Map<number, HeldUser>> {
     const bucket = await this.ready(board, league);
-    const keys = await this.cache.keysOf(bucket, userIds);
     const held = new Map<number, HeldUser>();
-    for (const key of keys) {
-      if (!key) continue;
-      const rank = isUnranked(key) ? null : (await this.cache.countBelow(bucket, key)) + 1;
-      held.set(key.userId, { userId: key.userId, key, rank });
+    for (const place of await this.cache.placesOf(bucket, userIds)) {
+      if (!place) continue;
+      const { key, below } = place;
+      held.set(key.userId, { userId: key.userId, key, rank: isUnranked(key) ? null : below + 1 });
     }
     return held;
   }

@@ -1,5 +1,5 @@
 import { OrderStatisticTree } from './order-statistic-tree.js';
-import type { RankBucket, RankCache, RankChange, RankSource } from './rank-cache.js';
+import type { KeyPlace, RankBucket, RankCache, RankChange, RankSource } from './rank-cache.js';
 import { compareRankKeys, type RankKey } from './rank-order.js';
 
 interface HeldBucket {
@@ -68,9 +68,12 @@ export class MemoryRankCache implements RankCache {
     return this.tree(bucket).countBelow(key);
   }
 
-  async keysOf(bucket: RankBucket, userIds: readonly number[]): Promise<(RankKey | undefined)[]> {
+  async placesOf(bucket: RankBucket, userIds: readonly number[]): Promise<(KeyPlace | undefined)[]> {
     const tree = this.tree(bucket);
-    return userIds.map((userId) => tree.keyOfUser(userId));
+    return userIds.map((userId) => {
+      const key = tree.keyOfUser(userId);
+      return key && { key, below: tree.countBelow(key) };
+    });
   }
 
   async slice(bucket: RankBucket, offset: number, limit: number): Promise<RankKey[]> {

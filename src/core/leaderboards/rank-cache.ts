@@ -18,6 +18,12 @@ export interface RankBucket {
 /** Reads a bucket's keys from the database in rank order, `limit` at a time after `after` (keyset pagination). */
 export type RankSource = (after: RankKey | null, limit: number) => Promise<RankKey[]>;
 
+/** A user's key in a bucket and its position there (how many keys sort before it). */
+export interface KeyPlace {
+  key: RankKey;
+  below: number;
+}
+
 /** A committed change to one user's position in a bucket. */
 export interface RankChange {
   remove?: RankKey;
@@ -30,8 +36,8 @@ export interface RankCache {
   ensure(bucket: RankBucket, source: RankSource): Promise<void>;
   /** How many keys of the bucket sort strictly before `key`. */
   countBelow(bucket: RankBucket, key: RankKey): Promise<number>;
-  /** Each user's key in the bucket, in the order asked; undefined for a user it does not hold. */
-  keysOf(bucket: RankBucket, userIds: readonly number[]): Promise<(RankKey | undefined)[]>;
+  /** Each user's key in the bucket and how many keys sort before it, in the order asked; undefined for a user it does not hold. */
+  placesOf(bucket: RankBucket, userIds: readonly number[]): Promise<(KeyPlace | undefined)[]>;
   /** The keys at positions `offset .. offset + limit - 1` (0-based). */
   slice(bucket: RankBucket, offset: number, limit: number): Promise<RankKey[]>;
   /** How many keys the bucket holds. */

@@ -16,13 +16,7 @@ import type {
 } from '../../core/leaderboards/leaderboard-store.js';
 import type { RankKey } from '../../core/leaderboards/rank-order.js';
 import { RolledBack, unlessRolledBack } from '../rolled-back.js';
-import {
-  historyRows,
-  type PeriodStandingRow,
-  periodStandingRows,
-  type StandingRow,
-  standingRows,
-} from '../rows.js';
+import { historyRows, type PeriodStandingRow, periodStandingRows, type StandingRow, standingRows } from '../rows.js';
 import { countedEntryWrite, entryWrite } from './entry-writes.js';
 import {
   clearParticipation,

@@ -135,7 +135,11 @@ describe('MemoryRankCache', () => {
     expect((await cache.slice(bucket, 0, 20)).map((k) => k.userId)).toEqual([2, 3, 4, 5, 6, 7, 8, 9, 10, 1]);
     expect(await cache.size(bucket)).toBe(10);
     // Each user's key follows the same moves: user 1 is found at its new key.
-    expect(await cache.keysOf(bucket, [1, 2, 11])).toEqual([key(100, 0, 1), key(1, 0, 2), undefined]);
+    expect(await cache.placesOf(bucket, [1, 2, 11])).toEqual([
+      { key: key(100, 0, 1), below: 9 },
+      { key: key(1, 0, 2), below: 0 },
+      undefined,
+    ]);
   });
 
   it('finds each user by their current key through moves, removals and replays', async () => {
@@ -146,7 +150,11 @@ describe('MemoryRankCache', () => {
     // A replayed change of a key no longer held changes nothing.
     await cache.apply(bucket, { remove: key(1, 0, 1) });
     await cache.apply(bucket, { remove: unrankedKey(3), insert: key(4, 1, 3) });
-    expect(await cache.keysOf(bucket, [3, 2, 1])).toEqual([key(4, 1, 3), undefined, key(9, 5, 1)]);
+    expect(await cache.placesOf(bucket, [3, 2, 1])).toEqual([
+      { key: key(4, 1, 3), below: 0 },
+      undefined,
+      { key: key(9, 5, 1), below: 1 },
+    ]);
   });
 
   it('shares one load between concurrent callers and drops buckets of older periods', async () => {
