@@ -1,12 +1,12 @@
-import { OrderStatisticTree } from './order-statistic-tree.js';
 import type { KeyPlace, RankBucket, RankCache, RankChange, RankSource } from './rank-cache.js';
 import { compareRankKeys, type RankKey } from './rank-order.js';
+import { RankedBlocks } from './ranked-blocks.js';
 
 interface HeldBucket {
   boardId: number;
   revision: number;
   periodStart: number;
-  tree: OrderStatisticTree;
+  keys: RankedBlocks;
   /** Resolves when loaded; changes that arrive before are queued in `pending`. */
   ready: Promise<void>;
   loaded: boolean;
@@ -17,7 +17,8 @@ interface HeldBucket {
 export interface MemoryRankCacheOptions {
   /** Keys read per database round trip while loading. */
   batchSize?: number;
-  random?: () => number;
+  /** Keys per block of a bucket's ranks (tests make it small, to split and merge often). */
+  blockCapacity?: number;
 }
 
 function bucketKey(bucket: RankBucket): string {
@@ -25,7 +26,7 @@ function bucketKey(bucket: RankBucket): string {
 }
 
 /**
- * Ranks held in this process: one order-statistic tree per bucket, loaded from the database by
+ * Ranks held in this process: one `RankedBlocks` per bucket, loaded from the database by
  * keyset pagination. Changes committed while a bucket loads are queued and replayed after the
  * load; replaying is idempotent (insert if absent, remove if present), so a change the load has
  * already seen, or one it saw half of, ends in the same set as the database.
@@ -33,11 +34,11 @@ function bucketKey(bucket: RankBucket): string {
 export class MemoryRankCache implements RankCache {
   private readonly buckets = new Map<string, HeldBucket>();
   private readonly batchSize: number;
-  private readonly random: () => number;
+  private readonly blockCapacity: number | undefined;
 
   constructor(options: MemoryRankCacheOptions = {}) {
     this.batchSize = options.batchSize ?? 10_000;
-    this.random = options.random ?? Math.random;
+    this.blockCapacity = options.blockCapacity;
   }
 
   async ensure(bucket: RankBucket, source: RankSource): Promise<void> {
@@ -50,7 +51,7 @@ export class MemoryRankCache implements RankCache {
       boardId: bucket.boardId,
       revision: bucket.revision,
       periodStart: bucket.periodStart,
-      tree: new OrderStatisticTree(this.random),
+      keys: new RankedBlocks(this.blockCapacity),
       ready: Promise.resolve(),
       loaded: false,
       pending: [],
@@ -65,29 +66,26 @@ export class MemoryRankCache implements RankCache {
   }
 
   async countBelow(bucket: RankBucket, key: RankKey): Promise<number> {
-    return this.tree(bucket).countBelow(key);
+    return this.keysIn(bucket).countBelow(key);
   }
 
   async placesOf(bucket: RankBucket, userIds: readonly number[]): Promise<(KeyPlace | undefined)[]> {
-    const tree = this.tree(bucket);
-    return userIds.map((userId) => {
-      const key = tree.keyOfUser(userId);
-      return key && { key, below: tree.countBelow(key) };
-    });
+    const keys = this.keysIn(bucket);
+    return userIds.map((userId) => keys.placeOfUser(userId));
   }
 
   async slice(bucket: RankBucket, offset: number, limit: number): Promise<RankKey[]> {
-    return this.tree(bucket).slice(offset, limit);
+    return this.keysIn(bucket).slice(offset, limit);
   }
 
   async size(bucket: RankBucket): Promise<number> {
-    return this.tree(bucket).size;
+    return this.keysIn(bucket).size;
   }
 
   async apply(bucket: RankBucket, change: RankChange): Promise<void> {
     const held = this.buckets.get(bucketKey(bucket));
     if (!held) return;
-    if (held.loaded) applyTo(held.tree, change);
+    if (held.loaded) applyTo(held.keys, change);
     else held.pending.push(change);
   }
 
@@ -123,22 +121,22 @@ export class MemoryRankCache implements RankCache {
       if (batch.length < this.batchSize) break;
       after = batch[batch.length - 1] as RankKey;
     }
-    held.tree.build(strictlyAscending(keys));
-    for (const change of held.pending) applyTo(held.tree, change);
+    held.keys.build(strictlyAscending(keys));
+    for (const change of held.pending) applyTo(held.keys, change);
     held.pending = [];
     held.loaded = true;
   }
 
-  private tree(bucket: RankBucket): OrderStatisticTree {
+  private keysIn(bucket: RankBucket): RankedBlocks {
     const held = this.buckets.get(bucketKey(bucket));
     if (!held?.loaded) throw new Error(`rank bucket ${bucketKey(bucket)} is not loaded`);
-    return held.tree;
+    return held.keys;
   }
 }
 
-function applyTo(tree: OrderStatisticTree, change: RankChange): void {
-  if (change.remove) tree.remove(change.remove);
-  if (change.insert) tree.insert(change.insert);
+function applyTo(keys: RankedBlocks, change: RankChange): void {
+  if (change.remove) keys.remove(change.remove);
+  if (change.insert) keys.insert(change.insert);
 }
 
 /** Keyset batches arrive strictly ascending; anything else is sorted and deduplicated rather than trusted. */

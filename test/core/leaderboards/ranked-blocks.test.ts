@@ -1,19 +1,19 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryRankCache } from '../../../src/core/leaderboards/memory-rank-cache.js';
-import { OrderStatisticTree } from '../../../src/core/leaderboards/order-statistic-tree.js';
 import {
   compareRankKeys,
   FIRST_UNRANKED,
   type RankKey,
   unrankedKey,
 } from '../../../src/core/leaderboards/rank-order.js';
+import { RankedBlocks } from '../../../src/core/leaderboards/ranked-blocks.js';
 import { randomInt, seededRandom } from '../../support/prng.js';
 
 const key = (score: number, updatedAt: number, userId: number): RankKey => ({ score, updatedAt, userId });
 
-describe('OrderStatisticTree', () => {
+describe('RankedBlocks', () => {
   it('is empty at first and answers on an empty tree', () => {
-    const tree = new OrderStatisticTree();
+    const tree = new RankedBlocks();
     expect(tree.size).toBe(0);
     expect(tree.countBelow(key(1, 1, 1))).toBe(0);
     expect(tree.slice(0, 10)).toEqual([]);
@@ -21,7 +21,7 @@ describe('OrderStatisticTree', () => {
   });
 
   it('orders by score, then the earlier time, then the lower user id', () => {
-    const tree = new OrderStatisticTree(seededRandom(1));
+    const tree = new RankedBlocks(4);
     const keys = [
       key(5, 10, 3),
       key(5, 10, 1),
@@ -43,7 +43,7 @@ describe('OrderStatisticTree', () => {
   });
 
   it('builds from sorted keys and keeps working after inserts and removals', () => {
-    const tree = new OrderStatisticTree(seededRandom(2));
+    const tree = new RankedBlocks(8);
     const keys = Array.from({ length: 1000 }, (_, i) => key(i, 0, i));
     tree.build(keys);
     expect(tree.size).toBe(1000);
@@ -56,9 +56,13 @@ describe('OrderStatisticTree', () => {
   });
 
   it('matches a plain sorted array after thousands of random operations (seeded property test)', () => {
-    for (const seed of [11, 12, 13]) {
+    for (const [seed, capacity] of [
+      [11, 4],
+      [12, 16],
+      [13, 256],
+    ] as const) {
       const random = seededRandom(seed);
-      const tree = new OrderStatisticTree(random);
+      const tree = new RankedBlocks(capacity);
       const reference: RankKey[] = [];
       const users = new Map<number, RankKey>();
       for (let step = 0; step < 5000; step++) {
@@ -99,20 +103,38 @@ describe('OrderStatisticTree', () => {
       for (let offset = 0; offset < reference.length; offset += 37) {
         expect(tree.slice(offset, 13)).toEqual(reference.slice(offset, offset + 13));
       }
-      // Each user's key is found by user id, and a removed user's is gone.
-      for (let userId = 0; userId < 800; userId++) expect(tree.keyOfUser(userId)).toEqual(users.get(userId));
+      // Each user's key and place are found by user id, and a removed user's are gone.
+      for (let userId = 0; userId < 800; userId++) {
+        const held = users.get(userId);
+        expect(tree.keyOfUser(userId)).toEqual(held);
+        expect(tree.placeOfUser(userId)).toEqual(held && { key: held, below: tree.countBelow(held) });
+      }
     }
   });
 
-  it('keeps its depth logarithmic on a million sorted inserts', () => {
-    const tree = new OrderStatisticTree(seededRandom(3));
-    const started = performance.now();
-    for (let i = 0; i < 200_000; i++) tree.insert(key(i, 0, i));
-    const elapsed = performance.now() - started;
-    expect(tree.size).toBe(200_000);
-    expect(tree.countBelow(key(123_456, 0, 123_456))).toBe(123_456);
-    // Sorted input is a degenerate case for a plain BST (quadratic); a treap stays fast.
-    expect(elapsed).toBeLessThan(5000);
+  it('splits and merges blocks through 20,000 sorted inserts and removals, ranks intact', () => {
+    const tree = new RankedBlocks(16);
+    for (let i = 0; i < 20_000; i++) tree.insert(key(i, 0, i));
+    expect(tree.size).toBe(20_000);
+    expect(tree.countBelow(key(12_345, 0, 12_345))).toBe(12_345);
+    // Removing three of every four from the front merges blocks; the rest keep their order and places.
+    for (let i = 0; i < 20_000; i++) if (i % 4 !== 0) expect(tree.remove(key(i, 0, i))).toBe(true);
+    expect(tree.size).toBe(5_000);
+    expect(tree.placeOfUser(12_344)).toEqual({ key: key(12_344, 0, 12_344), below: 3_086 });
+    expect(tree.slice(4_998, 5)).toEqual([key(19_992, 0, 19_992), key(19_996, 0, 19_996)]);
+    for (let i = 0; i < 20_000; i += 4) tree.remove(key(i, 0, i));
+    expect(tree.size).toBe(0);
+    expect(tree.toArray()).toEqual([]);
+    expect(tree.insert(key(1, 1, 1))).toBe(true);
+    expect(tree.toArray()).toEqual([key(1, 1, 1)]);
+  });
+
+  it('keeps a user found while a move inserts their new key before removing the old one', () => {
+    const tree = new RankedBlocks(4);
+    tree.build([key(1, 0, 1), key(2, 0, 2), key(3, 0, 3)]);
+    expect(tree.insert(key(2.5, 0, 1))).toBe(true);
+    expect(tree.remove(key(1, 0, 1))).toBe(true);
+    expect(tree.placeOfUser(1)).toEqual({ key: key(2.5, 0, 1), below: 1 });
   });
 });
 
@@ -120,7 +142,7 @@ describe('MemoryRankCache', () => {
   const bucket = { boardId: 1, revision: 1, periodStart: 0, league: 'global' };
 
   it('loads a bucket by keyset batches and replays changes committed during the load', async () => {
-    const cache = new MemoryRankCache({ batchSize: 3, random: seededRandom(4) });
+    const cache = new MemoryRankCache({ batchSize: 3, blockCapacity: 4 });
     const stored = Array.from({ length: 10 }, (_, i) => key(i, 0, i + 1));
     let calls = 0;
     const ready = cache.ensure(bucket, async (after, limit) => {
@@ -143,7 +165,7 @@ describe('MemoryRankCache', () => {
   });
 
   it('finds each user by their current key through moves, removals and replays', async () => {
-    const cache = new MemoryRankCache({ random: seededRandom(5) });
+    const cache = new MemoryRankCache({ blockCapacity: 4 });
     await cache.ensure(bucket, async () => [key(1, 0, 1), key(2, 0, 2), unrankedKey(3)]);
     await cache.apply(bucket, { remove: key(1, 0, 1), insert: key(9, 5, 1) });
     await cache.apply(bucket, { remove: key(2, 0, 2) });
