@@ -18,7 +18,8 @@ const DEFAULT_CAPACITY = 256;
 class Block {
   readonly scores: Float64Array;
   readonly times: Float64Array;
-  readonly users: Float64Array;
+  /** User ids fit 32 bits (ids are at most 2^31 - 1): half the bytes for a user's scan. */
+  readonly users: Int32Array;
   size = 0;
   /** The block's position in `blocks` (kept by `reindex`). */
   index = 0;
@@ -26,7 +27,7 @@ class Block {
   constructor(capacity: number) {
     this.scores = new Float64Array(capacity);
     this.times = new Float64Array(capacity);
-    this.users = new Float64Array(capacity);
+    this.users = new Int32Array(capacity);
   }
 
   keyAt(slot: number): RankKey {
@@ -82,7 +83,7 @@ class Block {
 }
 
 /** Typed-array read that satisfies `noUncheckedIndexedAccess` (indexes here are always in range). */
-const at = (array: Float64Array, index: number): number => array[index] as number;
+const at = (array: Float64Array | Int32Array, index: number): number => array[index] as number;
 
 /** A sorted set of rank keys (one per user) answering rank and position queries in logarithmic time. */
 export class RankedBlocks {
