@@ -32,6 +32,9 @@ describe('aroundWindow', () => {
 describe('chosenUserIds', () => {
   it('reads each id once, in order, dropping ids no user can have', () => {
     expect(chosenUserIds('12,3,12,007,0,2147483647,2147483648,99999999999999999999')).toEqual([12, 3, 7, 2147483647]);
+    expect(chosenUserIds('5')).toEqual([5]);
+    expect(chosenUserIds('1,,2,x3,4y,-5,6')).toEqual([1, 2, 6]);
+    expect(chosenUserIds('')).toEqual([]);
   });
 });
 

@@ -17,7 +17,7 @@ import {
   type UsersView,
   userItems,
 } from './leaderboard-views.js';
-import type { HeldUser, LeagueRanks, ListingSource } from './league-ranks.js';
+import type { LeagueRanks, ListingSource } from './league-ranks.js';
 import { isoTime } from './period-schedule.js';
 import { type ChosenUser, chosenUserIds, compareChosen, PlayerReads } from './player-reads.js';
 import { statOf } from './rank-order.js';
@@ -227,13 +227,19 @@ export class LeaderboardReads {
    */
   private async chosen(board: Leaderboard, league: string, ids: number[], query: ListingQuery): Promise<UsersView> {
     const limit = query.limit ?? DEFAULT_USERS_LIMIT;
-    const held = ids.length === 0 ? new Map<number, HeldUser>() : await this.deps.ranks.held(board, league, ids);
-    const candidates: Chosen[] = [...held.values()].map(({ userId, key, rank }) => ({
-      userId,
-      rank,
-      stat: rank === null ? null : statOf(board.sort, key.score),
-    }));
-    const others = ids.filter((id) => !held.has(id));
+    const held = ids.length === 0 ? [] : await this.deps.ranks.held(board, league, ids);
+    const candidates: Chosen[] = [];
+    const others: number[] = [];
+    ids.forEach((userId, i) => {
+      const user = held[i];
+      if (!user) others.push(userId);
+      else
+        candidates.push({
+          userId,
+          rank: user.rank,
+          stat: user.rank === null ? null : statOf(board.sort, user.key.score),
+        });
+    });
     candidates.push(...(await this.storedInLeague(board, league, others)));
     const withProfile = query.expand === 'profile';
     const unverified = candidates.filter((c) => withProfile || c.stat === null).map((c) => c.userId);

@@ -5,7 +5,6 @@ import { FIRST_UNRANKED, isUnranked, keyOfEntry, type RankKey, unrankedKey } fro
 
 /** A user found in a league's ranks: their key there and their rank (null: assigned without a stat). */
 export interface HeldUser {
-  userId: number;
   key: RankKey;
   rank: number | null;
 }
@@ -63,18 +62,13 @@ export class LeagueRanks {
   }
 
   /**
-   * The users of `userIds` the league's bucket holds, each with their key and rank (null for a
-   * user assigned without a stat): O(k log n), no database read.
+   * Each of `userIds` as the league's bucket holds them, in the order asked (undefined for a user
+   * it does not hold): O(k log n), no database read.
    */
-  async held(board: Leaderboard, league: string, userIds: readonly number[]): Promise<Map<number, HeldUser>> {
+  async held(board: Leaderboard, league: string, userIds: readonly number[]): Promise<(HeldUser | undefined)[]> {
     const bucket = await this.ready(board, league);
-    const held = new Map<number, HeldUser>();
-    for (const place of await this.cache.placesOf(bucket, userIds)) {
-      if (!place) continue;
-      const { key, below } = place;
-      held.set(key.userId, { userId: key.userId, key, rank: isUnranked(key) ? null : below + 1 });
-    }
-    return held;
+    const places = await this.cache.placesOf(bucket, userIds);
+    return places.map((place) => place && { key: place.key, rank: isUnranked(place.key) ? null : place.below + 1 });
   }
 
   /** How many users a listing of the league has. */
