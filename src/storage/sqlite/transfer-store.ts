@@ -65,7 +65,7 @@ export class SqliteTransferStore implements TransferStore {
   }
 
   async importProject(projectId: number, request: ImportRequest): Promise<ImportCommit> {
-    return this.db
+    const commit = this.db
       .transaction(() => {
         const rows = request.plan(this.find(projectId, request.lookup));
         this.writeUsers(projectId, rows);
@@ -80,6 +80,10 @@ export class SqliteTransferStore implements TransferStore {
         };
       })
       .immediate();
+    // The import's pages are all in the WAL: copy them back now and empty the file, rather than
+    // leave every later read searching them until a checkpoint during ordinary writes catches up.
+    this.db.pragma('wal_checkpoint(TRUNCATE)');
+    return commit;
   }
 
   private exportBoard(row: SqliteBoardRow): ExportLeaderboard {
