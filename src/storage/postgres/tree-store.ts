@@ -207,7 +207,15 @@ export async function writeTreeSets(
 ): Promise<TreeCommit> {
   const [outcome] = await commitTreeWrites(client, [{ projectId, sets, readBack: null }], retention, false);
   if (!outcome?.ok) throw outcome?.error;
-  return { version: outcome.commit.version, changes: outcome.commit.changes };
+  const { version, changes } = outcome.commit;
+  // Out of the change log, its floor moved to the import (as on SQLite, where a log entry of the
+  // whole tree would slow every later commit): a subscriber resuming from before it gets a snapshot.
+  await client.query(
+    `WITH trimmed AS (DELETE FROM tree_changes WHERE project_id = $1 AND version <= $2)
+     UPDATE tree_versions SET log_floor = $2 WHERE project_id = $1`,
+    [projectId, version],
+  );
+  return { version, changes };
 }
 
 async function readSnapshot(db: Queryable, projectId: number, path: string): Promise<TreeSnapshot> {

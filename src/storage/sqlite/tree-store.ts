@@ -199,9 +199,18 @@ export class SqliteTreeStore extends TreeStoreBase implements TreeStore {
     })();
   }
 
-  /** One commit of `sets` inside the caller's transaction (an import, §8); returns its version. */
+  /**
+   * One commit of `sets` inside the caller's transaction (an import, §8); returns its version. It
+   * is not kept in the change log, whose floor moves to it: a subscriber resuming from before the
+   * import gets a snapshot. Logged, an import is one entry holding the whole tree, and each later
+   * commit's trim, seeking the log's first entry, would read all of it (SQLite reads an index
+   * cell's whole payload, overflow pages included) until that entry is trimmed.
+   */
   commitInTransaction(projectId: number, sets: TreeSet[], retention: ChangeLogRetention): TreeCommit {
-    const { version, changes } = this.applyWrite(projectId, sets, retention, null);
+    const { version, changes } = this.applyWrite(projectId, sets, retention, null, undefined, false);
+    const { log_floor } = this.readVersion(projectId);
+    this.statements.trimChanges.run(projectId, log_floor, version);
+    this.statements.setFloor.run(version, projectId);
     return { version, changes };
   }
 
@@ -241,6 +250,7 @@ export class SqliteTreeStore extends TreeStoreBase implements TreeStore {
     retention: ChangeLogRetention,
     readBack: string | null,
     hook?: TreeWriteHook,
+    logged = true,
   ): TreeCommit & { value: JsonValue } {
     const { version, log_floor } = this.statements.moveVersion.get(projectId, 1) as VersionRow;
     const now = Date.now();
@@ -260,10 +270,10 @@ export class SqliteTreeStore extends TreeStoreBase implements TreeStore {
         const text = leaf.value === set.value ? json : JSON.stringify(leaf.value);
         this.statements.insertLeaf.run(projectId, leaf.path, text);
       }
-      this.statements.insertChange.run(projectId, version, seq, set.path, json, now);
+      if (logged) this.statements.insertChange.run(projectId, version, seq, set.path, json, now);
       return serializedChange(set.path, set.value, json);
     });
-    this.trimLog(projectId, version, log_floor, retention, now);
+    if (logged) this.trimLog(projectId, version, log_floor, retention, now);
     return { version, changes, value: readBack === null ? null : this.readValue(projectId, readBack) };
   }
 
