@@ -4,8 +4,10 @@ import type { Config } from './config.js';
 import type { Bus } from './core/bus.js';
 import type { Clock } from './core/clock.js';
 import type { QueryStatsSink } from './core/documents/query-stats.js';
+import type { FunctionRegistry } from './core/functions/function-registry.js';
 import type { Storage } from './core/ports.js';
 import type { RulesSource } from './core/rules/rules-source.js';
+import { loadFunctions } from './functions/load-functions.js';
 import { Metrics, metricsRoutes } from './http/metrics.js';
 import type { RateLimits } from './http/rate-limit.js';
 import { adminAuthRoutes } from './http/routes/admin-auth.js';
@@ -18,6 +20,7 @@ import { adminRulesRoutes } from './http/routes/admin-rules.js';
 import { adminServerKeyRoutes } from './http/routes/admin-server-keys.js';
 import { authRoutes } from './http/routes/auth.js';
 import { documentRoutes } from './http/routes/documents.js';
+import { functionRoutes } from './http/routes/functions.js';
 import { healthRoutes } from './http/routes/health.js';
 import { leaderboardPlayerRoutes } from './http/routes/leaderboard-players.js';
 import { leaderboardTournamentRoutes } from './http/routes/leaderboard-tournaments.js';
@@ -71,8 +74,11 @@ export async function buildApp(
     rules?: RulesSource;
     /** Set in a cluster worker (CDS_WORKERS > 1): the bus goes through the primary unless Redis is configured. */
     ipc?: PrimaryChannel;
+    /** The server functions (§16); default: the modules of `CDS_FUNCTIONS_DIR`, loaded before anything opens. */
+    functions?: FunctionRegistry;
   } = {},
 ): Promise<App> {
+  const functions = options.functions ?? (await loadFunctions(config.functions.dir));
   const storage = options.storage ?? (await openStorage(config));
   const http = await createHttpApp({
     bodyLimit: config.bodyLimit,
@@ -103,6 +109,7 @@ export async function buildApp(
     bus,
     log,
     queryStats,
+    functions,
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.rules ? { rules: options.rules } : {}),
   });
@@ -114,6 +121,12 @@ export async function buildApp(
   leaderboardRoutes(http, { auth: services.auth, leaderboards: services.leaderboards });
   leaderboardTournamentRoutes(http, { auth: services.auth, leaderboards: services.leaderboards });
   leaderboardPlayerRoutes(http, { auth: services.auth, guard: services.admins, leaderboards: services.leaderboards });
+  functionRoutes(http, {
+    auth: services.auth,
+    guard: services.admins,
+    functions: services.functions,
+    rolesOf: async (projectId, userId) => (await storage.accounts.findUserById(projectId, userId))?.roles ?? [],
+  });
   // Closing HTTP (also how tests stop an app) stops the reset schedule and any warm-up.
   http.addHook('onClose', async () => {
     await services.leaderboards.stop();

@@ -34,6 +34,8 @@ const EnvSchema = Type.Object({
   CDS_WS_PING_INTERVAL: Type.Integer({ minimum: 1, default: 30 }),
   CDS_LEADERBOARD_RESET_CHECK_MS: Type.Integer({ minimum: 0, default: 1000 }),
   CDS_LEADERBOARD_RESET_LEASE_MS: Type.Integer({ minimum: 1000, default: 300_000 }),
+  CDS_FUNCTIONS_DIR: Type.String({ default: 'functions' }),
+  CDS_FUNCTION_TIMEOUT_MS: Type.Integer({ minimum: 1, default: 10_000 }),
 });
 
 type Env = Static<typeof EnvSchema>;
@@ -90,6 +92,8 @@ export interface Config {
   };
   /** §5: how often due resets are looked for (0: never), and how long a reset lease lasts. */
   leaderboards: { resetCheckMs: number; resetLeaseMs: number };
+  /** §16: where the server functions' modules are (a missing folder: none), and an RPC's time limit. */
+  functions: { dir: string; timeoutMs: number };
 }
 
 /** Reads the configuration; throws one error listing every invalid variable. */
@@ -140,5 +144,6 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       resetCheckMs: e.CDS_LEADERBOARD_RESET_CHECK_MS,
       resetLeaseMs: e.CDS_LEADERBOARD_RESET_LEASE_MS,
     },
+    functions: { dir: e.CDS_FUNCTIONS_DIR, timeoutMs: e.CDS_FUNCTION_TIMEOUT_MS },
   };
 }

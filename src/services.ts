@@ -16,6 +16,9 @@ import { DocumentService } from './core/documents/document-service.js';
 import { IndexService } from './core/documents/index-service.js';
 import { QueryStats, type QueryStatsSink } from './core/documents/query-stats.js';
 import { RuledDocumentService } from './core/documents/ruled-document-service.js';
+import { adminApi } from './core/functions/admin-api.js';
+import { FunctionCalls } from './core/functions/function-calls.js';
+import { FunctionRegistry } from './core/functions/function-registry.js';
 import { createLeaderboards } from './core/leaderboards/create-leaderboards.js';
 import type { LeaderboardService } from './core/leaderboards/leaderboard-service.js';
 import { DocumentListenerService } from './core/listeners/document-listener-service.js';
@@ -58,6 +61,8 @@ export interface Services {
   indexes: IndexService;
   /** Document listeners' reads, log and rules (§10). */
   listeners: DocumentListenerService;
+  /** The server functions' RPCs (§16). */
+  functions: FunctionCalls;
 }
 
 /** Where background failures (bus outages, lost broadcasts) are reported; `error` null for good news. */
@@ -73,6 +78,8 @@ export interface ServiceOptions {
   rules?: RulesSource;
   /** Where queries report the rows they read (§15); default: nowhere. */
   queryStats?: QueryStatsSink;
+  /** The server functions loaded at start (§16); default: none. */
+  functions?: FunctionRegistry;
 }
 
 /** Wires the services over `storage`. */
@@ -139,6 +146,19 @@ export function createServices(config: Config, storage: Storage, options: Servic
     },
     clock,
   );
+  const projectAdmin = new ProjectAdminService({
+    admins: storage.admins,
+    accounts: storage.accounts,
+    accountService: accounts,
+    auth,
+    submit: (projectId, slug, userId, value) => leaderboards.submit(projectId, slug, userId, value, 'server'),
+  });
+  const functions = new FunctionCalls({
+    registry: options.functions ?? FunctionRegistry.empty,
+    admin: (projectId) => adminApi({ documents, tree, leaderboards, users: projectAdmin }, projectId),
+    clock,
+    timeoutMs: config.functions.timeoutMs,
+  });
   return {
     storage,
     auth,
@@ -166,13 +186,7 @@ export function createServices(config: Config, storage: Storage, options: Servic
       jwtSecret,
       tokenTtlSeconds: config.adminTokenTtlSeconds,
     }),
-    projectAdmin: new ProjectAdminService({
-      admins: storage.admins,
-      accounts: storage.accounts,
-      accountService: accounts,
-      auth,
-      submit: (projectId, slug, userId, value) => leaderboards.submit(projectId, slug, userId, value, 'server'),
-    }),
+    projectAdmin,
     serverKeys,
     rules,
     rulesTester: new RulesTester({
@@ -185,6 +199,7 @@ export function createServices(config: Config, storage: Storage, options: Servic
     }),
     indexes,
     listeners: new DocumentListenerService(storage.documents, documentAccess, documentCommits),
+    functions,
   };
 }
 

@@ -19,6 +19,7 @@ import {
   projectCommand,
   type ServicesRunner,
 } from './commands.js';
+import { registerFunctionCommands } from './function-commands.js';
 import { registerIndexCommands } from './index-commands.js';
 import { positiveInteger } from './positive-integer.js';
 import { registerRulesCommands } from './rules-commands.js';
@@ -159,6 +160,7 @@ function buildProgram(): Command {
   registerRulesCommands(program, withServices);
   registerIndexCommands(program, withServices);
   registerBackupCommands(program);
+  registerFunctionCommands(program, () => loadConfig(process.env));
   return program;
 }
 

@@ -12,7 +12,28 @@ export type ErrorCode =
   | 'unsupported_media_type'
   | 'validation'
   | 'rate_limited'
-  | 'unavailable';
+  | 'unavailable'
+  | 'failed'
+  | 'timed_out';
+
+/** The one table from domain error codes to the §0 HTTP statuses (the HTTP layer answers with it). */
+export const statusOf: Record<ErrorCode, number> = {
+  bad_request: 400,
+  invalid_client: 401,
+  invalid_token: 401,
+  invalid_login: 401,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+  precondition_failed: 412,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  validation: 422,
+  rate_limited: 429,
+  failed: 500,
+  unavailable: 503,
+  timed_out: 504,
+};
 
 /** One problem of a validation failure, in the §0 shape. */
 export interface ValidationIssue {

@@ -1,22 +1,8 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { AppError, type ErrorCode, type ValidationIssue } from '../core/errors.js';
+import { AppError, statusOf, type ValidationIssue } from '../core/errors.js';
+import { FunctionRejection } from '../core/functions/functions-module.js';
 
-/** The one table from domain error codes to HTTP statuses. */
-export const statusOf: Record<ErrorCode, number> = {
-  bad_request: 400,
-  invalid_client: 401,
-  invalid_token: 401,
-  invalid_login: 401,
-  forbidden: 403,
-  not_found: 404,
-  conflict: 409,
-  precondition_failed: 412,
-  payload_too_large: 413,
-  unsupported_media_type: 415,
-  validation: 422,
-  rate_limited: 429,
-  unavailable: 503,
-};
+export { statusOf };
 
 interface AjvIssue {
   instancePath: string;
@@ -70,6 +56,11 @@ function sendKnown(error: AppError, request: FastifyRequest, reply: FastifyReply
 export function handleError(error: FastifyError | AppError, request: FastifyRequest, reply: FastifyReply): void {
   if (error instanceof AppError) {
     sendKnown(error, request, reply);
+    return;
+  }
+  // A server function's `reject(status, detail)` (§16): its own status, 400–499.
+  if (error instanceof FunctionRejection) {
+    reply.status(error.status).send({ detail: error.detail });
     return;
   }
   const known = fromFastifyError(error);

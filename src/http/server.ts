@@ -154,9 +154,11 @@ export async function createHttpApp(options: HttpOptions): Promise<HttpApp> {
     reply.header('x-request-id', request.id);
     done();
   });
-  // A missing body where one is optional counts as `{}` (§0); only routes that take a body check.
+  // A missing body where one is optional counts as `{}` (§0); only routes whose body is an object
+  // check (a server function's input is any JSON, and none is null).
   app.addHook('onRoute', (route) => {
-    if (route.schema?.body) route.preValidation = [...hookList(route.preValidation), emptyBodyAsObject];
+    const body = route.schema?.body as { type?: unknown } | undefined;
+    if (body?.type === 'object') route.preValidation = [...hookList(route.preValidation), emptyBodyAsObject];
   });
   answerExpectContinue(app as unknown as HttpApp);
   coalesceResponseWrites(app);

@@ -5,6 +5,8 @@
  * a body its schema rejects, fails the test; so does an operation never exercised.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FunctionRegistry } from '../../src/core/functions/function-registry.js';
+import { defineFunctions } from '../../src/functions/index.js';
 import { adminFixture } from '../support/admin.js';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { engines } from '../support/engines.js';
@@ -25,7 +27,10 @@ for (const engine of engines) {
     let base = '';
     let contract: ContractRecorder;
     beforeAll(async () => {
-      t = await startTestApp(engine, { CDS_BODY_LIMIT: '4096' });
+      const functions = FunctionRegistry.of([
+        { file: 'echo.ts', definition: defineFunctions({ projects: '*', rpc: { echo: (_ctx, input) => input } }) },
+      ]);
+      t = await startTestApp(engine, { CDS_BODY_LIMIT: '4096' }, { functions });
       base = await t.app.http.listen({ host: '127.0.0.1', port: 0 });
       const document = (await (await fetch(`${base}/docs/json`)).json()) as OpenApi & { openapi: string };
       expect(document.openapi).toBe('3.1.0');
@@ -368,6 +373,10 @@ for (const engine of engines) {
       await expectStatus(409, 'POST', '/leaderboards/cup/join', rivalHeaders);
       await expectStatus(200, 'PATCH', `${boards}/cup`, { ...owner, body: { ends_at: '2001-01-01T00:00:00Z' } });
       await expectStatus(409, 'POST', '/client/leaderboards/cup/stats', { ...player, body: { value: 3 } });
+
+      // §16 server functions: an RPC's result, an unknown name.
+      await expectStatus(200, 'POST', '/functions/echo', { ...player, body: { a: [1] } });
+      await expectStatus(404, 'POST', '/functions/none', player);
 
       await expectStatus(200, 'POST', `${boards}/season/reset`, owner);
       await expectStatus(404, 'POST', `${boards}/none/reset`, owner);

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { type App, buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import type { Clock } from '../../src/core/clock.js';
+import type { FunctionRegistry } from '../../src/core/functions/function-registry.js';
 import type { RulesSource } from '../../src/core/rules/rules-source.js';
 import type { EngineFixture } from './engines.js';
 
@@ -55,6 +56,8 @@ export async function createProjectWithPlayer(app: App, orgName: string, project
 export interface TestAppOptions {
   clock?: Clock;
   rules?: RulesSource;
+  /** Server functions (§16) instead of the modules of `CDS_FUNCTIONS_DIR`. */
+  functions?: FunctionRegistry;
 }
 
 /** Starts the app in memory (use `app.http.inject`) over a fresh storage of `engine`. */

@@ -2,6 +2,7 @@ import { Auth } from './auth.js';
 import { WriteBatch } from './batch.js';
 import { type CollectionOptions, CollectionRef, DocumentRef, Query } from './documents.js';
 import type { CdsError } from './errors.js';
+import { Functions } from './functions.js';
 import { type Fetch, Http } from './http.js';
 import { LeaderboardRef, Leaderboards } from './leaderboards.js';
 import { RealtimeRef } from './realtime.js';
@@ -39,6 +40,8 @@ export interface Client {
   leaderboard(slug: string): LeaderboardRef;
   /** The project's boards (§18 board list). */
   readonly leaderboards: Leaderboards;
+  /** The project's server functions, called by name (§16). */
+  readonly functions: Functions;
   /** The shared WebSocket (created on the first `onValue`, `onSnapshot` or realtime write). */
   readonly socket: RealtimeSocket;
   /** Closes the socket and stops reconnecting, so a Node process can exit. */
@@ -79,6 +82,7 @@ export function createClient(options: ClientOptions): Client {
     ref: (path = '') => new RealtimeRef(http, getSocket, path),
     leaderboard: (slug) => new LeaderboardRef(http, slug),
     leaderboards: new Leaderboards(http),
+    functions: new Functions(http),
     get socket() {
       return getSocket();
     },

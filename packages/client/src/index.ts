@@ -19,6 +19,7 @@ export type {
   WriteOptions,
 } from './documents.js';
 export { CdsError, type CdsErrorCode } from './errors.js';
+export type { Functions } from './functions.js';
 export type { BundleSection, LeaderboardRef, Leaderboards } from './leaderboards.js';
 export { type RealtimeRef, serverIncrement, serverTimestamp, type TransactionResult } from './realtime.js';
 export type { RealtimeSocket } from './socket.js';

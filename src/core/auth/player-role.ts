@@ -4,6 +4,8 @@ export const CLIENT_PERMISSIONS = {
   realtime: 'client.realtime',
   leaderboard: 'client.leaderboard',
   leaderboardSubmit: 'client.leaderboard.submit',
+  /** Calling the project's server functions (§16). */
+  functions: 'client.functions',
 } as const;
 
 /** The role every new project gets and every new user holds unless told otherwise (§1). */
@@ -15,4 +17,5 @@ export const PLAYER_PERMISSIONS: readonly string[] = Object.freeze([
   CLIENT_PERMISSIONS.realtime,
   CLIENT_PERMISSIONS.leaderboard,
   CLIENT_PERMISSIONS.leaderboardSubmit,
+  CLIENT_PERMISSIONS.functions,
 ]);

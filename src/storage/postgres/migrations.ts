@@ -376,4 +376,14 @@ CREATE TABLE leaderboard_submission_counts (
 );
 `,
   },
+  {
+    version: 17,
+    name: 'players call server functions',
+    // §16: the default player role may call the project's server functions (client.functions), as
+    // a new project's player role does; an operator who wants otherwise edits the role.
+    sql: `
+UPDATE roles SET permissions = permissions || '["client.functions"]'::jsonb
+WHERE name = 'player' AND NOT permissions ? 'client.functions';
+`,
+  },
 ];

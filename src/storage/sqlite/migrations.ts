@@ -383,4 +383,14 @@ CREATE TABLE leaderboard_submission_counts (
 ) WITHOUT ROWID;
 `,
   },
+  {
+    version: 16,
+    name: 'players call server functions',
+    // §16: the default player role may call the project's server functions (client.functions), as
+    // a new project's player role does; an operator who wants otherwise edits the role.
+    sql: `
+UPDATE roles SET permissions = json_insert(permissions, '$[#]', 'client.functions')
+WHERE name = 'player' AND NOT EXISTS (SELECT 1 FROM json_each(roles.permissions) WHERE value = 'client.functions');
+`,
+  },
 ];

@@ -1,0 +1,73 @@
+/**
+ * RPCs (§16): finds the project's function by name, runs it with its context under the time
+ * limit, and turns what it did into the §16 answers: its value (as JSON text), its `reject`, or
+ * `Function failed` / `Function timed out` — the error itself goes to the log, never to the client.
+ */
+import type { Clock } from '../clock.js';
+import { AppError, notFound } from '../errors.js';
+import type { JsonValue } from '../json.js';
+import type { AdminApi } from './admin-api.js';
+import type { FunctionRegistry } from './function-registry.js';
+import { type FunctionCaller, type FunctionLog, FunctionRejection } from './functions-module.js';
+
+/** One call: who, which function of which project, with what input. */
+export interface RpcCall {
+  projectId: number;
+  caller: FunctionCaller;
+  name: string;
+  input: JsonValue;
+  requestId: string;
+  /** The request's log; the function's lines are written through it. */
+  log: FunctionLog;
+}
+
+/** What the calls need. */
+export interface FunctionCallsDeps {
+  registry: FunctionRegistry;
+  admin: (projectId: number) => AdminApi;
+  clock: Clock;
+  /** How long a function may run before the call answers 504 (it is not stopped: JavaScript cannot be). */
+  timeoutMs: number;
+}
+
+const TIMED_OUT = Symbol('timed out');
+
+/** Runs the RPCs of the loaded modules. */
+export class FunctionCalls {
+  constructor(private readonly deps: FunctionCallsDeps) {}
+
+  /** The JSON text of the function's result (null for undefined); throws the §16 errors. */
+  async call(call: RpcCall): Promise<string> {
+    const rpc = this.deps.registry.rpc(call.projectId, call.name);
+    if (!rpc) throw notFound('Function not found');
+    const { clock } = this.deps;
+    const ctx = {
+      project_id: call.projectId,
+      caller: call.caller,
+      request_id: call.requestId,
+      log: call.log,
+      now: () => clock.now(),
+      admin: this.deps.admin(call.projectId),
+    };
+    let timer: NodeJS.Timeout | undefined;
+    const limit = new Promise<typeof TIMED_OUT>((resolve) => {
+      timer = setTimeout(() => resolve(TIMED_OUT), this.deps.timeoutMs);
+    });
+    try {
+      const result = await Promise.race([Promise.resolve().then(() => rpc.run(ctx, call.input)), limit]);
+      if (result === TIMED_OUT) {
+        call.log.warn('function timed out', { timeout_ms: this.deps.timeoutMs });
+        throw new AppError('timed_out', 'Function timed out');
+      }
+      const text = JSON.stringify(result === undefined ? null : result);
+      if (text === undefined) throw new TypeError(`the result (${typeof result}) is not JSON`);
+      return text;
+    } catch (error) {
+      if (error instanceof FunctionRejection || (error instanceof AppError && error.code === 'timed_out')) throw error;
+      call.log.error('function failed', { err: error });
+      throw new AppError('failed', 'Function failed', undefined, { cause: error });
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}

@@ -1,0 +1,77 @@
+/**
+ * The functions loaded at start (§16), by project: which module answers an RPC name for a
+ * project. Two modules may not define one name for one project: the registry refuses them when
+ * it is built, naming both files, so the start stops.
+ */
+import type { AdminApi } from './admin-api.js';
+import type { FunctionsDefinition as Definition, RpcFunction } from './functions-module.js';
+
+/** A module's definition, its functions given the admin API. */
+type FunctionsDefinition = Definition<AdminApi>;
+
+/** A loaded module: its file and its checked definition. */
+export interface LoadedModule {
+  file: string;
+  definition: FunctionsDefinition;
+}
+
+/** One module as `cds functions list` prints it. */
+export interface ModuleSummary {
+  file: string;
+  projects: '*' | number[];
+  rpc: string[];
+}
+
+/** An RPC found for a project. */
+export interface FoundRpc {
+  name: string;
+  file: string;
+  run: RpcFunction<AdminApi>;
+}
+
+const serves = (definition: FunctionsDefinition, projectId: number) =>
+  definition.projects === '*' || definition.projects.includes(projectId);
+
+const overlap = (a: FunctionsDefinition, b: FunctionsDefinition) =>
+  a.projects === '*' || b.projects === '*' || a.projects.some((id) => serves(b, id));
+
+const rpcNames = (definition: FunctionsDefinition) => Object.keys(definition.rpc ?? {});
+
+/** The loaded modules, asked by project and name. */
+export class FunctionRegistry {
+  static readonly empty = new FunctionRegistry([]);
+
+  private constructor(private readonly modules: readonly LoadedModule[]) {}
+
+  /** A registry of these modules; throws naming both files when two define one RPC for a project. */
+  static of(modules: readonly LoadedModule[]): FunctionRegistry {
+    modules.forEach((module, i) => {
+      for (const earlier of modules.slice(0, i)) {
+        if (!overlap(module.definition, earlier.definition)) continue;
+        const clash = rpcNames(module.definition).find((name) => rpcNames(earlier.definition).includes(name));
+        if (clash)
+          throw new Error(`${module.file}: rpc '${clash}' is also defined by ${earlier.file} for a project both serve`);
+      }
+    });
+    return new FunctionRegistry(modules);
+  }
+
+  /** The RPC of that name serving the project, if any. */
+  rpc(projectId: number, name: string): FoundRpc | null {
+    for (const { file, definition } of this.modules) {
+      const rpc = definition.rpc ?? {};
+      const run = Object.hasOwn(rpc, name) ? rpc[name] : undefined;
+      if (run && serves(definition, projectId)) return { name, file, run };
+    }
+    return null;
+  }
+
+  /** What is loaded, module by module. */
+  list(): ModuleSummary[] {
+    return this.modules.map(({ file, definition }) => ({
+      file,
+      projects: definition.projects,
+      rpc: rpcNames(definition).sort(),
+    }));
+  }
+}

@@ -1,0 +1,104 @@
+/**
+ * Server functions (§16): the shape of an operator's module, what a function receives, and how it
+ * refuses. A module default-exports `defineFunctions({...})`; the loader (`src/functions/`) checks
+ * what it found with `moduleProblem` before anything runs. This version serves RPCs; a module
+ * that declares before hooks, after handlers or schedules (parts of §16 still to come) is refused
+ * at start rather than loaded with them silently ignored.
+ */
+import type { JsonValue } from '../json.js';
+
+/** Who called: a player (their id and roles), or a game server's key. */
+export type FunctionCaller = { user_id: number; roles: string[] } | { server_key: number };
+
+/** A function's log: its lines carry the function's name and the request id. */
+export interface FunctionLog {
+  info(message: string, fields?: Record<string, unknown>): void;
+  warn(message: string, fields?: Record<string, unknown>): void;
+  error(message: string, fields?: Record<string, unknown>): void;
+}
+
+/** What every function receives first; `admin` is the server API (`AdminApi`), which bypasses access rules. */
+export interface FunctionContext<Admin = unknown> {
+  project_id: number;
+  caller: FunctionCaller;
+  request_id: string;
+  log: FunctionLog;
+  /** The service's clock, in epoch milliseconds. */
+  now(): number;
+  admin: Admin;
+}
+
+/** An RPC: any JSON in (null when the request had none), any JSON value out (undefined answers null). */
+export type RpcFunction<Admin = unknown> = (ctx: FunctionContext<Admin>, input: JsonValue) => unknown;
+
+/** One module: the projects it serves and its functions. */
+export interface FunctionsDefinition<Admin = unknown> {
+  /** `'*'` for every project, or the ids of those it serves. */
+  projects: '*' | number[];
+  rpc?: Record<string, RpcFunction<Admin>>;
+}
+
+/** Set on what `defineFunctions` returns, so the loader can tell a definition from anything else. */
+const DEFINITION = Symbol.for('client-data-service.functions');
+
+/** The definition of a module of server functions: its default export. */
+export function defineFunctions<Admin = unknown>(definition: FunctionsDefinition<Admin>): FunctionsDefinition<Admin> {
+  return Object.assign(definition, { [DEFINITION]: true });
+}
+
+const REJECTION = Symbol.for('client-data-service.rejection');
+
+/**
+ * A refusal by a function: answered with its status (400–499) and `{detail}`. Recognised by a
+ * brand, not by identity: a module may hold its own copy of this class (a bundled service).
+ */
+export class FunctionRejection extends Error {
+  readonly [REJECTION] = true;
+
+  constructor(
+    readonly status: number,
+    readonly detail: string,
+  ) {
+    super(detail);
+    this.name = 'FunctionRejection';
+  }
+
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    return typeof value === 'object' && value !== null && REJECTION in value;
+  }
+}
+
+/** Refuses the call with a client error: `reject(403, 'Not yours')`. A status outside 400–499 is a programming error. */
+export function reject(status: number, detail: string): never {
+  if (!Number.isInteger(status) || status < 400 || status > 499) {
+    throw new TypeError(`reject() takes a status from 400 to 499, not ${status}`);
+  }
+  throw new FunctionRejection(status, String(detail));
+}
+
+/** RPC names: what fits a URL path segment and a log line unquoted. */
+export const RPC_NAME = /^[A-Za-z][A-Za-z0-9_.-]{0,63}$/;
+
+/** The parts of §16 a module may declare that this version does not run yet. */
+const NOT_YET = ['before', 'after', 'schedule'];
+
+/** What is wrong with a module's default export, or null when this service can load it. */
+export function moduleProblem(value: unknown): string | null {
+  if (typeof value !== 'object' || value === null || !(DEFINITION in value)) {
+    return 'its default export is not defineFunctions({...})';
+  }
+  const definition = value as unknown as FunctionsDefinition & Record<string, unknown>;
+  const { projects } = definition;
+  if (projects !== '*' && !(Array.isArray(projects) && projects.every((id) => Number.isInteger(id) && id > 0))) {
+    return "projects must be '*' or a list of project ids";
+  }
+  const unsupported = NOT_YET.find((part) => definition[part] !== undefined);
+  if (unsupported) return `'${unsupported}' is not supported by this version of the service (RPCs only)`;
+  const rpc: unknown = definition.rpc ?? {};
+  if (typeof rpc !== 'object' || rpc === null) return 'rpc must be an object of functions';
+  for (const [name, fn] of Object.entries(rpc)) {
+    if (!RPC_NAME.test(name)) return `rpc name '${name}' must match ${RPC_NAME.source}`;
+    if (typeof fn !== 'function') return `rpc '${name}' is not a function`;
+  }
+  return null;
+}
