@@ -235,6 +235,13 @@ export function pairedWorkloads(settings: BenchSettings): PairedWorkload[] {
       }),
     },
     {
+      // §16: a server function returning its input (bench/service-process.ts writes the module).
+      name: 'RPC echo',
+      reference: 'document GET',
+      expectStatus: 200,
+      request: (i) => ({ method: 'POST', path: '/functions/echo', body: JSON.stringify({ n: i, tag: 'bench' }) }),
+    },
+    {
       name: 'tournament stat submission',
       reference: 'leaderboard stat submission',
       expectStatus: 200,

@@ -85,13 +85,15 @@ const RATIO_TARGETS: [RegExp, number][] = [
   [/^realtime PUT, \d+ writers$/, 0.3],
 ];
 /**
- * §18, on both engines: each workload against the one it was measured in turns with (`pairedWorkloads`):
- * around me and a 50-user set against one player's rank, a tournament's submission against a plain one.
+ * §18 and §16, on both engines: each workload against the one it was measured in turns with
+ * (`pairedWorkloads`): around me and a 50-user set against one player's rank, a tournament's
+ * submission against a plain one, an RPC returning its input against a document GET.
  */
 const PAIRED_TARGETS: [RegExp, number][] = [
   [/^leaderboard around me \(radius 5\)$/, 0.8],
   [/^leaderboard 50-user set$/, 0.5],
   [/^tournament stat submission$/, 0.9],
+  [/^RPC echo$/, 0.8],
 ];
 /** Access rules (§9): a workload under the owner ruleset against the same one under the open ruleset, on both engines. */
 const RULES_TARGET: [RegExp, number] = [/ under a three-rule owner ruleset$/, 0.9];

@@ -7,7 +7,7 @@
  * default log level.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -85,7 +85,18 @@ export async function prepareDatabase(engine: Engine, settings: BenchSettings): 
   const dataDir = mkdtempSync(join(tmpdir(), 'cds-bench-'));
   const jwtSecret = randomBytes(32).toString('hex');
   const schema = `cds_bench_${randomBytes(6).toString('hex')}`;
-  const env: Record<string, string> = { CDS_DATA_DIR: dataDir, CDS_JWT_SECRET: jwtSecret };
+  // One server function (§16) for the RPC workload: it returns its input.
+  const functionsDir = join(dataDir, 'functions');
+  mkdirSync(functionsDir);
+  writeFileSync(
+    join(functionsDir, 'echo.mjs'),
+    "import { defineFunctions } from 'client-data-service/functions';\nexport default defineFunctions({ projects: '*', rpc: { echo: (_ctx, input) => input } });\n",
+  );
+  const env: Record<string, string> = {
+    CDS_DATA_DIR: dataDir,
+    CDS_JWT_SECRET: jwtSecret,
+    CDS_FUNCTIONS_DIR: functionsDir,
+  };
   let storage: Storage;
   if (engine === 'postgres') {
     storage = await PostgresStorage.open({ connectionString: settings.databaseUrl, schema });

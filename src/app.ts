@@ -125,7 +125,7 @@ export async function buildApp(
     auth: services.auth,
     guard: services.admins,
     functions: services.functions,
-    rolesOf: async (projectId, userId) => (await storage.accounts.findUserById(projectId, userId))?.roles ?? [],
+    rolesOf: (projectId, userId) => services.auth.rolesOf(projectId, userId),
   });
   // Closing HTTP (also how tests stop an app) stops the reset schedule and any warm-up.
   http.addHook('onClose', async () => {

@@ -258,6 +258,7 @@ export function accountStoreCases(engine: EngineFixture): void {
         await store.saveRefreshToken('k1', projectId, user.id, later, 0);
         await store.saveRefreshToken('k2', projectId, user.id, later, 0);
         expect(await store.accessOf(projectId, user.id)).toEqual({
+          roles: user.roles,
           permissions: PLAYER.permissions,
           disabled: false,
           tokenEpoch: 0,

@@ -31,6 +31,8 @@ export interface User {
 
 /** What the check of every client request needs to know about its user (cached a few seconds). */
 export interface UserAccess {
+  /** The user's roles, by name. */
+  roles: string[];
   /** Union of the permissions of the user's roles. */
   permissions: string[];
   disabled: boolean;

@@ -85,7 +85,7 @@ function sameSecret(accepted: Buffer, secret: string): boolean {
 
 /** A user's access as last read: null when the user does not exist. */
 interface CachedAccess {
-  access: { permissions: ReadonlySet<string>; disabled: boolean; tokenEpoch: number } | null;
+  access: { roles: readonly string[]; permissions: ReadonlySet<string>; disabled: boolean; tokenEpoch: number } | null;
 }
 
 /** Throws a 422 unless the username and password follow the §1 rules. */
@@ -189,6 +189,11 @@ export class AuthService {
   async requirePermission(projectId: number, userId: number, permission: string, tokenEpoch?: number): Promise<void> {
     const access = await this.currentAccess(projectId, userId, tokenEpoch);
     if (!access.permissions.has(permission)) throw new AppError('forbidden', `Permission '${permission}' required`);
+  }
+
+  /** The user's roles, from the access the permission check cached (a read only when it expired). */
+  async rolesOf(projectId: number, userId: number): Promise<string[]> {
+    return [...(await this.currentAccess(projectId, userId, undefined)).roles];
   }
 
   /** The user's cached access; `invalid_token` unless the user exists, is enabled and (when given) still at `tokenEpoch`. */

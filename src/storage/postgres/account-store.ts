@@ -186,8 +186,8 @@ export class PostgresAccountStore implements AccountStore {
   }
 
   async accessOf(projectId: number, userId: number): Promise<UserAccess | null> {
-    const row = await this.one<{ permissions: string[]; disabled: boolean; token_epoch: number }>(
-      `SELECT u.disabled, u.token_epoch, coalesce((
+    const row = await this.one<{ roles: string[]; permissions: string[]; disabled: boolean; token_epoch: number }>(
+      `SELECT u.roles, u.disabled, u.token_epoch, coalesce((
          SELECT jsonb_agg(DISTINCT p.permission ORDER BY p.permission)
          FROM roles r, jsonb_array_elements_text(r.permissions) AS p(permission)
          WHERE r.project_id = u.project_id AND r.name IN (SELECT jsonb_array_elements_text(u.roles))
@@ -195,7 +195,9 @@ export class PostgresAccountStore implements AccountStore {
        FROM users u WHERE u.project_id = $1 AND u.id = $2`,
       [projectId, userId],
     );
-    return row ? { permissions: row.permissions, disabled: row.disabled, tokenEpoch: row.token_epoch } : null;
+    return row
+      ? { roles: row.roles, permissions: row.permissions, disabled: row.disabled, tokenEpoch: row.token_epoch }
+      : null;
   }
 
   async setUserDisabled(projectId: number, userId: number, disabled: boolean): Promise<User | null> {

@@ -94,6 +94,7 @@ export class SqliteAccountStore implements AccountStore {
       const row = userAccess.get(projectId, userId);
       if (!row) return null;
       return {
+        roles: JSON.parse(row.roles) as string[],
         permissions: rolePermissions.all(projectId, row.roles).map((r) => r.permission),
         disabled: row.disabled !== 0,
         tokenEpoch: row.token_epoch,
