@@ -3,18 +3,14 @@
  * versions in between belong to other branches and may be missing, and the runner applies what is
  * missing whatever the gap. Boards already there keep working with the defaults.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import Database from 'better-sqlite3';
-import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Storage } from '../../src/core/ports.js';
 import { postgresMigrations } from '../../src/storage/postgres/migrations.js';
-import { PostgresStorage, quoteIdent } from '../../src/storage/postgres/postgres-storage.js';
+import { PostgresStorage } from '../../src/storage/postgres/postgres-storage.js';
 import { sqliteMigrations } from '../../src/storage/sqlite/migrations.js';
 import { SqliteStorage } from '../../src/storage/sqlite/sqlite-storage.js';
-import { postgresEngine, TEST_DATABASE_URL, uniqueSchemaName } from '../support/engines.js';
+import { postgresEngine, TEST_DATABASE_URL } from '../support/engines.js';
+import { olderPostgres, olderSqlite } from '../support/older-database.js';
 
 const SQLITE_VERSION = 8;
 const POSTGRES_VERSION = 7;
@@ -42,17 +38,7 @@ describe('migration "leaderboard anti-cheat"', () => {
   });
 
   it('on SQLite, upgrades a database of the versions before it and keeps its boards working', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'cds-anticheat-'));
-    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-    const file = join(dir, 'cds.sqlite');
-    const db = new Database(file);
-    db.exec(
-      'CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)',
-    );
-    for (const step of sqliteMigrations.filter((m) => m.version < SQLITE_VERSION)) {
-      db.exec(step.sql);
-      db.prepare('INSERT INTO schema_migrations VALUES (?, ?, 0)').run(step.version, step.name);
-    }
+    const { file, db } = olderSqlite(SQLITE_VERSION, cleanups);
     const board = db
       .prepare(
         `INSERT INTO leaderboards (project_id, slug, name, description, type, sort, operator, reset, period_start, period_end, created_at)
@@ -74,22 +60,7 @@ describe('migration "leaderboard anti-cheat"', () => {
   it.skipIf(postgresEngine.unavailable)(
     'on PostgreSQL, upgrades a schema of the versions before it and keeps its boards working',
     async () => {
-      const schema = uniqueSchemaName();
-      const admin = new pg.Client({ connectionString: TEST_DATABASE_URL });
-      await admin.connect();
-      cleanups.push(async () => {
-        await admin.query(`DROP SCHEMA IF EXISTS ${quoteIdent(schema)} CASCADE`);
-        await admin.end();
-      });
-      await admin.query(`CREATE SCHEMA ${quoteIdent(schema)}`);
-      await admin.query(`SET search_path TO ${quoteIdent(schema)}`);
-      await admin.query(
-        'CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())',
-      );
-      for (const step of postgresMigrations.filter((m) => m.version < POSTGRES_VERSION)) {
-        await admin.query(step.sql);
-        await admin.query('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [step.version, step.name]);
-      }
+      const { schema, admin } = await olderPostgres(POSTGRES_VERSION, cleanups);
       const board = await admin.query<{ id: number }>(
         `INSERT INTO leaderboards (project_id, slug, name, description, type, sort, operator, reset, period_start, period_end)
          VALUES (1, 'old', 'Old', '', 'CONTINUOUS', 'desc', 'best', 'none', 0, NULL) RETURNING id`,

@@ -3,18 +3,14 @@
  * (SQLite 15, PostgreSQL 16): every project's `player` role gains `client.functions`, once; other
  * roles, and a player role that has it already, keep their permissions.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import Database from 'better-sqlite3';
-import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Storage } from '../../src/core/ports.js';
 import { postgresMigrations } from '../../src/storage/postgres/migrations.js';
-import { PostgresStorage, quoteIdent } from '../../src/storage/postgres/postgres-storage.js';
+import { PostgresStorage } from '../../src/storage/postgres/postgres-storage.js';
 import { sqliteMigrations } from '../../src/storage/sqlite/migrations.js';
 import { SqliteStorage } from '../../src/storage/sqlite/sqlite-storage.js';
-import { postgresEngine, TEST_DATABASE_URL, uniqueSchemaName } from '../support/engines.js';
+import { postgresEngine, TEST_DATABASE_URL } from '../support/engines.js';
+import { olderPostgres, olderSqlite } from '../support/older-database.js';
 
 const NAME = 'players call server functions';
 const SQLITE_VERSION = 16;
@@ -51,17 +47,7 @@ describe(`migration "${NAME}"`, () => {
   });
 
   it('on SQLite, gives existing player roles client.functions', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'cds-functions-migration-'));
-    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-    const file = join(dir, 'cds.sqlite');
-    const db = new Database(file);
-    db.exec(
-      'CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)',
-    );
-    for (const step of sqliteMigrations.filter((m) => m.version < SQLITE_VERSION)) {
-      db.exec(step.sql);
-      db.prepare('INSERT INTO schema_migrations VALUES (?, ?, 0)').run(step.version, step.name);
-    }
+    const { file, db } = olderSqlite(SQLITE_VERSION, cleanups);
     db.pragma('foreign_keys = OFF');
     for (const [project, name, permissions] of ROLES) {
       db.prepare('INSERT INTO roles (project_id, name, permissions) VALUES (?, ?, ?)').run(
@@ -77,22 +63,7 @@ describe(`migration "${NAME}"`, () => {
   });
 
   it.skipIf(postgresEngine.unavailable)('on PostgreSQL, gives existing player roles client.functions', async () => {
-    const schema = uniqueSchemaName();
-    const admin = new pg.Client({ connectionString: TEST_DATABASE_URL });
-    await admin.connect();
-    cleanups.push(async () => {
-      await admin.query(`DROP SCHEMA IF EXISTS ${quoteIdent(schema)} CASCADE`);
-      await admin.end();
-    });
-    await admin.query(`CREATE SCHEMA ${quoteIdent(schema)}`);
-    await admin.query(`SET search_path TO ${quoteIdent(schema)}`);
-    await admin.query(
-      'CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())',
-    );
-    for (const step of postgresMigrations.filter((m) => m.version < POSTGRES_VERSION)) {
-      await admin.query(step.sql);
-      await admin.query('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [step.version, step.name]);
-    }
+    const { schema, admin } = await olderPostgres(POSTGRES_VERSION, cleanups);
     await admin.query("INSERT INTO organisations (id, name) VALUES (1, 'o')");
     for (const id of [1, 2])
       await admin.query('INSERT INTO projects (id, org_id, name) VALUES ($1, 1, $2)', [id, `p${id}`]);

@@ -3,18 +3,14 @@
  * left (SQLite 12, PostgreSQL 13): a token stored then is taken as of its user's current epoch,
  * so sessions of users disabled and re-enabled before the upgrade keep working.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import Database from 'better-sqlite3';
-import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Storage } from '../../src/core/ports.js';
 import { postgresMigrations } from '../../src/storage/postgres/migrations.js';
-import { PostgresStorage, quoteIdent } from '../../src/storage/postgres/postgres-storage.js';
+import { PostgresStorage } from '../../src/storage/postgres/postgres-storage.js';
 import { sqliteMigrations } from '../../src/storage/sqlite/migrations.js';
 import { SqliteStorage } from '../../src/storage/sqlite/sqlite-storage.js';
-import { postgresEngine, TEST_DATABASE_URL, uniqueSchemaName } from '../support/engines.js';
+import { postgresEngine, TEST_DATABASE_URL } from '../support/engines.js';
+import { olderPostgres, olderSqlite } from '../support/older-database.js';
 
 const NAME = 'refresh tokens under a token epoch';
 const SQLITE_VERSION = 13;
@@ -47,17 +43,7 @@ describe(`migration "${NAME}"`, () => {
   });
 
   it('on SQLite, keeps the refresh tokens stored before it, under their users’ epochs', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'cds-refresh-epoch-'));
-    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-    const file = join(dir, 'cds.sqlite');
-    const db = new Database(file);
-    db.exec(
-      'CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)',
-    );
-    for (const step of sqliteMigrations.filter((m) => m.version < SQLITE_VERSION)) {
-      db.exec(step.sql);
-      db.prepare('INSERT INTO schema_migrations VALUES (?, ?, 0)').run(step.version, step.name);
-    }
+    const { file, db } = olderSqlite(SQLITE_VERSION, cleanups);
     db.exec("INSERT INTO organisations (id, name, created_at) VALUES (1, 'acme', 0)");
     db.exec("INSERT INTO projects (id, org_id, name, created_at) VALUES (1, 1, 'game', 0)");
     for (const user of USERS) {
@@ -81,22 +67,7 @@ describe(`migration "${NAME}"`, () => {
   it.skipIf(postgresEngine.unavailable)(
     'on PostgreSQL, keeps the refresh tokens stored before it, under their users’ epochs',
     async () => {
-      const schema = uniqueSchemaName();
-      const admin = new pg.Client({ connectionString: TEST_DATABASE_URL });
-      await admin.connect();
-      cleanups.push(async () => {
-        await admin.query(`DROP SCHEMA IF EXISTS ${quoteIdent(schema)} CASCADE`);
-        await admin.end();
-      });
-      await admin.query(`CREATE SCHEMA ${quoteIdent(schema)}`);
-      await admin.query(`SET search_path TO ${quoteIdent(schema)}`);
-      await admin.query(
-        'CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())',
-      );
-      for (const step of postgresMigrations.filter((m) => m.version < POSTGRES_VERSION)) {
-        await admin.query(step.sql);
-        await admin.query('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [step.version, step.name]);
-      }
+      const { schema, admin } = await olderPostgres(POSTGRES_VERSION, cleanups);
       await admin.query("INSERT INTO organisations (id, name) VALUES (1, 'acme')");
       await admin.query("INSERT INTO projects (id, org_id, name) VALUES (1, 1, 'game')");
       for (const user of USERS) {
