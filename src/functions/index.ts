@@ -12,7 +12,7 @@ import {
   type RpcFunction,
 } from '../core/functions/functions-module.js';
 
-export type { AdminApi, AdminQueryOptions, AdminWriteOptions } from '../core/functions/admin-api.js';
+export type { AdminApi, AdminDocument, AdminQueryOptions, AdminWriteOptions } from '../core/functions/admin-api.js';
 export { HttpError } from '../core/functions/admin-api.js';
 export type { FunctionCaller, FunctionLog } from '../core/functions/functions-module.js';
 export { reject } from '../core/functions/functions-module.js';

@@ -4,6 +4,7 @@
  * `HttpError`s with the §0 status and detail, as the client would have been answered.
  */
 import type { DocumentService } from '../documents/document-service.js';
+import type { DocumentRecord } from '../documents/document-store.js';
 import type { WriteRequest } from '../documents/document-write-service.js';
 import { parseVersionTags } from '../documents/document-writes.js';
 import { AppError, statusOf, type ValidationIssue } from '../errors.js';
@@ -49,14 +50,19 @@ export interface AdminQueryOptions {
   parent_path?: string;
 }
 
+/** A document as the admin API answers it: `{id, path, data}` and the version of its last write. */
+export interface AdminDocument extends DocumentRecord {
+  version: number;
+}
+
 /** The server API of one project. */
 export interface AdminApi {
   documents: {
-    get(path: string): Promise<(JsonObject & { version: number }) | null>;
-    put(path: string, options: AdminWriteOptions & { data: JsonObject }): Promise<JsonObject>;
-    patch(path: string, options: AdminWriteOptions): Promise<JsonObject>;
+    get(path: string): Promise<(AdminDocument & { collections: string[] }) | null>;
+    put(path: string, options: AdminWriteOptions & { data: JsonObject }): Promise<AdminDocument & { created: boolean }>;
+    patch(path: string, options: AdminWriteOptions): Promise<AdminDocument>;
     delete(path: string): Promise<{ deleted: string; version: number }>;
-    query(collection: string, options?: AdminQueryOptions): Promise<{ documents: JsonObject[] }>;
+    query(collection: string, options?: AdminQueryOptions): Promise<{ documents: DocumentRecord[] }>;
   };
   realtime: {
     get(path: string): Promise<JsonValue>;
@@ -102,7 +108,7 @@ function writeRequest(options: AdminWriteOptions): WriteRequest {
   };
 }
 
-const parsed = (json: string) => JSON.parse(json) as JsonObject;
+const parsed = (json: string) => JSON.parse(json) as DocumentRecord;
 
 /** The admin API of `projectId`. */
 export function adminApi(deps: AdminApiDeps, projectId: number): AdminApi {
@@ -119,10 +125,8 @@ export function adminApi(deps: AdminApiDeps, projectId: number): AdminApi {
             throw error;
           }
         }),
-      put: (path, options) =>
-        asHttp(async () => ({ ...(await documents.put(projectId, path, options.data, writeRequest(options))) })),
-      patch: (path, options) =>
-        asHttp(async () => ({ ...(await documents.patch(projectId, path, options.data, writeRequest(options))) })),
+      put: (path, options) => asHttp(() => documents.put(projectId, path, options.data, writeRequest(options))),
+      patch: (path, options) => asHttp(() => documents.patch(projectId, path, options.data, writeRequest(options))),
       delete: (path) => asHttp(() => documents.delete(projectId, path)),
       query: (collection, options = {}) =>
         asHttp(async () => {
