@@ -151,6 +151,7 @@ export async function buildApp(
       maxBufferedBytes: config.realtime.wsMaxBufferedBytes,
       maxPayload: config.bodyLimit,
       heartbeatMs: config.realtime.wsPingIntervalSeconds * 1000,
+      functions: services.functions,
     },
     http.log,
     services.listeners,

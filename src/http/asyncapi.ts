@@ -94,6 +94,10 @@ const clientMessages: Record<string, { summary: string; payload: TSchema }> = {
     payload: ListenQueryMessage,
   },
   unlisten: { summary: 'End a listener', payload: object({ action: action('unlisten'), id: ListenerId }) },
+  call: {
+    summary: 'Call a server function by name (answered by result, or error with status)',
+    payload: object({ action: action('call'), name: Type.String(), input: Type.Unknown(), id: Id }, ['input', 'id']),
+  },
 };
 
 const serverMessages: Record<string, { summary: string; payload: TSchema }> = {
@@ -122,9 +126,20 @@ const serverMessages: Record<string, { summary: string; payload: TSchema }> = {
   error: {
     summary: 'A refused message; the connection stays open',
     payload: object(
-      { event: event('error'), message: Type.String(), id: Id, etag: Type.String(), value: Type.Unknown() },
-      ['id', 'etag', 'value'],
+      {
+        event: event('error'),
+        message: Type.String(),
+        id: Id,
+        etag: Type.String(),
+        value: Type.Unknown(),
+        status: Type.Integer({ description: 'Answering call: the status POST /functions/{name} would answer' }),
+      },
+      ['id', 'etag', 'value', 'status'],
     ),
+  },
+  result: {
+    summary: 'Answers call: what the server function returned',
+    payload: object({ event: event('result'), result: Type.Unknown(), id: Id }, ['id']),
   },
   cancel: {
     summary: 'A subscription (path) or doc listener (id) the rules no longer grant',

@@ -28,6 +28,8 @@ export interface ClientAuthenticator {
   verifyAccessGrant(token: string | undefined, projectId: number): Promise<AccessGrant>;
   /** Throws `forbidden` unless the user holds the permission; `invalid_token` once disabled or past `tokenEpoch`. */
   requirePermission(projectId: number, userId: number, permission: string, tokenEpoch?: number): Promise<void>;
+  /** The user's roles (§16 `ctx.caller`), from what the permission check read. */
+  rolesOf(projectId: number, userId: number): Promise<string[]>;
 }
 
 /** The three values of §1, from headers (or, for WebSocket handshakes, from the query string). */

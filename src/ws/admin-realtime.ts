@@ -90,6 +90,13 @@ function adminCaller(guard: AdminGuard, handshake: Admitted): SessionCaller {
       current = next;
       return next.grant;
     },
+    functionCaller: async () => {
+      const caller = await now();
+      if (caller.kind !== 'server_key')
+        throw new AppError('forbidden', 'Server functions are called by players and server keys');
+      guard.requirePermission(caller, ADMIN_PERMISSIONS.documentView);
+      return { server_key: caller.keyId };
+    },
     recheck: async () => {
       // Past its expiry the token closes the socket with 4001 (§14), not with this check's 1008.
       if (current.grant.expiresAtMs <= Date.now()) return;

@@ -1,9 +1,14 @@
+import { randomUUID } from 'node:crypto';
 import websocket from '@fastify/websocket';
 import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
 import type { WebSocket } from 'ws';
 import type { AccessGrant } from '../core/auth/auth-service.js';
+import { CLIENT_PERMISSIONS } from '../core/auth/player-role.js';
 import type { Bus } from '../core/bus.js';
 import { AppError } from '../core/errors.js';
+import type { FunctionCalls } from '../core/functions/function-calls.js';
+import { type FunctionCaller, functionLog } from '../core/functions/functions-module.js';
+import type { JsonValue } from '../core/json.js';
 import type { DocumentListenerService } from '../core/listeners/document-listener-service.js';
 import type { PathLimits } from '../core/paths.js';
 import type { TreeService } from '../core/realtime/tree-service.js';
@@ -19,6 +24,8 @@ const PERMISSION = 'client.realtime';
 /** Settings of the WebSocket gateway (§4). */
 export interface GatewayOptions {
   pathLimits: PathLimits;
+  /** The server functions a `call` runs (§16); without them every call is 404 `Function not found`. */
+  functions?: FunctionCalls;
   /** Subscriptions per connection (default 256). */
   maxSubscriptions: number;
   /** Send buffer past which a connection is closed with 1008 (default 8 MiB). */
@@ -183,6 +190,7 @@ export class RealtimeGateway {
       onClosed: (closed) => this.forget(closed, feed),
       onError: (error) => this.log.error({ err: error }, 'realtime session error'),
       listeners: (send, freeSlots) => this.listenersOf(caller, send, freeSlots),
+      callFunction: (functionCaller, name, input) => this.callFunction(projectId, functionCaller, name, input),
     });
     this.sessions.add(session);
     // Start the feed now, so the first subscribe finds it ready.
@@ -275,6 +283,15 @@ export class RealtimeGateway {
     return feed;
   }
 
+  /** Runs a server function called over a socket (§16): its own request id, its lines tagged with its name. */
+  private callFunction(projectId: number, caller: FunctionCaller, name: string, input: JsonValue): Promise<string> {
+    const functions = this.options.functions;
+    if (!functions) return Promise.reject(new AppError('not_found', 'Function not found'));
+    const requestId = randomUUID();
+    const log = functionLog(this.log.child({ function: name, request_id: requestId }));
+    return functions.call({ projectId, caller, name, input, requestId, log });
+  }
+
   /** The document listeners of a new connection (§10). */
   private listenersOf(caller: SessionCaller, send: (text: string) => void, freeSlots: () => number): DocumentListeners {
     const service = this.listeners;
@@ -340,5 +357,9 @@ function clientCaller(auth: ClientAuthenticator, projectId: number, handshake: A
       return verified;
     },
     recheck: () => auth.requirePermission(projectId, userId, PERMISSION, current.tokenEpoch),
+    functionCaller: async () => {
+      await auth.requirePermission(projectId, userId, CLIENT_PERMISSIONS.functions, current.tokenEpoch);
+      return { user_id: userId, roles: await auth.rolesOf(projectId, userId) };
+    },
   };
 }

@@ -1,13 +1,17 @@
 import type { WebSocket } from 'ws';
-import { AppError } from '../core/errors.js';
+import { AppError, statusOf } from '../core/errors.js';
+import { type FunctionCaller, FunctionRejection } from '../core/functions/functions-module.js';
+import type { JsonValue } from '../core/json.js';
 import type { PathLimits } from '../core/paths.js';
 import {
   ackMessage,
   authAckMessage,
   type ClientMessage,
+  callErrorMessage,
   errorMessage,
   type MessageId,
   parseClientMessage,
+  resultMessage,
   writeOptionsOf,
 } from '../core/realtime/messages.js';
 import { TreePreconditionFailed } from '../core/realtime/tree-atomic.js';
@@ -41,6 +45,8 @@ export interface SessionCaller {
   reauthenticate(accessToken: string): Promise<ExpiringGrant>;
   /** Throws unless the caller may still hold the connection (checked periodically; an AppError closes it with 1008). */
   recheck(): Promise<void>;
+  /** Who calls a server function (§16), or the refusal: a player needs `client.functions`; an admin may not. */
+  functionCaller(): Promise<FunctionCaller>;
 }
 
 /** What a session needs besides its socket and feed. */
@@ -52,6 +58,8 @@ export interface SessionOptions extends SocketLimits {
   onError: (error: unknown) => void;
   /** The connection's document listeners (§10), given the session's `send`. */
   listeners: (send: (text: string) => void, freeSlots: () => number) => DocumentListeners;
+  /** Runs a server function of the project (§16) and answers its result as JSON text; the §16 errors otherwise. */
+  callFunction: (caller: FunctionCaller, name: string, input: JsonValue) => Promise<string>;
 }
 
 type WriteMessage = Extract<ClientMessage, { action: 'set' | 'patch' | 'delete' }>;
@@ -194,7 +202,28 @@ export class RealtimeSession {
         return this.subscriptions.subscribe(message.path, message.id, message.since);
       case 'unsubscribe':
         this.subscriptions.unsubscribe(message.path, message.id);
+        return;
+      case 'call':
+        // Not awaited: a function may take seconds, and the connection's next messages need not wait for it.
+        this.startCall(message);
     }
+  }
+
+  /** Runs a `call` (§16) and answers `result`, or `error` with the status the HTTP route would answer. */
+  private startCall(message: Extract<ClientMessage, { action: 'call' }>): void {
+    const run = async () => this.options.callFunction(await this.caller.functionCaller(), message.name, message.input);
+    run().then(
+      (result) => this.out.send(resultMessage(result, message.id)),
+      (error: unknown) => {
+        if (error instanceof FunctionRejection) this.out.send(callErrorMessage(error.status, error.detail, message.id));
+        else if (error instanceof AppError)
+          this.out.send(callErrorMessage(statusOf[error.code], error.message, message.id));
+        else {
+          this.options.onError(error);
+          this.out.send(callErrorMessage(500, 'Internal error', message.id));
+        }
+      },
+    );
   }
 
   /**

@@ -12,7 +12,7 @@ describe('GET /asyncapi.json', () => {
     await t?.close();
   });
 
-  it('describes every client action and server event of §4 and §10', async () => {
+  it('describes every client action and server event of §4, §10 and §16', async () => {
     const response = await t.app.http.inject({ method: 'GET', url: '/asyncapi.json' });
     expect(response.statusCode).toBe(200);
     const document = response.json();
@@ -28,10 +28,10 @@ describe('GET /asyncapi.json', () => {
           .filter(Boolean),
       );
     expect(names('action')).toEqual(
-      new Set(['subscribe', 'unsubscribe', 'set', 'patch', 'delete', 'auth', 'listen', 'unlisten']),
+      new Set(['subscribe', 'unsubscribe', 'set', 'patch', 'delete', 'auth', 'listen', 'unlisten', 'call']),
     );
     expect(names('event')).toEqual(
-      new Set(['init', 'update', 'resume', 'ack', 'error', 'cancel', 'snapshot', 'changes']),
+      new Set(['init', 'update', 'resume', 'ack', 'error', 'cancel', 'snapshot', 'changes', 'result']),
     );
     // The admins' socket (§13) speaks the same protocol: every message, by reference.
     expect(document.channels.adminRealtime.address).toBe('/admin/projects/{project_id}/realtime/ws');

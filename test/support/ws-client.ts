@@ -6,13 +6,17 @@ import { setValueAt } from '../../src/core/realtime/tree-value.js';
 
 /** A message of the server, as parsed JSON. */
 export interface ServerMessage {
-  event: 'init' | 'update' | 'ack' | 'error' | 'resume' | 'cancel';
+  event: 'init' | 'update' | 'ack' | 'error' | 'resume' | 'cancel' | 'result';
   path?: string;
   value?: JsonValue;
   version?: number;
   id?: string | number;
   action?: string;
   message?: string;
+  /** `error` answering a `call` (§16). */
+  status?: number;
+  /** `result` (§16). */
+  result?: JsonValue;
 }
 
 /** How a handshake ended when the server refused it. */
@@ -74,7 +78,7 @@ export class TestSocket {
     this.ws.send(JSON.stringify(message));
   }
 
-  /** Sends a message and waits for the reply carrying its id (`ack`, `init`, `resume` or `error`). */
+  /** Sends a message and waits for the reply carrying its id (`ack`, `init`, `resume`, `result` or `error`). */
   async request(
     message: Record<string, unknown> & { id: string | number },
     timeoutMs = 10_000,

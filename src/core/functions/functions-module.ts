@@ -17,6 +17,22 @@ export interface FunctionLog {
   error(message: string, fields?: Record<string, unknown>): void;
 }
 
+/** A structured logger as pino's: fields first, then the message. */
+export interface FieldLogger {
+  info(fields: object, message: string): void;
+  warn(fields: object, message: string): void;
+  error(fields: object, message: string): void;
+}
+
+/** A function's log written through a structured logger (the request's, or a socket call's). */
+export function functionLog(logger: FieldLogger): FunctionLog {
+  return {
+    info: (message, fields) => logger.info(fields ?? {}, message),
+    warn: (message, fields) => logger.warn(fields ?? {}, message),
+    error: (message, fields) => logger.error(fields ?? {}, message),
+  };
+}
+
 /** What every function receives first; `admin` is the server API (`AdminApi`), which bypasses access rules. */
 export interface FunctionContext<Admin = unknown> {
   project_id: number;

@@ -1,6 +1,6 @@
 /**
  * The WebSocket protocol of §4: parsing client messages (`{action, path, value?, id?, since?}`)
- * and building the server's `init`, `resume`, `update`, `ack`, `error` and `cancel` messages as JSON
+ * and building the server's `init`, `resume`, `update`, `ack`, `error`, `result` and `cancel` messages as JSON
  * text.
  */
 import { AppError } from '../errors.js';
@@ -21,7 +21,9 @@ export type ClientMessage =
   | { action: 'delete'; path: string; id?: MessageId; ifMatch?: string }
   | { action: 'auth'; accessToken: string; id?: MessageId }
   /** §10: handled by the connection's document listeners, which check the rest of the message. */
-  | { action: 'listen' | 'unlisten'; body: JsonObject; id?: MessageId };
+  | { action: 'listen' | 'unlisten'; body: JsonObject; id?: MessageId }
+  /** §16: a server function, by name, with its input (null when absent). */
+  | { action: 'call'; name: string; input: JsonValue; id?: MessageId };
 
 /** The actions that write (and are answered by `ack` once committed). */
 export type WriteAction = 'set' | 'patch' | 'delete';
@@ -29,7 +31,7 @@ export type WriteAction = 'set' | 'patch' | 'delete';
 /** Either a message or the reason it was refused (with the id to echo when one was readable). */
 export type ParsedClientMessage = { ok: true; message: ClientMessage } | { ok: false; error: string; id?: MessageId };
 
-const ACTIONS = new Set(['subscribe', 'unsubscribe', 'set', 'patch', 'delete', 'auth', 'listen', 'unlisten']);
+const ACTIONS = new Set(['subscribe', 'unsubscribe', 'set', 'patch', 'delete', 'auth', 'listen', 'unlisten', 'call']);
 
 function refuse(error: string, id?: MessageId): ParsedClientMessage {
   return id === undefined ? { ok: false, error } : { ok: false, error, id };
@@ -55,6 +57,12 @@ export function parseClientMessage(text: string, limits: PathLimits = defaultPat
   }
   if (action === 'listen' || action === 'unlisten') {
     return { ok: true, message: id === undefined ? { action, body: parsed } : { action, body: parsed, id } };
+  }
+  if (action === 'call') {
+    if (typeof parsed.name !== 'string')
+      return refuse(parsed.name === undefined ? 'name is required' : 'name must be a string', id);
+    const call = { action: 'call' as const, name: parsed.name, input: (parsed.input ?? null) as JsonValue };
+    return { ok: true, message: id === undefined ? call : { ...call, id } };
   }
   if (action === 'auth') {
     // §14: a new access token for the socket; it names no path.
@@ -142,6 +150,16 @@ export function errorMessage(message: string, id?: MessageId, current?: { etag: 
     current ? { event: 'error', message, etag: current.etag, value: current.value } : { event: 'error', message },
     id,
   );
+}
+
+/** `result`: what a called server function returned (§16), its JSON text as the function's call made it. */
+export function resultMessage(resultJson: string, id?: MessageId): string {
+  return `{"event":"result",${id === undefined ? '' : `"id":${JSON.stringify(id)},`}"result":${resultJson}}`;
+}
+
+/** `error` answering a `call` (§16): the status the HTTP route would have answered, and its message. */
+export function callErrorMessage(status: number, message: string, id?: MessageId): string {
+  return withId({ event: 'error', status, message }, id);
 }
 
 /** `cancel`: a subscription the rules no longer grant (§9) has ended; nothing more follows for it. */

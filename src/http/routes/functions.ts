@@ -2,7 +2,7 @@ import type { FastifyReply } from 'fastify';
 import { ADMIN_PERMISSIONS } from '../../core/admin/admin-permissions.js';
 import { CLIENT_PERMISSIONS } from '../../core/auth/player-role.js';
 import type { FunctionCalls } from '../../core/functions/function-calls.js';
-import type { FunctionCaller, FunctionLog } from '../../core/functions/functions-module.js';
+import { type FunctionCaller, functionLog } from '../../core/functions/functions-module.js';
 import type { JsonValue } from '../../core/json.js';
 import { type AdminGuard, decorateAdminRequests, playerOrServerKey } from '../admin-auth-hook.js';
 import type { ClientAuthenticator } from '../auth-hook.js';
@@ -43,12 +43,7 @@ export function functionRoutes(app: HttpApp, deps: FunctionRouteDeps): void {
         const caller: FunctionCaller = key
           ? { server_key: key.keyId }
           : { user_id: request.userId, roles: await deps.rolesOf(projectId, request.userId) };
-        const pino = request.log.child({ function: request.params.name });
-        const log: FunctionLog = {
-          info: (message, fields) => pino.info(fields ?? {}, message),
-          warn: (message, fields) => pino.warn(fields ?? {}, message),
-          error: (message, fields) => pino.error(fields ?? {}, message),
-        };
+        const log = functionLog(request.log.child({ function: request.params.name }));
         const result = await deps.functions.call({
           projectId,
           caller,
