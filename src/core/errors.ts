@@ -1,4 +1,4 @@
-/** Stable error codes of the domain; the HTTP layer maps each to a status in one table. */
+/** Stable error codes of the domain; `statusOf` maps each to its §0 status. */
 export type ErrorCode =
   | 'bad_request'
   | 'invalid_client'
@@ -34,6 +34,11 @@ export const statusOf: Record<ErrorCode, number> = {
   unavailable: 503,
   timed_out: 504,
 };
+
+/** The `detail` of an error's §0 body: the list of problems of a validation failure, else the message. */
+export function detailOf(error: AppError): string | ValidationIssue[] {
+  return error.code === 'validation' && error.issues ? error.issues : error.message;
+}
 
 /** One problem of a validation failure, in the §0 shape. */
 export interface ValidationIssue {

@@ -5,7 +5,7 @@
  * one name for one project, stop the start with an error naming the file. No folder: no functions.
  */
 import { existsSync, readdirSync, rmSync, statSync } from 'node:fs';
-import { register } from 'node:module';
+import nodeModule from 'node:module';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
@@ -47,7 +47,9 @@ function registerSelfResolver(): void {
   const hook = `export async function resolve(specifier, context, next) {
     return specifier === ${JSON.stringify(SELF)} ? { url: ${JSON.stringify(entry)}, shortCircuit: true } : next(specifier, context);
   }`;
-  register(`data:text/javascript,${encodeURIComponent(hook)}`);
+  // `module.register` is Node 20.6 and newer: a named import would stop older 20s from starting at all.
+  if (!nodeModule.register) throw new Error('server functions need Node.js 20.6 or newer (module.register)');
+  nodeModule.register(`data:text/javascript,${encodeURIComponent(hook)}`);
 }
 
 /**

@@ -1,8 +1,6 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { AppError, statusOf, type ValidationIssue } from '../core/errors.js';
+import { AppError, detailOf, statusOf, type ValidationIssue } from '../core/errors.js';
 import { FunctionRejection } from '../core/functions/functions-module.js';
-
-export { statusOf };
 
 interface AjvIssue {
   instancePath: string;
@@ -44,7 +42,7 @@ function fromFastifyError(error: FastifyError): AppError | null {
 
 /** The body of an error response (§0). */
 export function errorBody(error: AppError): { detail: string | ValidationIssue[] } {
-  return { detail: error.code === 'validation' && error.issues ? error.issues : error.message };
+  return { detail: detailOf(error) };
 }
 
 function sendKnown(error: AppError, request: FastifyRequest, reply: FastifyReply): void {

@@ -7,7 +7,7 @@ import type { DocumentService } from '../documents/document-service.js';
 import type { DocumentRecord } from '../documents/document-store.js';
 import type { WriteRequest } from '../documents/document-write-service.js';
 import { parseVersionTags } from '../documents/document-writes.js';
-import { AppError, statusOf, type ValidationIssue } from '../errors.js';
+import { AppError, detailOf, statusOf, type ValidationIssue } from '../errors.js';
 import type { JsonObject, JsonValue } from '../json.js';
 import type { LeaderboardService } from '../leaderboards/leaderboard-service.js';
 import type { TreeService } from '../realtime/tree-service.js';
@@ -93,10 +93,7 @@ async function asHttp<T>(work: () => Promise<T>): Promise<T> {
     return await work();
   } catch (error) {
     if (!(error instanceof AppError)) throw error;
-    throw new HttpError(
-      statusOf[error.code],
-      error.code === 'validation' && error.issues ? error.issues : error.message,
-    );
+    throw new HttpError(statusOf[error.code], detailOf(error));
   }
 }
 

@@ -125,19 +125,6 @@ export class RankedBlocks {
     this.blockOfUser = new Map();
   }
 
-  /** True when the key is present. */
-  has(key: RankKey): boolean {
-    const block = this.blocks[this.blockFor(key)];
-    if (!block) return false;
-    const slot = block.lowerBound(key);
-    return slot < block.size && block.compareAt(key, slot) === 0;
-  }
-
-  /** The key the set holds for the user, if any. */
-  keyOfUser(userId: number): RankKey | undefined {
-    return this.placeOfUser(userId)?.key;
-  }
-
   /** The user's key and how many keys sort before it, if the set holds one. */
   placeOfUser(userId: number): { key: RankKey; below: number } | undefined {
     const block = this.blockOfUser.get(userId);
