@@ -9,6 +9,7 @@ import { FunctionRegistry } from '../../src/core/functions/function-registry.js'
 import { defineFunctions, type FunctionContext, HttpError, reject } from '../../src/functions/index.js';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { engines } from '../support/engines.js';
+import { definition } from '../support/leaderboards.js';
 
 const played = defineFunctions({
   projects: '*',
@@ -38,6 +39,35 @@ const played = defineFunctions({
       });
       await ctx.admin.realtime.set(`claims/u${ctx.caller.user_id}`, true);
       return { coins: (written.data as { coins: number }).coins, version: written.version };
+    },
+    // Every call of the admin API once, with what each answered.
+    everyAdminCall: async ({ admin }: FunctionContext, input) => {
+      const userId = (input as { user: number }).user;
+      const put = await admin.documents.put('items/a', { data: { n: 1, tag: 'x' } });
+      const patched = await admin.documents.patch('items/a', { data: { tag: 'y' }, if_match: put.version });
+      const stale = await admin.documents
+        .patch('items/a', { data: { tag: 'z' }, if_match: put.version })
+        .catch((error: unknown) => (error instanceof HttpError ? error.status : 'not an HttpError'));
+      const queried = await admin.documents.query('items', { where: ['tag__exact:y'] });
+      const deleted = await admin.documents.delete('items/a');
+      const set = await admin.realtime.set('rooms/r1', { x: 1 });
+      const updated = await admin.realtime.update('rooms/r1', { y: 2 });
+      const merged = await admin.realtime.get('rooms/r1');
+      const removed = await admin.realtime.remove('rooms/r1');
+      return {
+        put: { created: put.created, data: put.data },
+        patched: { data: patched.data, newer: patched.version > put.version },
+        stale,
+        queried: queried.documents.map((d) => d.path),
+        deleted: deleted.deleted,
+        gone: await admin.documents.get('items/a'),
+        versions: [set.version < updated.version, updated.version < removed.version],
+        merged,
+        emptied: await admin.realtime.get('rooms/r1'),
+        submitted: await admin.leaderboards.submit('score', userId, 7),
+        me: await admin.leaderboards.me('score', userId),
+        user: await admin.users.get(userId),
+      };
     },
     adminErrors: async (ctx: FunctionContext) => {
       try {
@@ -157,6 +187,26 @@ for (const engine of engines) {
       const again = await call('claimDaily');
       expect(again.statusCode).toBe(409);
       expect(again.json()).toEqual({ detail: 'Already claimed today' });
+    });
+
+    it('answers every call of the admin API as the client routes would, writes as ordinary commits', async () => {
+      await t.app.services.leaderboards.create(t.project.projectId, definition('score'));
+      const res = await call('everyAdminCall', { user: t.userId });
+      expect(res.statusCode, res.body).toBe(200);
+      expect(res.json().result).toMatchObject({
+        put: { created: true, data: { n: 1, tag: 'x' } },
+        patched: { data: { n: 1, tag: 'y' }, newer: true },
+        stale: 412,
+        queried: ['items/a'],
+        deleted: 'items/a',
+        gone: null,
+        versions: [true, true],
+        merged: { x: 1, y: 2 },
+        emptied: null,
+        submitted: { user_id: t.userId, stat_value: 7, rank: 1 },
+        me: { user_id: t.userId, stat_value: 7, rank: 1 },
+        user: { id: t.userId },
+      });
     });
 
     it('turns the admin API’s refusals into HttpError with the §0 status and detail', async () => {
