@@ -12,6 +12,7 @@ import { Metrics, metricsRoutes } from './http/metrics.js';
 import type { RateLimits } from './http/rate-limit.js';
 import { adminAuthRoutes } from './http/routes/admin-auth.js';
 import { adminDocumentRoutes } from './http/routes/admin-documents.js';
+import { adminFunctionRoutes } from './http/routes/admin-functions.js';
 import { adminIndexRoutes } from './http/routes/admin-indexes.js';
 import { adminLeaderboardRoutes } from './http/routes/admin-leaderboards.js';
 import { adminProjectDataRoutes } from './http/routes/admin-project-data.js';
@@ -110,6 +111,7 @@ export async function buildApp(
     log,
     queryStats,
     functions,
+    functionObserver: metrics,
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.rules ? { rules: options.rules } : {}),
   });
@@ -142,6 +144,11 @@ export async function buildApp(
   adminRulesRoutes(http, { guard, rules: services.rules, tester: services.rulesTester });
   adminIndexRoutes(http, { guard, indexes: services.indexes, documents: services.documents });
   adminProjectDataRoutes(http, { guard, documents: services.documents, tree: services.tree });
+  adminFunctionRoutes(http, {
+    guard,
+    modules: () => functions.list(),
+    calls: (projectId) => metrics.functionCallCounts(projectId),
+  });
   const realtime = new RealtimeGateway(
     services.tree,
     services.bus,

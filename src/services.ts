@@ -18,6 +18,7 @@ import { QueryStats, type QueryStatsSink } from './core/documents/query-stats.js
 import { RuledDocumentService } from './core/documents/ruled-document-service.js';
 import { adminApi } from './core/functions/admin-api.js';
 import { FunctionCalls } from './core/functions/function-calls.js';
+import type { FunctionObserver } from './core/functions/function-observer.js';
 import { FunctionRegistry } from './core/functions/function-registry.js';
 import { createLeaderboards } from './core/leaderboards/create-leaderboards.js';
 import type { LeaderboardService } from './core/leaderboards/leaderboard-service.js';
@@ -80,6 +81,8 @@ export interface ServiceOptions {
   queryStats?: QueryStatsSink;
   /** The server functions loaded at start (§16); default: none. */
   functions?: FunctionRegistry;
+  /** Where server functions report each run (§16 metrics); default: nowhere. */
+  functionObserver?: FunctionObserver;
 }
 
 /** Wires the services over `storage`. */
@@ -158,6 +161,7 @@ export function createServices(config: Config, storage: Storage, options: Servic
     admin: (projectId) => adminApi({ documents, tree, leaderboards, users: projectAdmin }, projectId),
     clock,
     timeoutMs: config.functions.timeoutMs,
+    ...(options.functionObserver ? { observer: options.functionObserver } : {}),
   });
   return {
     storage,

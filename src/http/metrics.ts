@@ -1,8 +1,23 @@
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { FUNCTION_OUTCOMES, type FunctionObserver, type FunctionOutcome } from '../core/functions/function-observer.js';
 import type { HttpApp } from './server.js';
 
-/** The service's Prometheus metrics, in a registry of its own (one per app, so tests never share). */
-export class Metrics {
+/** A function's runs that ended one way, in one project, since this process started. */
+export interface FunctionCallCount {
+  name: string;
+  outcome: FunctionOutcome;
+  count: number;
+}
+
+/**
+ * The service's Prometheus metrics, in a registry of its own (one per app, so tests never share).
+ * It is the server functions' observer (§16): `cds_function_calls_total` and
+ * `cds_function_duration_seconds` are labelled by name only, as the contract names them, and one
+ * module may serve every project; so each run is also tallied by project, from the same
+ * observation, for the admin view of a project (`functionCalls`), which must not show one
+ * organisation the calls of another.
+ */
+export class Metrics implements FunctionObserver {
   readonly registry = new Registry();
   readonly requests = new Counter({
     name: 'cds_http_requests_total',
@@ -39,6 +54,49 @@ export class Metrics {
     buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
     registers: [this.registry],
   });
+  readonly functionCalls = new Counter({
+    name: 'cds_function_calls_total',
+    help: 'Runs of server functions by name and outcome: ok, rejected, failed, timed_out',
+    labelNames: ['name', 'outcome'] as const,
+    registers: [this.registry],
+  });
+  readonly functionDuration = new Histogram({
+    name: 'cds_function_duration_seconds',
+    help: 'Time server functions ran, by name, whatever the outcome (a timed-out run until its time limit)',
+    labelNames: ['name'] as const,
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [this.registry],
+  });
+  /** project → function name → outcome → runs: the per-project tally of the same observations. */
+  private readonly functionTally = new Map<number, Map<string, Map<FunctionOutcome, number>>>();
+
+  observe(projectId: number, name: string, outcome: FunctionOutcome, seconds: number): void {
+    this.functionCalls.inc({ name, outcome });
+    this.functionDuration.observe({ name }, seconds);
+    let names = this.functionTally.get(projectId);
+    if (!names) {
+      names = new Map();
+      this.functionTally.set(projectId, names);
+    }
+    let outcomes = names.get(name);
+    if (!outcomes) {
+      outcomes = new Map();
+      names.set(name, outcomes);
+    }
+    outcomes.set(outcome, (outcomes.get(outcome) ?? 0) + 1);
+  }
+
+  /** The project's function runs counted by this process, by name then outcome. */
+  functionCallCounts(projectId: number): FunctionCallCount[] {
+    const names = [...(this.functionTally.get(projectId) ?? [])].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return names.flatMap(([name, outcomes]) =>
+      FUNCTION_OUTCOMES.filter((outcome) => outcomes.has(outcome)).map((outcome) => ({
+        name,
+        outcome,
+        count: outcomes.get(outcome) ?? 0,
+      })),
+    );
+  }
 }
 
 /** Counts and times every request, and serves `/metrics` in Prometheus text format. */

@@ -377,6 +377,8 @@ for (const engine of engines) {
       // §16 server functions: an RPC's result, an unknown name.
       await expectStatus(200, 'POST', '/functions/echo', { ...player, body: { a: [1] } });
       await expectStatus(404, 'POST', '/functions/none', player);
+      await expectStatus(200, 'GET', `${project}/functions`, viewer);
+      await expectStatus(404, 'GET', `${project}/functions`, stranger);
 
       await expectStatus(200, 'POST', `${boards}/season/reset`, owner);
       await expectStatus(404, 'POST', `${boards}/none/reset`, owner);

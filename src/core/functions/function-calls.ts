@@ -7,7 +7,8 @@ import type { Clock } from '../clock.js';
 import { AppError, notFound } from '../errors.js';
 import type { JsonValue } from '../json.js';
 import type { AdminApi } from './admin-api.js';
-import type { FunctionRegistry } from './function-registry.js';
+import { type FunctionObserver, observed } from './function-observer.js';
+import type { FoundRpc, FunctionRegistry } from './function-registry.js';
 import { type FunctionCaller, type FunctionLog, FunctionRejection } from './functions-module.js';
 
 /** One call: who, which function of which project, with what input. */
@@ -28,6 +29,8 @@ export interface FunctionCallsDeps {
   clock: Clock;
   /** How long a function may run before the call answers 504 (it is not stopped: JavaScript cannot be). */
   timeoutMs: number;
+  /** Told each call's outcome and duration (the §16 metrics); none: not reported. */
+  observer?: FunctionObserver;
 }
 
 const TIMED_OUT = Symbol('timed out');
@@ -39,7 +42,12 @@ export class FunctionCalls {
   /** The JSON text of the function's result (null for undefined); throws the §16 errors. */
   async call(call: RpcCall): Promise<string> {
     const rpc = this.deps.registry.rpc(call.projectId, call.name);
+    // Unknown names are not reported: a caller could otherwise make any number of metric series.
     if (!rpc) throw notFound('Function not found');
+    return observed(this.deps.observer, call.projectId, call.name, () => this.run(rpc, call));
+  }
+
+  private async run(rpc: FoundRpc, call: RpcCall): Promise<string> {
     const { clock } = this.deps;
     const ctx = {
       project_id: call.projectId,
