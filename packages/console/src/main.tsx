@@ -3,6 +3,7 @@ import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { api, clearSession, loadSession, saveSession } from './api.js';
 import { DocumentsArea } from './areas/documents.js';
+import { FunctionsArea } from './areas/functions.js';
 import { KeysArea } from './areas/keys.js';
 import { LeaderboardsArea } from './areas/leaderboards.js';
 import { RealtimeArea } from './areas/realtime.js';
@@ -29,6 +30,7 @@ const AREAS = [
   ['users', 'Users', UsersArea],
   ['rules', 'Rules', RulesArea],
   ['keys', 'Keys', KeysArea],
+  ['functions', 'Functions', FunctionsArea],
 ] as const;
 
 /** `#/projects/{id}/{area}` → its parts. */
