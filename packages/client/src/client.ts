@@ -82,7 +82,7 @@ export function createClient(options: ClientOptions): Client {
     ref: (path = '') => new RealtimeRef(http, getSocket, path),
     leaderboard: (slug) => new LeaderboardRef(http, slug),
     leaderboards: new Leaderboards(http),
-    functions: new Functions(http),
+    functions: new Functions(http, () => socket),
     get socket() {
       return getSocket();
     },

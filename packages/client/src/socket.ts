@@ -7,6 +7,7 @@ import {
 } from './document-listeners.js';
 import { CdsError, socketError } from './errors.js';
 import type { Session } from './session.js';
+import { SocketCalls } from './socket-calls.js';
 import { ValueCopies, type ValueListener } from './value-copies.js';
 import type { SocketEvent, WebSocketConstructor, WebSocketLike } from './websocket.js';
 import { type WriteMessage, WriteQueue, type WriteState } from './write-queue.js';
@@ -19,6 +20,8 @@ interface ServerMessage extends ListenerMessage {
   version?: number;
   message?: string;
   etag?: string;
+  result?: unknown;
+  status?: number;
 }
 
 export interface SocketOptions {
@@ -53,6 +56,7 @@ export class RealtimeSocket {
   private attempt = 0;
   private timer: ReturnType<typeof setTimeout> | null = null;
   private readonly writes: WriteQueue;
+  private readonly calls = new SocketCalls();
   /** The access token the server holds for this socket (handshake or last `auth`). */
   private token: string | null = null;
   private refreshTimer: ReturnType<typeof setTimeout> | null = null;
@@ -72,6 +76,16 @@ export class RealtimeSocket {
     const sent = this.writes.add(message, (text) => this.sendText(text), state);
     this.connect();
     return sent;
+  }
+
+  /**
+   * Calls a server function over the socket (§16 `call`) when it is open, resolving with its
+   * result or rejecting with the CdsError the REST route's answer would give; null when the
+   * socket is not open (the caller goes over REST then). Never opens the socket.
+   */
+  call(name: string, input: unknown): Promise<unknown> | null {
+    if (this.socket?.readyState !== 1) return null;
+    return this.calls.start(name, input, (text) => this.sendText(text));
   }
 
   /** Calls `listener` with the value at `path` now and after every version that touches it. */
@@ -106,6 +120,7 @@ export class RealtimeSocket {
     this.copies.clear();
     this.listeners.clear();
     this.writes.failAll(error);
+    this.calls.failAll(error);
     const socket = this.socket;
     this.socket = null;
     this.token = null;
@@ -204,6 +219,9 @@ export class RealtimeSocket {
       this.refreshTimer = null;
       this.copies.flush();
       this.writes.dropped();
+      this.calls.failAll(
+        new CdsError(0, 'Connection lost before the function answered: it may or may not have run', 'network'),
+      );
       const stale = this.token;
       if (event.code === TOKEN_EXPIRED && stale) {
         // The token expired before a refresh reached the socket: refresh, then reconnect with `since`.
@@ -244,7 +262,9 @@ export class RealtimeSocket {
     else if (message.event === 'init' && typeof message.path === 'string')
       this.copies.init(message.path, message.value, version);
     else if (message.event === 'resume' && typeof message.path === 'string') this.copies.resume(message.path, version);
-    else if ((message.event === 'ack' || message.event === 'error') && this.writes.settle(message)) {
+    else if ((message.event === 'result' || message.event === 'error') && this.calls.settle(message)) {
+      // A call's answer.
+    } else if ((message.event === 'ack' || message.event === 'error') && this.writes.settle(message)) {
       // A write's answer.
     } else if (message.event === 'error') this.options.onError?.(socketError(message.message ?? 'error'));
   }
