@@ -36,6 +36,7 @@ const EnvSchema = Type.Object({
   CDS_LEADERBOARD_RESET_LEASE_MS: Type.Integer({ minimum: 1000, default: 300_000 }),
   CDS_FUNCTIONS_DIR: Type.String({ default: 'functions' }),
   CDS_FUNCTION_TIMEOUT_MS: Type.Integer({ minimum: 1, default: 10_000 }),
+  CDS_HOOK_TIMEOUT_MS: Type.Integer({ minimum: 1, default: 1000 }),
 });
 
 type Env = Static<typeof EnvSchema>;
@@ -92,8 +93,8 @@ export interface Config {
   };
   /** §5: how often due resets are looked for (0: never), and how long a reset lease lasts. */
   leaderboards: { resetCheckMs: number; resetLeaseMs: number };
-  /** §16: where the server functions' modules are (a missing folder: none), and an RPC's time limit. */
-  functions: { dir: string; timeoutMs: number };
+  /** §16: where the server functions' modules are (a missing folder: none), an RPC's and a before hook's time limits. */
+  functions: { dir: string; timeoutMs: number; hookTimeoutMs: number };
 }
 
 /** Reads the configuration; throws one error listing every invalid variable. */
@@ -144,6 +145,6 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       resetCheckMs: e.CDS_LEADERBOARD_RESET_CHECK_MS,
       resetLeaseMs: e.CDS_LEADERBOARD_RESET_LEASE_MS,
     },
-    functions: { dir: e.CDS_FUNCTIONS_DIR, timeoutMs: e.CDS_FUNCTION_TIMEOUT_MS },
+    functions: { dir: e.CDS_FUNCTIONS_DIR, timeoutMs: e.CDS_FUNCTION_TIMEOUT_MS, hookTimeoutMs: e.CDS_HOOK_TIMEOUT_MS },
   };
 }

@@ -16,7 +16,8 @@ import { DocumentService } from './core/documents/document-service.js';
 import { IndexService } from './core/documents/index-service.js';
 import { QueryStats, type QueryStatsSink } from './core/documents/query-stats.js';
 import { RuledDocumentService } from './core/documents/ruled-document-service.js';
-import { adminApi } from './core/functions/admin-api.js';
+import { type AdminApi, adminApi } from './core/functions/admin-api.js';
+import { BeforeHookRunner, type WriteHooks } from './core/functions/before-hooks.js';
 import { FunctionCalls } from './core/functions/function-calls.js';
 import type { FunctionObserver } from './core/functions/function-observer.js';
 import { FunctionRegistry } from './core/functions/function-registry.js';
@@ -90,7 +91,20 @@ export function createServices(config: Config, storage: Storage, options: Servic
   const clock = options.clock ?? systemClock;
   const log = options.log ?? (() => undefined);
   const jwtSecret = loadJwtSecret(config);
+  const registry = options.functions ?? FunctionRegistry.empty;
+  // Hooks reach the admin API, built from the services below: it is asked for only when a hook runs.
+  let adminOf: (projectId: number) => AdminApi = () => {
+    throw new Error('the admin API is not built yet');
+  };
+  const hooks: WriteHooks = new BeforeHookRunner({
+    registry,
+    admin: (projectId) => adminOf(projectId),
+    clock,
+    timeoutMs: config.functions.hookTimeoutMs,
+    rolesOf: (projectId, userId): Promise<string[]> => auth.rolesOf(projectId, userId),
+  });
   const auth = new AuthService({
+    hooks,
     accounts: storage.accounts,
     jwtSecret,
     accessTokenTtlSeconds: config.accessTokenTtlSeconds,
@@ -105,6 +119,7 @@ export function createServices(config: Config, storage: Storage, options: Servic
     clock,
     leaseMs: config.leaderboards.resetLeaseMs,
     admin: storage.leaderboardAdmin,
+    hooks,
     // Only other instances need telling: with the in-process bus this process is the only one.
     ...(bus instanceof InProcessBus
       ? {}
@@ -125,6 +140,7 @@ export function createServices(config: Config, storage: Storage, options: Servic
     onPublishError: publishFailures(log),
     rules: new TreeRules({ source: ruleSource, auth: ruleAuth, clock }),
     readCacheBytes: config.realtime.readCacheBytes,
+    hooks,
   });
   const indexes = new IndexService({
     store: storage.indexes,
@@ -148,6 +164,7 @@ export function createServices(config: Config, storage: Storage, options: Servic
       ...(options.queryStats ? { stats: new QueryStats(options.queryStats, clock) } : {}),
     },
     clock,
+    hooks,
   );
   const projectAdmin = new ProjectAdminService({
     admins: storage.admins,
@@ -156,9 +173,10 @@ export function createServices(config: Config, storage: Storage, options: Servic
     auth,
     submit: (projectId, slug, userId, value) => leaderboards.submit(projectId, slug, userId, value, 'server'),
   });
+  adminOf = (projectId) => adminApi({ documents, tree, leaderboards, users: projectAdmin }, projectId);
   const functions = new FunctionCalls({
-    registry: options.functions ?? FunctionRegistry.empty,
-    admin: (projectId) => adminApi({ documents, tree, leaderboards, users: projectAdmin }, projectId),
+    registry,
+    admin: adminOf,
     clock,
     timeoutMs: config.functions.timeoutMs,
     ...(options.functionObserver ? { observer: options.functionObserver } : {}),

@@ -191,6 +191,7 @@ export class RealtimeGateway {
       onError: (error) => this.log.error({ err: error }, 'realtime session error'),
       listeners: (send, freeSlots) => this.listenersOf(caller, send, freeSlots),
       callFunction: (functionCaller, name, input) => this.callFunction(projectId, functionCaller, name, input),
+      log: this.log,
     });
     this.sessions.add(session);
     // Start the feed now, so the first subscribe finds it ready.

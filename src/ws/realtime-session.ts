@@ -1,5 +1,7 @@
+import { randomUUID } from 'node:crypto';
 import type { WebSocket } from 'ws';
 import { AppError, statusOf } from '../core/errors.js';
+import type { ChildLogger, HookOrigin } from '../core/functions/before-hooks.js';
 import { type FunctionCaller, FunctionRejection } from '../core/functions/functions-module.js';
 import type { JsonValue } from '../core/json.js';
 import type { PathLimits } from '../core/paths.js';
@@ -15,7 +17,7 @@ import {
   writeOptionsOf,
 } from '../core/realtime/messages.js';
 import { TreePreconditionFailed } from '../core/realtime/tree-atomic.js';
-import type { TreeService } from '../core/realtime/tree-service.js';
+import type { TreeService, TreeWriteOptions } from '../core/realtime/tree-service.js';
 import type { DocumentListeners } from './document-listeners.js';
 import { OrderedReplies } from './ordered-replies.js';
 import type { ProjectFeed } from './project-feed.js';
@@ -60,6 +62,8 @@ export interface SessionOptions extends SocketLimits {
   listeners: (send: (text: string) => void, freeSlots: () => number) => DocumentListeners;
   /** Runs a server function of the project (§16) and answers its result as JSON text; the §16 errors otherwise. */
   callFunction: (caller: FunctionCaller, name: string, input: JsonValue) => Promise<string>;
+  /** The log a player's write's before hook (§16) writes to. */
+  log: ChildLogger;
 }
 
 type WriteMessage = Extract<ClientMessage, { action: 'set' | 'patch' | 'delete' }>;
@@ -185,7 +189,29 @@ export class RealtimeSession {
     return this.replies.after(Promise.resolve(), () => this.out.send(text));
   }
 
+  /** A write's origin for its before hook; the request id is drawn only when a hook asks for it. */
+  private originOf(userId: number): HookOrigin {
+    let requestId: string | undefined;
+    return {
+      userId,
+      get requestId() {
+        requestId ??= randomUUID();
+        return requestId;
+      },
+      log: this.options.log,
+    };
+  }
+
   private sendError(error: unknown, id: MessageId | undefined): void {
+    // A before hook's refusal or failure (§16) carries the status a REST write would have answered.
+    if (error instanceof FunctionRejection) {
+      this.out.send(callErrorMessage(error.status, error.detail, id));
+      return;
+    }
+    if (error instanceof AppError && (error.code === 'failed' || error.code === 'unavailable')) {
+      this.out.send(callErrorMessage(statusOf[error.code], error.message, id));
+      return;
+    }
     if (!(error instanceof AppError)) this.options.onError(error);
     const current = error instanceof TreePreconditionFailed ? { etag: error.etag, value: error.value } : undefined;
     this.out.send(errorMessage(error instanceof AppError ? error.message : 'Internal error', id, current));
@@ -250,7 +276,8 @@ export class RealtimeSession {
 
   private async write(message: WriteMessage, placed: () => void): Promise<void> {
     const { tree } = this.options;
-    const options = { ...writeOptionsOf(message), placed };
+    const options: TreeWriteOptions = { ...writeOptionsOf(message), placed };
+    if (this.userId !== undefined) options.origin = this.originOf(this.userId);
     await this.caller.requireWrite();
     if (message.action === 'set') await tree.set(this.projectId, message.path, message.value, this.userId, options);
     else if (message.action === 'patch') {

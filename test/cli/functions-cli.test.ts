@@ -27,7 +27,10 @@ const greet = (ctx: FunctionContext, input: unknown): { hello: unknown; project:
 export default defineFunctions({ projects: '*', rpc: { greet, zeta: () => 1 } });
 `;
 const PING_MJS = `import { defineFunctions } from 'client-data-service/functions';
-export default defineFunctions({ projects: [1, 2], rpc: { ping: () => 'pong' } });
+export default defineFunctions({ projects: [1, 2], rpc: { ping: () => 'pong' }, before: { 'auth.signup': () => undefined } });
+`;
+const HOOK_MJS = (projects: string, hook: string) => `import { defineFunctions } from 'client-data-service/functions';
+export default defineFunctions({ projects: ${projects}, before: { '${hook}': () => undefined } });
 `;
 
 describe('server function modules (§16) loaded by real processes', () => {
@@ -39,7 +42,14 @@ describe('server function modules (§16) loaded by real processes', () => {
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout)).toEqual([
-      { file: join(dir, 'ping.mjs'), projects: [1, 2], rpc: ['ping'], before: [], after: [], schedule: [] },
+      {
+        file: join(dir, 'ping.mjs'),
+        projects: [1, 2],
+        rpc: ['ping'],
+        before: ['auth.signup'],
+        after: [],
+        schedule: [],
+      },
       { file: join(dir, 'rewards.ts'), projects: '*', rpc: ['greet', 'zeta'], before: [], after: [], schedule: [] },
     ]);
     const none = await withDir(join(root, 'missing'))('functions', 'list');
@@ -53,12 +63,22 @@ describe('server function modules (§16) loaded by real processes', () => {
       ['syntax', { 'typo.ts': 'export default {{;\n' }, /typo\.ts: failed to load/],
       ['shape', { 'plain.mjs': "export default { projects: '*', rpc: {} };\n" }, /plain\.mjs: .*defineFunctions/],
       [
-        'hooks',
+        'after',
         {
-          'hooks.mjs':
-            "import { defineFunctions } from 'client-data-service/functions';\nexport default defineFunctions({ projects: '*', before: {} });\n",
+          'after.mjs':
+            "import { defineFunctions } from 'client-data-service/functions';\nexport default defineFunctions({ projects: '*', after: {} });\n",
         },
-        /hooks\.mjs: 'before' is not supported/,
+        /after\.mjs: 'after' is not supported/,
+      ],
+      [
+        'unknown hook',
+        { 'hook.mjs': HOOK_MJS("'*'", 'documents.read') },
+        /hook\.mjs: before hook 'documents.read' is not one of/,
+      ],
+      [
+        'hook clash',
+        { 'a.mjs': HOOK_MJS('[3]', 'realtime.write'), 'b.mjs': HOOK_MJS('[2, 3]', 'realtime.write') },
+        /b\.mjs: before hook 'realtime.write' is also defined by .*a\.mjs/,
       ],
       [
         'clash',

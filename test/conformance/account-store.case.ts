@@ -152,7 +152,9 @@ export function accountStoreCases(engine: EngineFixture): void {
       });
 
       it('binds one user to a device: created on the first call, the same later', async () => {
+        expect(await store.findUserByDevice(projectId, 'device-1')).toBeNull();
         const first = await ensureGuest(projectId, guest('guest_a', 'device-1'));
+        expect(await store.findUserByDevice(projectId, 'device-1')).toEqual(first);
         const again = await ensureGuest(projectId, guest('guest_b', 'device-1'));
         expect(again).toEqual(first);
         expect(first.username).toBe('guest_a');

@@ -23,6 +23,12 @@ export class MemoryRulesSource implements RulesSource {
     this.rulesets.set(projectId, new CompiledRuleset(parseRuleset(value)));
     for (const listener of this.listeners) listener(projectId);
   }
+
+  /** Gives the project the open ruleset again. */
+  clear(projectId: number): void {
+    this.rulesets.delete(projectId);
+    for (const listener of this.listeners) listener(projectId);
+  }
 }
 
 /** Another player of the test app's project: its id and §1 headers. */

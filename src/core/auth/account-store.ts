@@ -92,6 +92,8 @@ export interface AccountStore {
   /** The user bound to the device, created by `user` when missing (atomically); a refusal as `createUser`'s. */
   ensureGuest(projectId: number, user: NewUser & { deviceId: string }): Promise<User | UserRefusal>;
   findUserByUsername(projectId: number, username: string): Promise<UserWithPassword | null>;
+  /** The guest bound to the device, or null (its first login has not happened). */
+  findUserByDevice(projectId: number, deviceId: string): Promise<User | null>;
   findUserById(projectId: number, userId: number): Promise<User | null>;
   /** The public profiles of those users that exist (leaderboard listings). */
   profilesOf(projectId: number, userIds: readonly number[]): Promise<Map<number, UserProfile>>;

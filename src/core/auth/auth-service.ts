@@ -1,6 +1,9 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import { AppError, conflict, notFound, type ValidationIssue, validationFailed } from '../errors.js';
+import { type HookOrigin, noHooks, unusableReplacement, type WriteHooks } from '../functions/before-hooks.js';
+import type { SignupArgument } from '../functions/functions-module.js';
+import { isJsonObject } from '../json.js';
 import type { AccountStore, User, UserRefusal } from './account-store.js';
 import { DEFAULT_SCRYPT_PARAMS, dummyHash, hashPassword, type ScryptParams, verifyPassword } from './passwords.js';
 import { PLAYER_ROLE } from './player-role.js';
@@ -55,6 +58,8 @@ export interface AuthServiceOptions {
   clientCacheMs?: number;
   /** The scrypt cost of new password hashes. */
   scrypt?: ScryptParams;
+  /** The projects' `auth.signup` before hooks (§16); none by default. */
+  hooks?: WriteHooks;
 }
 
 const INVALID_CLIENT = 'Invalid client credentials';
@@ -62,6 +67,8 @@ const INVALID_TOKEN = 'Invalid or expired token';
 const INVALID_LOGIN = 'Invalid username or password';
 const INVALID_REFRESH = 'Invalid or expired refresh token';
 const ACCOUNT_DISABLED = 'Account disabled';
+/** A nickname's longest (§1). */
+const MAX_NICKNAME = 64;
 // Compared against when a client id is unknown, so that case costs the same as a wrong secret.
 const NO_SECRET_HASH = Buffer.alloc(32);
 const GUEST_NAME_ATTEMPTS = 4;
@@ -129,6 +136,7 @@ export class AuthService {
   private readonly tokens: AccessTokens;
   private readonly refreshTtlMs: number;
   private readonly scrypt: ScryptParams;
+  private readonly hooks: WriteHooks;
   private readonly clients: LRUCache<string, CachedClient>;
   private readonly access: LRUCache<string, CachedAccess>;
 
@@ -137,6 +145,7 @@ export class AuthService {
     this.tokens = new AccessTokens(options.jwtSecret, options.accessTokenTtlSeconds ?? 3600);
     this.refreshTtlMs = (options.refreshTokenTtlSeconds ?? 30 * 24 * 3600) * 1000;
     this.scrypt = options.scrypt ?? DEFAULT_SCRYPT_PARAMS;
+    this.hooks = options.hooks ?? noHooks;
     this.clients = new LRUCache({ max: 10_000, ttl: options.clientCacheMs ?? 5000 });
     this.access = new LRUCache({ max: 100_000, ttl: options.permissionCacheMs ?? 5000 });
     // Computed now so the first failed login is not faster than later ones.
@@ -231,16 +240,36 @@ export class AuthService {
   async signup(
     projectId: number,
     input: { username: string; password: string; nickname?: string },
+    origin?: HookOrigin,
   ): Promise<AuthResponse> {
     checkCredentials(input.username, input.password);
+    const account = { username: input.username, nickname: input.nickname ?? input.username };
+    const nickname = await this.hookedNickname(projectId, account, origin);
     const passwordHash = await hashPassword(input.password, this.scrypt);
     const user = await this.accounts.createUser(projectId, {
       username: input.username,
       passwordHash,
-      nickname: input.nickname ?? input.username,
+      nickname,
       roles: [PLAYER_ROLE],
     });
     return this.issueTokens(createdUser(user));
+  }
+
+  /** The nickname the project's `auth.signup` hook gives the account (§16), or the one asked. */
+  private async hookedNickname(projectId: number, account: SignupArgument, origin: HookOrigin | undefined) {
+    const hook = origin ? this.hooks.find(projectId, 'auth.signup') : undefined;
+    if (!hook || !origin) return account.nickname;
+    const replacement = await hook(origin, account);
+    if (replacement === undefined) return account.nickname;
+    const nickname = isJsonObject(replacement) ? replacement.nickname : undefined;
+    if (typeof nickname !== 'string' || nickname.length < 1 || nickname.length > MAX_NICKNAME) {
+      throw unusableReplacement(
+        origin,
+        'auth.signup',
+        `a replacement must be {nickname} of 1 to ${MAX_NICKNAME} characters`,
+      );
+    }
+    return nickname;
   }
 
   /** Signs a user in; any mismatch is `invalid_login` (401) after the same scrypt work. */
@@ -255,13 +284,19 @@ export class AuthService {
   }
 
   /** Signs in the guest bound to a device, creating it on the first call. */
-  async guest(projectId: number, deviceId: string): Promise<AuthResponse> {
+  async guest(projectId: number, deviceId: string, origin?: HookOrigin): Promise<AuthResponse> {
+    // The hook runs before the device's first login only (a known device has its account).
+    const firstLogin = origin && this.hooks.find(projectId, 'auth.signup') !== undefined;
+    const known = firstLogin ? await this.accounts.findUserByDevice(projectId, deviceId) : null;
+    if (known?.disabled) throw new AppError('invalid_login', ACCOUNT_DISABLED);
+    if (known) return this.issueTokens(known);
     for (let attempt = 1; ; attempt++) {
       const username = `guest_${randomBytes(8).toString('hex')}`;
+      const account = { username, nickname: username, device_id: deviceId };
       const guest = await this.accounts.ensureGuest(projectId, {
         username,
         passwordHash: null,
-        nickname: username,
+        nickname: firstLogin ? await this.hookedNickname(projectId, account, origin) : username,
         roles: [PLAYER_ROLE],
         deviceId,
       });

@@ -1,6 +1,7 @@
 import { v7 as timeOrderedUuid } from 'uuid';
 import { type Clock, systemClock } from '../clock.js';
 import { notFound } from '../errors.js';
+import { type HookOrigin, noHooks, type WriteHooks } from '../functions/before-hooks.js';
 import type { JsonObject } from '../json.js';
 import {
   childDocumentPath,
@@ -85,8 +86,12 @@ export class DocumentService {
     private readonly limits: PathLimits,
     private readonly planning: QueryPlanning = {},
     clock: Clock = systemClock,
+    hooks: WriteHooks = noHooks,
   ) {
-    this.writes = new DocumentWrites(commits, limits, clock);
+    this.writes = new DocumentWrites(commits, limits, clock, hooks, async (projectId, path) => {
+      const found = await store.getWithCollections(projectId, path);
+      return found ? { ...parseDocumentJson(found.document), version: found.version } : null;
+    });
   }
 
   /** Inserts or replaces the document at `rawPath`. */
@@ -105,8 +110,9 @@ export class DocumentService {
     rawParent: string | undefined,
     data: JsonObject,
     access?: WriteAccess | null,
+    origin?: HookOrigin,
   ): Promise<PutResult> {
-    return this.writes.create(projectId, this.newDocumentPath(rawCollection, rawParent), data, access);
+    return this.writes.create(projectId, this.newDocumentPath(rawCollection, rawParent), data, access, origin);
   }
 
   /** The path and id a POST to the collection would create (checked against the path limits). */
@@ -136,8 +142,13 @@ export class DocumentService {
   }
 
   /** Applies up to 500 writes as one commit: all or none (§11). */
-  batch(projectId: number, writes: readonly BatchWrite[], access?: WriteAccess | null): Promise<BatchResult> {
-    return this.writes.batch(projectId, writes, access);
+  batch(
+    projectId: number,
+    writes: readonly BatchWrite[],
+    access?: WriteAccess | null,
+    origin?: HookOrigin,
+  ): Promise<BatchResult> {
+    return this.writes.batch(projectId, writes, access, origin);
   }
 
   /**

@@ -7,11 +7,13 @@ import { randomUUID } from 'node:crypto';
 import { v7 as timeOrderedUuid } from 'uuid';
 import type { Clock } from '../clock.js';
 import { badRequest, validationFailed } from '../errors.js';
+import type { HookOrigin, WriteHooks } from '../functions/before-hooks.js';
+import { noHooks } from '../functions/before-hooks.js';
 import { type JsonObject, unstorableIssue } from '../json.js';
 import { childDocumentPath, type DocumentPath, normalizePath, type PathLimits, parseDocumentPath } from '../paths.js';
 import type { DocumentAccess, WriteOp } from '../rules/document-access.js';
 import type { DocumentCommits } from './document-commits.js';
-import type { AppliedMutation, DocumentMutation, DocumentRecord } from './document-store.js';
+import type { AppliedMutation, DocumentMutation, DocumentRecord, StoredDocument } from './document-store.js';
 import {
   batchMutation,
   deleteMutation,
@@ -22,6 +24,7 @@ import {
   putMutation,
 } from './document-writes.js';
 import { applyTransforms, type FieldTransform, parseTransforms } from './field-transforms.js';
+import { applyWithHook, type PlannedWrite } from './hooked-writes.js';
 
 /** The access rules (§9) of a caller's writes: its `DocumentAccess`, or null for a trusted caller. */
 export type WriteAccess = Pick<DocumentAccess, 'writeGuard'>;
@@ -35,6 +38,8 @@ export interface WriteRequest {
   transforms?: Record<string, unknown>;
   precondition?: Precondition;
   access?: WriteAccess | null;
+  /** Who asked, when a client did: its writes go through the project's `documents.write` hook. */
+  origin?: HookOrigin;
 }
 
 export type PutResult = DocumentRecord & { created: boolean; version: number };
@@ -82,12 +87,15 @@ export class DocumentWrites {
     private readonly store: DocumentWriter,
     private readonly limits: PathLimits,
     private readonly clock: Clock,
+    private readonly hooks: WriteHooks = noHooks,
+    /** The document as stored now, for a hook to be shown. */
+    private readonly read: (projectId: number, path: string) => Promise<StoredDocument | null> = async () => null,
   ) {}
 
   async put(projectId: number, rawPath: string, data: JsonObject, request: WriteRequest): Promise<PutResult> {
     const path = parseDocumentPath(rawPath, this.limits);
-    const mutation = this.putMutation(path, data, request, ['body']);
-    return written((await this.store.apply(projectId, [mutation]))[0]);
+    const planned = this.putPlan(path, data, request, ['body']);
+    return written((await this.commit(projectId, [planned], request.origin))[0]);
   }
 
   async create(
@@ -95,11 +103,20 @@ export class DocumentWrites {
     path: DocumentPath & { id: string },
     data: JsonObject,
     access?: WriteAccess | null,
+    origin?: HookOrigin,
   ): Promise<PutResult> {
     storable(data);
     const guard = access?.writeGuard('create', path, { id: path.id, path: path.path, data }) ?? undefined;
     const mutation = putMutation(path, data, path.id, guard ? { guard } : {});
-    return { ...written((await this.store.apply(projectId, [mutation]))[0]), created: true };
+    const planned: PlannedWrite = {
+      op: 'create',
+      path,
+      mutation,
+      data,
+      transforms: undefined,
+      rawTransforms: undefined,
+    };
+    return { ...written((await this.commit(projectId, [planned], origin))[0]), created: true };
   }
 
   async patch(
@@ -109,36 +126,36 @@ export class DocumentWrites {
     request: WriteRequest,
   ): Promise<PatchResult> {
     const path = parseDocumentPath(rawPath, this.limits);
-    const mutation = this.patchMutation(path, patch, request, ['body']);
-    const { id, data, version } = written((await this.store.apply(projectId, [mutation]))[0]);
+    const planned = this.patchPlan(path, patch, request, ['body']);
+    const { id, data, version } = written((await this.commit(projectId, [planned], request.origin))[0]);
     return { id, path: path.path, data, version };
   }
 
   async delete(projectId: number, rawPath: string, request: WriteRequest): Promise<DeleteResult> {
     const path = parseDocumentPath(rawPath, this.limits);
-    const guard = request.access?.writeGuard('delete', path, null) ?? undefined;
-    const [applied] = await this.store.apply(projectId, [
-      deleteMutation(path, {
-        ...(guard ? { guard } : {}),
-        ...(request.precondition ? { precondition: request.precondition } : {}),
-      }),
-    ]);
+    const [applied] = await this.commit(projectId, [this.deletePlan(path, request)], request.origin);
     return { deleted: path.path, version: applied?.version ?? 0 };
   }
 
-  async batch(projectId: number, writes: readonly BatchWrite[], access?: WriteAccess | null): Promise<BatchResult> {
+  async batch(
+    projectId: number,
+    writes: readonly BatchWrite[],
+    access?: WriteAccess | null,
+    origin?: HookOrigin,
+  ): Promise<BatchResult> {
     if (writes.length === 0 || writes.length > MAX_BATCH_WRITES) {
       const msg = `A batch holds 1 to ${MAX_BATCH_WRITES} writes`;
       throw validationFailed([{ loc: ['body', 'writes'], msg, type: 'value_error' }]);
     }
-    const mutations = writes.map((write, index) => {
+    const planned = writes.map((write, index) => {
       try {
-        return batchMutation(index, this.batchMutation(write, index, access));
+        const plan = this.batchPlan(write, index, access);
+        return { ...plan, mutation: batchMutation(index, plan.mutation) };
       } catch (error) {
         throw inBatchWrite(index, error);
       }
     });
-    const applied = await this.store.apply(projectId, mutations);
+    const applied = await this.commit(projectId, planned, origin, true);
     const results = applied.map((item, i): BatchItemResult => {
       if (item.kind === 'deleted') return { deleted: item.path };
       const created = writes[i]?.op === 'put' || writes[i]?.op === 'create' ? { created: item.created } : {};
@@ -147,7 +164,28 @@ export class DocumentWrites {
     return { version: applied[0]?.version ?? 0, results };
   }
 
-  private batchMutation(write: BatchWrite, index: number, access?: WriteAccess | null): DocumentMutation {
+  /** Commits the writes as one; a client's go through the project's `documents.write` hook first, if it has one. */
+  private commit(
+    projectId: number,
+    planned: readonly PlannedWrite[],
+    origin: HookOrigin | undefined,
+    batch = false,
+  ): Promise<AppliedMutation[]> {
+    const hook = origin ? this.hooks.find(projectId, 'documents.write') : undefined;
+    if (!hook || !origin)
+      return this.store.apply(
+        projectId,
+        planned.map((write) => write.mutation),
+      );
+    const deps = {
+      read: this.read,
+      apply: (id: number, mutations: readonly DocumentMutation[]) => this.store.apply(id, mutations),
+      now: () => this.clock.now(),
+    };
+    return applyWithHook(projectId, planned, hook, origin, deps, batch);
+  }
+
+  private batchPlan(write: BatchWrite, index: number, access?: WriteAccess | null): PlannedWrite {
     const location = ['body', 'writes', index];
     const precondition: Precondition = {
       ...(write.if_match !== undefined ? { ifMatch: parseVersionTags(String(write.if_match)) } : {}),
@@ -165,27 +203,24 @@ export class DocumentWrites {
         const collection = segments.pop() as string;
         const id = timeOrderedUuid();
         const path = childDocumentPath(segments.join('/'), collection, id, this.limits);
-        return this.putMutation(path, write.data ?? {}, request, location, { op: 'create', newId: id });
+        return this.putPlan(path, write.data ?? {}, request, location, { op: 'create', newId: id });
       }
       case 'put':
-        return this.putMutation(parseDocumentPath(write.path, this.limits), write.data ?? {}, request, location);
+        return this.putPlan(parseDocumentPath(write.path, this.limits), write.data ?? {}, request, location);
       case 'patch':
-        return this.patchMutation(parseDocumentPath(write.path, this.limits), write.data, request, location);
-      case 'delete': {
-        const path = parseDocumentPath(write.path, this.limits);
-        const guard = access?.writeGuard('delete', path, null) ?? undefined;
-        return deleteMutation(path, { precondition, ...(guard ? { guard } : {}) });
-      }
+        return this.patchPlan(parseDocumentPath(write.path, this.limits), write.data, request, location);
+      case 'delete':
+        return this.deletePlan(parseDocumentPath(write.path, this.limits), request);
     }
   }
 
-  private putMutation(
+  private putPlan(
     path: DocumentPath,
     data: JsonObject,
     request: WriteRequest,
     location: (string | number)[],
     { op, newId }: { op: 'put' | 'create'; newId: string } = { op: 'put', newId: randomUUID() },
-  ): DocumentMutation {
+  ): PlannedWrite {
     storable(data, [...location, 'data']);
     const transforms = this.transforms(request, data, location);
     // The rules see the data as the write leaves it; `server_time` is estimated by the clock now.
@@ -195,30 +230,41 @@ export class DocumentWrites {
       path: path.path,
       data: after,
     });
-    return putMutation(path, data, newId, {
+    const mutation = putMutation(path, data, newId, {
       ...(transforms ? { transforms } : {}),
       ...(request.precondition ? { precondition: request.precondition } : {}),
       ...(guard ? { guard } : {}),
     });
+    return { op, path, mutation, data, transforms, rawTransforms: request.transforms };
   }
 
-  private patchMutation(
+  private patchPlan(
     path: DocumentPath,
     patch: JsonObject | undefined,
     request: WriteRequest,
     location: (string | number)[],
-  ): DocumentMutation {
+  ): PlannedWrite {
     if (patch === undefined && request.transforms === undefined) {
       throw validationFailed([{ loc: [...location, 'data'], msg: 'data or transforms is required', type: 'missing' }]);
     }
     storable(patch ?? {}, [...location, 'data']);
     const transforms = this.transforms(request, patch, location);
     const guard = request.access?.writeGuard('patch', path, null);
-    return patchMutation(path, patch ?? {}, {
+    const mutation = patchMutation(path, patch ?? {}, {
       ...(transforms ? { transforms } : {}),
       ...(request.precondition ? { precondition: request.precondition } : {}),
       ...(guard ? { guard } : {}),
     });
+    return { op: 'patch', path, mutation, data: patch, transforms, rawTransforms: request.transforms };
+  }
+
+  private deletePlan(path: DocumentPath, request: WriteRequest): PlannedWrite {
+    const guard = request.access?.writeGuard('delete', path, null) ?? undefined;
+    const mutation = deleteMutation(path, {
+      ...(guard ? { guard } : {}),
+      ...(request.precondition ? { precondition: request.precondition } : {}),
+    });
+    return { op: 'delete', path, mutation, data: undefined, transforms: undefined, rawTransforms: undefined };
   }
 
   private transforms(

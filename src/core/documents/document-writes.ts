@@ -4,6 +4,7 @@
  * engine only reads, calls `decide` and stores what it returns.
  */
 import { AppError, conflict, notFound } from '../errors.js';
+import { FunctionRejection } from '../functions/functions-module.js';
 import type { JsonObject } from '../json.js';
 import type { DocumentPath } from '../paths.js';
 import type { DocumentChange, DocumentMutation, DocumentRecord, StoredDocument } from './document-store.js';
@@ -127,6 +128,9 @@ export function deleteMutation(path: DocumentPath, options: WriteOptions = {}) {
 
 /** The same error, its message (and 422 locations) naming the batch write it came from. */
 export function inBatchWrite(index: number, error: unknown): unknown {
+  if (error instanceof FunctionRejection) {
+    return new FunctionRejection(error.status, `writes[${index}]: ${error.detail}`);
+  }
   if (!(error instanceof AppError)) return error;
   const issues = error.issues?.map((issue) =>
     issue.loc[0] === 'body' && issue.loc[1] === 'writes'

@@ -9,6 +9,7 @@
  * access's write guard), on the document as the commit sees it.
  */
 import { notFound } from '../errors.js';
+import type { ChildLogger, HookOrigin } from '../functions/before-hooks.js';
 import type { JsonObject } from '../json.js';
 import { type PathLimits, parseCollectionName, parseDocumentPath, parseParentPath } from '../paths.js';
 import type { DocumentAccess, DocumentAccessSource } from '../rules/document-access.js';
@@ -29,10 +30,18 @@ export { RULES_DENIED } from '../rules/document-access.js';
 /** What a client write carries beyond its path and data (§11). */
 export type ClientWriteRequest = Omit<WriteRequest, 'access'>;
 
-/** Who a client request acts for. */
+/** Who a client request acts for; with the request's id and log, its writes run the project's before hook (§16). */
 export interface DocumentCaller {
   projectId: number;
   userId: number;
+  id?: string;
+  log?: ChildLogger;
+}
+
+/** The origin a hook is told of, when the caller is a request. */
+function originOf(caller: DocumentCaller): HookOrigin | undefined {
+  const { id, log } = caller;
+  return id !== undefined && log !== undefined ? { userId: caller.userId, requestId: id, log } : undefined;
 }
 
 /** How many documents a list or query checked document by document reads at a time. */
@@ -62,12 +71,13 @@ export class RuledDocumentService {
     return this.documents.put(caller.projectId, rawPath, data, {
       ...request,
       access: this.known(caller) ?? (await this.accessOf(caller)),
+      origin: originOf(caller),
     });
   }
 
   async create(caller: DocumentCaller, rawCollection: string, rawParent: string | undefined, data: JsonObject) {
     const access = this.known(caller) ?? (await this.accessOf(caller));
-    return this.documents.create(caller.projectId, rawCollection, rawParent, data, access);
+    return this.documents.create(caller.projectId, rawCollection, rawParent, data, access, originOf(caller));
   }
 
   async patch(
@@ -79,6 +89,7 @@ export class RuledDocumentService {
     return this.documents.patch(caller.projectId, rawPath, patch, {
       ...request,
       access: this.known(caller) ?? (await this.accessOf(caller)),
+      origin: originOf(caller),
     });
   }
 
@@ -86,12 +97,14 @@ export class RuledDocumentService {
     return this.documents.delete(caller.projectId, rawPath, {
       ...request,
       access: this.known(caller) ?? (await this.accessOf(caller)),
+      origin: originOf(caller),
     });
   }
 
   /** A batch (§11): every write is checked against the rules, inside the commit when it needs the stored document. */
   async batch(caller: DocumentCaller, writes: readonly BatchWrite[]): Promise<BatchResult> {
-    return this.documents.batch(caller.projectId, writes, this.known(caller) ?? (await this.accessOf(caller)));
+    const access = this.known(caller) ?? (await this.accessOf(caller));
+    return this.documents.batch(caller.projectId, writes, access, originOf(caller));
   }
 
   /** Direct children the caller may list, by path; the limit counts those only. */

@@ -1,10 +1,15 @@
 /**
- * The functions loaded at start (§16), by project: which module answers an RPC name for a
- * project. Two modules may not define one name for one project: the registry refuses them when
- * it is built, naming both files, so the start stops.
+ * The functions loaded at start (§16), by project: which module answers an RPC name or runs a
+ * before hook for a project. Two modules may not define one RPC or one hook for one project: the
+ * registry refuses them when it is built, naming both files, so the start stops.
  */
 import type { AdminApi } from './admin-api.js';
-import type { FunctionsDefinition as Definition, RpcFunction } from './functions-module.js';
+import type {
+  BeforeHookName,
+  BeforeHooks,
+  FunctionsDefinition as Definition,
+  RpcFunction,
+} from './functions-module.js';
 
 /** A module's definition, its functions given the admin API. */
 type FunctionsDefinition = Definition<AdminApi>;
@@ -20,6 +25,7 @@ export interface ModuleSummary {
   file: string;
   projects: '*' | number[];
   rpc: string[];
+  before: string[];
 }
 
 /** An RPC found for a project. */
@@ -36,24 +42,48 @@ const overlap = (a: FunctionsDefinition, b: FunctionsDefinition) =>
   a.projects === '*' || b.projects === '*' || a.projects.some((id) => serves(b, id));
 
 const rpcNames = (definition: FunctionsDefinition) => Object.keys(definition.rpc ?? {});
+const hookNames = (definition: FunctionsDefinition) => Object.keys(definition.before ?? {});
+
+/** What a module defines that no other module may define for the same project. */
+const definedNames = (definition: FunctionsDefinition) => [
+  ...rpcNames(definition).map((name) => `rpc '${name}'`),
+  ...hookNames(definition).map((name) => `before hook '${name}'`),
+];
 
 /** The loaded modules, asked by project and name. */
 export class FunctionRegistry {
   static readonly empty = new FunctionRegistry([]);
+  /** Each project's before hooks, found once: a write asks for its hook on every call. */
+  private readonly hooksByProject = new Map<number, BeforeHooks<AdminApi>>();
 
   private constructor(private readonly modules: readonly LoadedModule[]) {}
 
-  /** A registry of these modules; throws naming both files when two define one RPC for a project. */
+  /** A registry of these modules; throws naming both files when two define one RPC or hook for a project. */
   static of(modules: readonly LoadedModule[]): FunctionRegistry {
     modules.forEach((module, i) => {
       for (const earlier of modules.slice(0, i)) {
         if (!overlap(module.definition, earlier.definition)) continue;
-        const clash = rpcNames(module.definition).find((name) => rpcNames(earlier.definition).includes(name));
+        const theirs = definedNames(earlier.definition);
+        const clash = definedNames(module.definition).find((name) => theirs.includes(name));
         if (clash)
-          throw new Error(`${module.file}: rpc '${clash}' is also defined by ${earlier.file} for a project both serve`);
+          throw new Error(`${module.file}: ${clash} is also defined by ${earlier.file} for a project both serve`);
       }
     });
     return new FunctionRegistry(modules);
+  }
+
+  /** The project's before hook of that name, or undefined (then the write costs what it would without functions). */
+  before<Name extends BeforeHookName>(projectId: number, name: Name): BeforeHooks<AdminApi>[Name] {
+    if (this.modules.length === 0) return undefined;
+    let hooks = this.hooksByProject.get(projectId);
+    if (!hooks) {
+      hooks = {};
+      for (const { definition } of this.modules) {
+        if (serves(definition, projectId)) Object.assign(hooks, definition.before);
+      }
+      this.hooksByProject.set(projectId, hooks);
+    }
+    return hooks[name];
   }
 
   /** The RPC of that name serving the project, if any. */
@@ -72,6 +102,7 @@ export class FunctionRegistry {
       file,
       projects: definition.projects,
       rpc: rpcNames(definition).sort(),
+      before: hookNames(definition).sort(),
     }));
   }
 }

@@ -1,11 +1,11 @@
 /**
  * Server functions (§16): the shape of an operator's module, what a function receives, and how it
  * refuses. A module default-exports `defineFunctions({...})`; the loader (`src/functions/`) checks
- * what it found with `moduleProblem` before anything runs. This version serves RPCs; a module
- * that declares before hooks, after handlers or schedules (parts of §16 still to come) is refused
- * at start rather than loaded with them silently ignored.
+ * what it found with `moduleProblem` before anything runs. This version serves RPCs and before
+ * hooks; a module that declares after handlers or schedules (parts of §16 still to come) is
+ * refused at start rather than loaded with them silently ignored.
  */
-import type { JsonValue } from '../json.js';
+import type { JsonObject, JsonValue } from '../json.js';
 
 /** Who called: a player (their id and roles), or a game server's key. */
 export type FunctionCaller = { user_id: number; roles: string[] } | { server_key: number };
@@ -36,7 +36,8 @@ export function functionLog(logger: FieldLogger): FunctionLog {
 /** What every function receives first; `admin` is the server API (`AdminApi`), which bypasses access rules. */
 export interface FunctionContext<Admin = unknown> {
   project_id: number;
-  caller: FunctionCaller;
+  /** Null where nobody has signed in yet (the `auth.signup` hook). */
+  caller: FunctionCaller | null;
   request_id: string;
   log: FunctionLog;
   /** The service's clock, in epoch milliseconds. */
@@ -47,11 +48,80 @@ export interface FunctionContext<Admin = unknown> {
 /** An RPC: any JSON in (null when the request had none), any JSON value out (undefined answers null). */
 export type RpcFunction<Admin = unknown> = (ctx: FunctionContext<Admin>, input: JsonValue) => unknown;
 
+/** What a hook may return: a replacement, nothing (the write goes as asked), or either later. */
+type HookResult<T> = T | undefined | Promise<T | undefined>;
+
+/** The document as stored before the write, given to the `documents.write` hook. */
+export interface StoredDocumentArgument {
+  id: string;
+  path: string;
+  data: JsonObject;
+  version: number;
+}
+
+/** A document write as the `documents.write` hook sees it (once per write of a batch). */
+export interface DocumentWriteArgument {
+  op: 'put' | 'create' | 'patch' | 'delete';
+  path: string;
+  /** What the write would store: PATCH's data merged into the stored document, transforms not yet applied; null for a delete. */
+  data: JsonObject | null;
+  /** The write's `transforms` as the request gave them (applied after the hook, to what it returns). */
+  transforms: Record<string, unknown> | null;
+  stored: StoredDocumentArgument | null;
+}
+
+/** A realtime tree write (REST or socket) as the `realtime.write` hook sees it. */
+export interface RealtimeWriteArgument {
+  op: 'set' | 'patch' | 'delete';
+  path: string;
+  /** PUT's value, PATCH's object of child values, null for a delete. */
+  value: JsonValue;
+}
+
+/** A leaderboard submission (§5) as the `leaderboards.stat` hook sees it. */
+export interface StatArgument {
+  slug: string;
+  user_id: number;
+  value: number;
+}
+
+/** An account about to be made (sign-up, or a device's first guest login). */
+export interface SignupArgument {
+  username: string;
+  nickname: string;
+  device_id?: string;
+}
+
+/**
+ * The before hooks (§16): each may return a replacement, return nothing (the write goes as asked),
+ * or `reject(status, detail)` (nothing is written).
+ */
+export interface BeforeHooks<Admin = unknown> {
+  /** May return the data to store instead (not for a delete). */
+  'documents.write'?: (ctx: FunctionContext<Admin>, write: DocumentWriteArgument) => HookResult<JsonObject>;
+  /** May return the value to write instead (PATCH: the object of child values; not for a delete). */
+  'realtime.write'?: (ctx: FunctionContext<Admin>, write: RealtimeWriteArgument) => HookResult<JsonValue>;
+  /** May return the value to submit instead. */
+  'leaderboards.stat'?: (ctx: FunctionContext<Admin>, stat: StatArgument) => HookResult<number>;
+  /** May return the nickname to give the account. */
+  'auth.signup'?: (ctx: FunctionContext<Admin>, account: SignupArgument) => HookResult<{ nickname: string }>;
+}
+
+/** The names of the before hooks. */
+export type BeforeHookName = keyof BeforeHooks;
+export const BEFORE_HOOK_NAMES: readonly BeforeHookName[] = [
+  'documents.write',
+  'realtime.write',
+  'leaderboards.stat',
+  'auth.signup',
+];
+
 /** One module: the projects it serves and its functions. */
 export interface FunctionsDefinition<Admin = unknown> {
   /** `'*'` for every project, or the ids of those it serves. */
   projects: '*' | number[];
   rpc?: Record<string, RpcFunction<Admin>>;
+  before?: BeforeHooks<Admin>;
 }
 
 /** Set on what `defineFunctions` returns, so the loader can tell a definition from anything else. */
@@ -96,7 +166,7 @@ export function reject(status: number, detail: string): never {
 export const RPC_NAME = /^[A-Za-z][A-Za-z0-9_.-]{0,63}$/;
 
 /** The parts of §16 a module may declare that this version does not run yet. */
-const NOT_YET = ['before', 'after', 'schedule'];
+const NOT_YET = ['after', 'schedule'];
 
 /** What is wrong with a module's default export, or null when this service can load it. */
 export function moduleProblem(value: unknown): string | null {
@@ -109,12 +179,20 @@ export function moduleProblem(value: unknown): string | null {
     return "projects must be '*' or a list of project ids";
   }
   const unsupported = NOT_YET.find((part) => definition[part] !== undefined);
-  if (unsupported) return `'${unsupported}' is not supported by this version of the service (RPCs only)`;
+  if (unsupported) return `'${unsupported}' is not supported by this version of the service (RPCs and before hooks)`;
   const rpc: unknown = definition.rpc ?? {};
   if (typeof rpc !== 'object' || rpc === null) return 'rpc must be an object of functions';
   for (const [name, fn] of Object.entries(rpc)) {
     if (!RPC_NAME.test(name)) return `rpc name '${name}' must match ${RPC_NAME.source}`;
     if (typeof fn !== 'function') return `rpc '${name}' is not a function`;
+  }
+  const before: unknown = definition.before ?? {};
+  if (typeof before !== 'object' || before === null) return 'before must be an object of hooks';
+  for (const [name, fn] of Object.entries(before)) {
+    if (!(BEFORE_HOOK_NAMES as readonly string[]).includes(name)) {
+      return `before hook '${name}' is not one of ${BEFORE_HOOK_NAMES.join(', ')}`;
+    }
+    if (typeof fn !== 'function') return `before hook '${name}' is not a function`;
   }
   return null;
 }

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { AccountStore } from '../auth/account-store.js';
 import type { Bus } from '../bus.js';
 import type { Clock } from '../clock.js';
+import type { WriteHooks } from '../functions/before-hooks.js';
 import { BoardCache } from './board-cache.js';
 import { KeyedMutex } from './keyed-mutex.js';
 import { LeaderboardResets } from './leaderboard-resets.js';
@@ -30,6 +31,8 @@ export interface LeaderboardsOptions {
   onSyncError?: (error: unknown) => void;
   /** How long a board definition is served from the process's cache at most; default 5 s. */
   boardMaxAgeMs?: number;
+  /** The projects' `leaderboards.stat` before hooks (§16). */
+  hooks?: WriteHooks;
 }
 
 /** Builds the leaderboard service with its rank cache and reset runner. */
@@ -74,5 +77,6 @@ export function createLeaderboards(options: LeaderboardsOptions): LeaderboardSer
     writes,
     ...(sync ? { sync } : {}),
     ...(options.admin ? { admin: options.admin } : {}),
+    ...(options.hooks ? { hooks: options.hooks } : {}),
   });
 }

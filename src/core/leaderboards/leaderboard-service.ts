@@ -1,6 +1,7 @@
 import type { AccountStore } from '../auth/account-store.js';
 import type { Clock } from '../clock.js';
 import { AppError, conflict, validationFailed } from '../errors.js';
+import { type HookOrigin, unusableReplacement, type WriteHooks } from '../functions/before-hooks.js';
 import type { BoardCache } from './board-cache.js';
 import { KeyedMutex } from './keyed-mutex.js';
 import { LeaderboardAdmin } from './leaderboard-admin.js';
@@ -45,6 +46,8 @@ export interface LeaderboardServiceDeps {
   writes?: KeyedMutex;
   /** Keeps the rank caches of several instances coherent (absent with one instance). */
   sync?: RankSync;
+  /** The projects' `leaderboards.stat` before hooks (§16); none by default. */
+  hooks?: WriteHooks;
 }
 
 const MAX_WRITE_ATTEMPTS = 8;
@@ -194,12 +197,14 @@ export class LeaderboardService {
     projectId: number,
     slug: string,
     userId: number,
-    value: number,
+    submitted: number,
     source: SubmissionSource = 'client',
+    origin?: HookOrigin,
   ): Promise<MeView> {
-    if (!Number.isFinite(value)) {
+    if (!Number.isFinite(submitted)) {
       throw validationFailed([{ loc: ['body', 'value'], msg: 'must be a finite number', type: 'value_error' }]);
     }
+    const value = origin ? await this.hookedValue(projectId, slug, userId, submitted, origin) : submitted;
     for (let attempt = 0; attempt < MAX_WRITE_ATTEMPTS; attempt++) {
       const board = await this.reads.board(projectId, slug);
       const now = this.deps.clock.now();
@@ -226,6 +231,22 @@ export class LeaderboardService {
       else if (outcome !== 'conflict') return this.reads.me(board, userId, outcome);
     }
     throw new AppError('unavailable', 'The leaderboard is busy; try again');
+  }
+
+  /**
+   * The value the project's `leaderboards.stat` hook submits instead (§16), once the board is known
+   * to exist; the board's checks (window, join, limit, bounds) then apply to it as to any value.
+   */
+  private async hookedValue(projectId: number, slug: string, userId: number, value: number, origin: HookOrigin) {
+    const hook = this.deps.hooks?.find(projectId, 'leaderboards.stat');
+    if (!hook) return value;
+    await this.reads.board(projectId, slug);
+    const replacement = await hook(origin, { slug, user_id: userId, value });
+    if (replacement === undefined) return value;
+    if (typeof replacement !== 'number' || !Number.isFinite(replacement)) {
+      throw unusableReplacement(origin, 'leaderboards.stat', 'a replacement must be a finite number');
+    }
+    return replacement;
   }
 
   /** How many players have a stat in the board's current period, over every league. */

@@ -1,6 +1,8 @@
 import type { Bus, CommitSource } from '../bus.js';
 import { AppError } from '../errors.js';
-import type { JsonObject, JsonValue } from '../json.js';
+import { type HookOrigin, unusableReplacement, type WriteHooks } from '../functions/before-hooks.js';
+import type { RealtimeWriteArgument } from '../functions/functions-module.js';
+import { isJsonObject, type JsonObject, type JsonValue } from '../json.js';
 import { defaultPathLimits, type PathLimits } from '../paths.js';
 import { commitChannel, decodeCommits } from './commit-event.js';
 import { type SubtreeJson, SubtreeJsonCache } from './subtree-cache.js';
@@ -23,6 +25,8 @@ export interface TreeServiceOptions {
   rules?: TreeRules;
   /** Bytes of large subtrees' JSON kept between GETs (`SubtreeJsonCache`); none by default. */
   readCacheBytes?: number;
+  /** The projects' `realtime.write` before hooks (§16); none by default. */
+  hooks?: WriteHooks;
 }
 
 /** What a tree write carries beyond its path and value (§11). */
@@ -35,6 +39,8 @@ export interface TreeWriteOptions {
    * without each waiting for the previous one's commit).
    */
   placed?: () => void;
+  /** Who asked, when a client did: the write goes through the project's `realtime.write` hook. */
+  origin?: HookOrigin;
 }
 
 /** A path and the value stored there after a write (or for a read). */
@@ -65,6 +71,16 @@ function written(path: string, value: JsonValue, version: number): TreeValue & {
       return etag;
     },
   };
+}
+
+/** The plan of a hook's replacement; one the tree cannot take is the hook's failure (500), not the client's. */
+function replacedPlan<T>(origin: HookOrigin | undefined, plan: () => T): T {
+  try {
+    return plan();
+  } catch (error) {
+    const why = error instanceof Error ? error.message : String(error);
+    throw unusableReplacement(origin as HookOrigin, 'realtime.write', `the replacement cannot be written: ${why}`);
+  }
 }
 
 /** Default change log: the last 10,000 writes, none older than 10 minutes (§4). */
@@ -141,8 +157,10 @@ export class TreeService {
     write: TreeWriteOptions = {},
   ): Promise<TreeValue & { version: number; etag: string }> {
     const path = this.parsePath(rawPath);
-    const set = planSet(path, value, this.limits);
+    let set = planSet(path, value, this.limits);
     await this.requireWrite(projectId, userId, [set]);
+    const replacement = await this.runHook(projectId, write.origin, { op: 'set', path, value });
+    if (replacement !== undefined) set = replacedPlan(write.origin, () => planSet(path, replacement, this.limits));
     const hook = treeWriteHook(path, [set], write.ifMatch) ?? undefined;
     const commit = await this.unlessHidden(projectId, userId, path, () =>
       this.place({ projectId, sets: [set], hook, readBack: null }, write),
@@ -163,12 +181,19 @@ export class TreeService {
     write: TreeWriteOptions = {},
   ): Promise<TreeValue & { version: number; etag: string | null }> {
     const path = this.parsePath(rawPath);
-    const sets = planPatch(path, value, this.limits);
+    let sets = planPatch(path, value, this.limits);
     const rules = await this.rulesFor(projectId, userId);
     if (rules) {
       // A PATCH without keys changes nothing at `path`, and needs `write` there.
       const writes: PlannedWrite[] = sets.length > 0 ? sets : [{ path, value: await this.valueAt(projectId)(path) }];
       if (!(await rules.mayWrite(writes, this.valueAt(projectId)))) throw deniedByRules();
+    }
+    const replacement = await this.runHook(projectId, write.origin, { op: 'patch', path, value });
+    if (replacement !== undefined) {
+      sets = replacedPlan(write.origin, () => {
+        if (!isJsonObject(replacement)) throw new TypeError('a PATCH takes an object of child values');
+        return planPatch(path, replacement, this.limits);
+      });
     }
     const hook = treeWriteHook(path, sets, write.ifMatch) ?? undefined;
     const commit = await this.unlessHidden(projectId, userId, path, () =>
@@ -190,12 +215,22 @@ export class TreeService {
   ): Promise<{ deleted: string; version: number }> {
     const path = this.parsePath(rawPath);
     await this.requireWrite(projectId, userId, [{ path, value: null }]);
+    const replacement = await this.runHook(projectId, write.origin, { op: 'delete', path, value: null });
+    if (replacement !== undefined) {
+      throw unusableReplacement(write.origin as HookOrigin, 'realtime.write', 'a delete takes no replacement');
+    }
     const sets = [{ path, value: null, leaves: [] }];
     const hook = treeWriteHook(path, sets, write.ifMatch) ?? undefined;
     const commit = await this.unlessHidden(projectId, userId, path, () =>
       this.place({ projectId, sets, hook, readBack: null }, write),
     );
     return { deleted: path, version: commit.version };
+  }
+
+  /** What the project's `realtime.write` hook returns for a client's write (undefined: write as asked, or no hook). */
+  private async runHook(projectId: number, origin: HookOrigin | undefined, write: RealtimeWriteArgument) {
+    const hook = origin ? this.options.hooks?.find(projectId, 'realtime.write') : undefined;
+    return hook && origin ? ((await hook(origin, write)) as JsonValue | undefined) : undefined;
   }
 
   /** Hands a checked write to the commits, telling `write.placed`. */

@@ -1,6 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { AuthService } from '../../core/auth/auth-service.js';
 import { credentialsFromHeaders, requireClient } from '../auth-hook.js';
+import { hookOrigin } from '../hook-origin.js';
 import {
   AuthResponseSchema,
   authErrorResponses,
@@ -34,7 +35,8 @@ export function authRoutes(app: HttpApp, deps: { auth: AuthService }): void {
     scope.post(
       '/auth/signup',
       { schema: { body: SignupBody, response: { 201: AuthResponseSchema, 409: ErrorSchema, ...authErrorResponses } } },
-      async (request, reply) => reply.status(201).send(await auth.signup(request.projectId, request.body)),
+      async (request, reply) =>
+        reply.status(201).send(await auth.signup(request.projectId, request.body, hookOrigin(request, null))),
     );
 
     scope.post(
@@ -46,7 +48,7 @@ export function authRoutes(app: HttpApp, deps: { auth: AuthService }): void {
     scope.post(
       '/auth/guest',
       { schema: { body: GuestBody, response: { 200: AuthResponseSchema, ...authErrorResponses } } },
-      (request) => auth.guest(request.projectId, request.body.device_id),
+      (request) => auth.guest(request.projectId, request.body.device_id, hookOrigin(request, null)),
     );
 
     scope.post(

@@ -1,5 +1,6 @@
 import type { LeaderboardService } from '../../core/leaderboards/leaderboard-service.js';
 import { type ClientAuthenticator, requirePermission } from '../auth-hook.js';
+import { hookOrigin } from '../hook-origin.js';
 import { ErrorSchema, errorResponses } from '../schemas/common.js';
 import {
   BundleQuery,
@@ -72,8 +73,11 @@ export function leaderboardRoutes(
           response: { 200: MeSchema, ...errorResponses, 409: ErrorSchema, 503: ErrorSchema },
         },
       },
-      (request) =>
-        leaderboards.submit(request.projectId, request.params.slug, request.userId, request.body.value, 'client'),
+      (request) => {
+        const { projectId, userId } = request;
+        const origin = hookOrigin(request, userId);
+        return leaderboards.submit(projectId, request.params.slug, userId, request.body.value, 'client', origin);
+      },
     );
   });
 }

@@ -8,6 +8,7 @@ import type { TSchema } from 'typebox';
 import type { JsonObject, JsonValue } from '../../core/json.js';
 import { parseTreeTags } from '../../core/realtime/tree-atomic.js';
 import type { TreeService, TreeValue, TreeWriteOptions } from '../../core/realtime/tree-service.js';
+import { hookOrigin } from '../hook-origin.js';
 import { ErrorSchema, errorResponses } from '../schemas/common.js';
 import {
   PatchTreeBody,
@@ -47,9 +48,13 @@ export interface TreeRoutesSetup {
 
 const treeWriteErrors = { ...errorResponses, 412: ErrorSchema };
 
-const writeOptions = (headers: { 'if-match'?: string | undefined }): TreeWriteOptions => {
-  const ifMatch = headers['if-match'];
-  return ifMatch === undefined ? {} : { ifMatch: parseTreeTags(ifMatch) };
+/** A write's precondition, and for a client's write the origin its before hook is told of (§16). */
+const writeOptions = (request: FastifyRequest, userId: number | undefined): TreeWriteOptions => {
+  const ifMatch = request.headers['if-match'];
+  return {
+    ...(ifMatch === undefined ? {} : { ifMatch: parseTreeTags(ifMatch) }),
+    ...(userId === undefined ? {} : { origin: hookOrigin(request, userId) }),
+  };
 };
 
 /** The tree path a request names: the URL's wildcard, '' at the root. */
@@ -102,8 +107,9 @@ export function treeRoutes(app: HttpApp, tree: TreeService, setup: TreeRoutesSet
       { ...guard(write), schema: { ...writeSchema(treeRouteDescriptions.put, TreeValueSchema), body: PutTreeBody } },
       async (request, reply) => {
         const value = request.body.value as JsonValue;
-        const options = writeOptions(request.headers);
-        return sendWritten(reply, await tree.set(request.projectId, pathOf(request), value, userOf(request), options));
+        const userId = userOf(request);
+        const options = writeOptions(request, userId);
+        return sendWritten(reply, await tree.set(request.projectId, pathOf(request), value, userId, options));
       },
     );
 
@@ -115,11 +121,9 @@ export function treeRoutes(app: HttpApp, tree: TreeService, setup: TreeRoutesSet
       },
       async (request, reply) => {
         const value = request.body.value as JsonObject;
-        const options = writeOptions(request.headers);
-        return sendWritten(
-          reply,
-          await tree.patch(request.projectId, pathOf(request), value, userOf(request), options),
-        );
+        const userId = userOf(request);
+        const options = writeOptions(request, userId);
+        return sendWritten(reply, await tree.patch(request.projectId, pathOf(request), value, userId, options));
       },
     );
 
@@ -127,8 +131,9 @@ export function treeRoutes(app: HttpApp, tree: TreeService, setup: TreeRoutesSet
       url,
       { ...guard(write), schema: writeSchema(treeRouteDescriptions.delete, TreeDeletedSchema) },
       async (request) => {
-        const options = writeOptions(request.headers);
-        const { deleted } = await tree.delete(request.projectId, pathOf(request), userOf(request), options);
+        const userId = userOf(request);
+        const options = writeOptions(request, userId);
+        const { deleted } = await tree.delete(request.projectId, pathOf(request), userId, options);
         return { deleted };
       },
     );

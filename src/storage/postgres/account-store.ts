@@ -105,18 +105,22 @@ export class PostgresAccountStore implements AccountStore {
   }
 
   async ensureGuest(projectId: number, user: NewUser & { deviceId: string }): Promise<User | UserRefusal> {
-    const sql = `SELECT ${userRows.columns} FROM users WHERE project_id = $1 AND device_id = $2`;
-    const existing = await this.one<UserRow>(sql, [projectId, user.deviceId]);
-    if (existing) return userRows.of(existing);
+    const existing = await this.findUserByDevice(projectId, user.deviceId);
+    if (existing) return existing;
     try {
       return await this.insertUser(projectId, user);
     } catch (error) {
       // A concurrent first call may have bound the device first: its user is the guest.
-      return userRows.refusedInsert(error, uniqueViolation(error), async () => {
-        const winner = await this.one<UserRow>(sql, [projectId, user.deviceId]);
-        return winner && userRows.of(winner);
-      });
+      return userRows.refusedInsert(error, uniqueViolation(error), () =>
+        this.findUserByDevice(projectId, user.deviceId),
+      );
     }
+  }
+
+  async findUserByDevice(projectId: number, deviceId: string): Promise<User | null> {
+    const sql = `SELECT ${userRows.columns} FROM users WHERE project_id = $1 AND device_id = $2`;
+    const row = await this.one<UserRow>(sql, [projectId, deviceId]);
+    return row && userRows.of(row);
   }
 
   async findUserByUsername(projectId: number, username: string): Promise<UserWithPassword | null> {

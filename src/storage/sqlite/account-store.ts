@@ -185,15 +185,19 @@ export class SqliteAccountStore implements AccountStore {
       return this.guestTransaction(projectId, user);
     } catch (error) {
       // Another process may have bound the device between our read and write: theirs is the guest.
-      return userRows.refusedInsert(error, uniqueViolation(error), () => {
-        const row = this.cached
-          .prepare<[number, string], SqliteUserRow>(
-            `SELECT ${userRows.columns} FROM users WHERE project_id = ? AND device_id = ?`,
-          )
-          .get(projectId, user.deviceId);
-        return row ? toUser(row) : null;
-      });
+      return userRows.refusedInsert(error, uniqueViolation(error), () =>
+        this.findUserByDevice(projectId, user.deviceId),
+      );
     }
+  }
+
+  async findUserByDevice(projectId: number, deviceId: string): Promise<User | null> {
+    const row = this.cached
+      .prepare<[number, string], SqliteUserRow>(
+        `SELECT ${userRows.columns} FROM users WHERE project_id = ? AND device_id = ?`,
+      )
+      .get(projectId, deviceId);
+    return row ? toUser(row) : null;
   }
 
   async findUserByUsername(projectId: number, username: string): Promise<UserWithPassword | null> {

@@ -1,0 +1,122 @@
+/**
+ * Before hooks (§16): the write services ask here for their project's hook and run it with its
+ * context under `CDS_HOOK_TIMEOUT_MS`. A hook's `reject` passes through as it is (the write is
+ * answered with its status); a hook past its time is `503 Hook timed out`; any other throw, or a
+ * replacement the write cannot use, is `500 Function failed`, the error going to the log with the
+ * request id. What a hook returns is checked by the service that asked (it knows what it writes).
+ */
+import type { Clock } from '../clock.js';
+import { AppError } from '../errors.js';
+import type { AdminApi } from './admin-api.js';
+import type { FunctionRegistry } from './function-registry.js';
+import {
+  type BeforeHookName,
+  type BeforeHooks,
+  type FieldLogger,
+  FunctionRejection,
+  functionLog,
+} from './functions-module.js';
+import { TIMED_OUT, withinTime } from './time-limit.js';
+
+/** A logger that makes loggers carrying more fields (pino's, Fastify's request log). */
+export interface ChildLogger {
+  child(bindings: Record<string, unknown>): FieldLogger;
+}
+
+/** Who asked for the write a hook runs for: what its context tells. */
+export interface HookOrigin {
+  /** The player, or null where nobody has signed in yet (sign-up). */
+  userId: number | null;
+  requestId: string;
+  log: ChildLogger;
+}
+
+/** The argument of the hook `Name`. */
+export type HookArgument<Name extends BeforeHookName> = Parameters<NonNullable<BeforeHooks[Name]>>[1];
+
+/**
+ * A project's hook, ready to run: resolves to what it returned (undefined: write as asked),
+ * unchecked, since an operator's module may return anything.
+ */
+export type RunHook<Name extends BeforeHookName> = (
+  origin: HookOrigin,
+  argument: HookArgument<Name>,
+) => Promise<unknown>;
+
+/** Where the write services find the hooks of a project. */
+export interface WriteHooks {
+  /** The project's hook `name`, or undefined when it has none (the write then costs what it did without functions). */
+  find<Name extends BeforeHookName>(projectId: number, name: Name): RunHook<Name> | undefined;
+}
+
+/** No hooks: the services' default. */
+export const noHooks: WriteHooks = { find: () => undefined };
+
+/** What running hooks needs. */
+export interface BeforeHookDeps {
+  registry: FunctionRegistry;
+  admin: (projectId: number) => AdminApi;
+  clock: Clock;
+  timeoutMs: number;
+  /** A player's roles, for `ctx.caller`. */
+  rolesOf(projectId: number, userId: number): Promise<string[]>;
+}
+
+/** The failure of a hook whose return the write cannot use: `500 Function failed`, its reason logged. */
+export function unusableReplacement(origin: HookOrigin, name: BeforeHookName, why: string): AppError {
+  origin.log.child({ hook: name }).error({ reason: why }, 'hook returned what the write cannot use');
+  return new AppError('failed', 'Function failed');
+}
+
+/** The before hooks of the loaded modules. */
+export class BeforeHookRunner implements WriteHooks {
+  constructor(private readonly deps: BeforeHookDeps) {}
+
+  find<Name extends BeforeHookName>(projectId: number, name: Name): RunHook<Name> | undefined {
+    const hook = this.deps.registry.before(projectId, name);
+    if (!hook) return undefined;
+    return (origin, argument) => this.run(projectId, name, hook as HookFunction, origin, argument);
+  }
+
+  private async run(
+    projectId: number,
+    name: BeforeHookName,
+    hook: HookFunction,
+    origin: HookOrigin,
+    argument: unknown,
+  ): Promise<unknown> {
+    const { clock, timeoutMs } = this.deps;
+    const logger = origin.log.child({ hook: name });
+    const ctx = {
+      project_id: projectId,
+      caller:
+        origin.userId === null
+          ? null
+          : { user_id: origin.userId, roles: await this.deps.rolesOf(projectId, origin.userId) },
+      request_id: origin.requestId,
+      log: functionLog(logger),
+      now: () => clock.now(),
+      admin: this.deps.admin(projectId),
+    };
+    try {
+      const result = await withinTime(timeoutMs, () => hook(ctx, argument));
+      if (result === TIMED_OUT) {
+        logger.warn({ timeout_ms: timeoutMs }, 'hook timed out');
+        throw new AppError('unavailable', 'Hook timed out');
+      }
+      if (result === undefined) return undefined;
+      // As JSON: what a replacement holds beyond it (a Date, a class instance) is never stored.
+      const text = JSON.stringify(result);
+      if (text === undefined) throw new TypeError(`the hook returned ${typeof result}, which is not JSON`);
+      return JSON.parse(text) as unknown;
+    } catch (error) {
+      if (error instanceof FunctionRejection || (error instanceof AppError && error.code === 'unavailable'))
+        throw error;
+      logger.error({ err: error }, 'hook failed');
+      throw new AppError('failed', 'Function failed', undefined, { cause: error });
+    }
+  }
+}
+
+/** A hook as the runner calls it: its argument and result are checked by the service that asked. */
+type HookFunction = (ctx: unknown, argument: unknown) => unknown;
