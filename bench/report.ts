@@ -94,6 +94,8 @@ const PAIRED_TARGETS: [RegExp, number][] = [
   [/^leaderboard 50-user set$/, 0.5],
   [/^tournament stat submission$/, 0.9],
   [/^RPC echo$/, 0.8],
+  // §16: against the same PUT on a project without hooks.
+  [/^document PUT with a no-op documents\.write hook$/, 0.9],
 ];
 /** Access rules (§9): a workload under the owner ruleset against the same one under the open ruleset, on both engines. */
 const RULES_TARGET: [RegExp, number] = [/ under a three-rule owner ruleset$/, 0.9];

@@ -59,6 +59,8 @@ export interface PreparedDatabase {
   project: BenchProject;
   /** Two projects holding the same documents, one under the open ruleset, one under `OWNER_RULESET`. */
   rules: { open: BenchProject; owner: BenchProject; documents: number };
+  /** A third project holding the same documents, with a `documents.write` before hook that does nothing (§16). */
+  hooked: BenchProject;
   /** The service's environment for this database. */
   env: Record<string, string>;
   dataDir: string;
@@ -165,6 +167,12 @@ export async function prepareDatabase(engine: Engine, settings: BenchSettings): 
       owner: await rulesProject(services, storage, 'rules owner', rulesDocuments),
       documents: rulesDocuments,
     };
+    // §16: a project like the open-rules one whose documents.write hook does nothing (its PUTs are measured against that one's).
+    const hooked = await rulesProject(services, storage, 'no-op hook', rulesDocuments);
+    writeFileSync(
+      join(functionsDir, 'no-op-hook.mjs'),
+      `import { defineFunctions } from 'client-data-service/functions';\nexport default defineFunctions({ projects: [${hooked.projectId}], before: { 'documents.write': () => undefined } });\n`,
+    );
     await storage.rules.save(rules.owner.projectId, parseRuleset(OWNER_RULESET), Date.now());
     const loadSeconds = (performance.now() - started) / 1000;
     await services.leaderboards.stop();
@@ -177,6 +185,7 @@ export async function prepareDatabase(engine: Engine, settings: BenchSettings): 
       indexed,
       drop,
       rules,
+      hooked,
       project: {
         projectId: created.project_id,
         clientId: created.client_id,

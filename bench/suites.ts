@@ -240,6 +240,39 @@ async function pairedRows(context: SuiteContext, engine: Server, service: Runnin
   }
 }
 
+/** §16: a PUT through a no-op `documents.write` hook, in turns with the same PUT on a project without hooks. */
+async function hookedPutRow(
+  context: SuiteContext,
+  engine: Server,
+  service: RunningService,
+  prepared: PreparedDatabase,
+) {
+  const { settings, result, log } = context;
+  if (!matches(settings, HOOKED_PUT)) return;
+  const put = rulesWorkloads(prepared.rules.documents).find((w) => w.name.startsWith('document PUT'));
+  if (!put) throw new Error('no document PUT among the rules workloads');
+  const target = (project: BenchProject) => ({
+    name: HOOKED_PUT,
+    expectStatus: 200,
+    request: put.request,
+    baseUrl: service.baseUrl,
+    headers: (c: number) => clientHeaders(project, c),
+    connections: settings.connections,
+  });
+  const reference = target(prepared.rules.open);
+  await runHttpLoad({ ...settings, ...reference, warmupSeconds: 0, durationSeconds: settings.warmupSeconds });
+  const load = await runHttpLoad({
+    ...settings,
+    ...target(prepared.hooked),
+    serverCpuSeconds: () => service.server.cpuSeconds(),
+    baselineTarget: reference,
+  });
+  result.rows.push(httpRow(HOOKED_PUT, engine, load, 'document PUT (no hook)'));
+  log(`  ${HOOKED_PUT}: ${Math.round(load.requestsPerSecond)} req/s${load.failure ? ` FAILED ${load.failure}` : ''}`);
+}
+
+const HOOKED_PUT = 'document PUT with a no-op documents.write hook';
+
 /** A PUT into an indexed collection, in turns with the same PUT into one without indexes (§15). */
 async function indexedPutRow(
   context: SuiteContext,
@@ -388,6 +421,7 @@ export async function runServiceSuite(context: SuiteContext, engine: Engine): Pr
       if (sections.has('http')) await pairedRows(context, engine, service, prepared);
       if (sections.has('http')) await indexedPutRow(context, engine, service, prepared);
       if (sections.has('http')) await rulesRows(context, engine, service, prepared);
+      if (sections.has('http')) await hookedPutRow(context, engine, service, prepared);
       if (sections.has('fanout')) await fanoutRows(context, engine, target, { url: context.bare.wsUrl, headers: {} });
     } finally {
       const code = await service.server.stop();

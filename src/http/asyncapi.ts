@@ -132,7 +132,10 @@ const serverMessages: Record<string, { summary: string; payload: TSchema }> = {
         id: Id,
         etag: Type.String(),
         value: Type.Unknown(),
-        status: Type.Integer({ description: 'Answering call: the status POST /functions/{name} would answer' }),
+        status: Type.Integer({
+          description:
+            'Answering call: the status POST /functions/{name} would answer; answering a write a before hook refused or could not run: the status the REST write would answer',
+        }),
       },
       ['id', 'etag', 'value', 'status'],
     ),

@@ -97,10 +97,10 @@ export interface SignupArgument {
  * or `reject(status, detail)` (nothing is written).
  */
 export interface BeforeHooks<Admin = unknown> {
-  /** May return the data to store instead (not for a delete). */
-  'documents.write'?: (ctx: FunctionContext<Admin>, write: DocumentWriteArgument) => HookResult<JsonObject>;
-  /** May return the value to write instead (PATCH: the object of child values; not for a delete). */
-  'realtime.write'?: (ctx: FunctionContext<Admin>, write: RealtimeWriteArgument) => HookResult<JsonValue>;
+  /** May return the data to store instead (not for a delete); it is stored as its JSON. */
+  'documents.write'?: (ctx: FunctionContext<Admin>, write: DocumentWriteArgument) => HookResult<Record<string, unknown>>;
+  /** May return the value to write instead (PATCH: the object of child values; not for a delete); it is written as its JSON. */
+  'realtime.write'?: (ctx: FunctionContext<Admin>, write: RealtimeWriteArgument) => unknown;
   /** May return the value to submit instead. */
   'leaderboards.stat'?: (ctx: FunctionContext<Admin>, stat: StatArgument) => HookResult<number>;
   /** May return the nickname to give the account. */
