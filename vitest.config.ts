@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { defineConfig } from 'vitest/config';
 
 /**
@@ -19,6 +20,20 @@ const SERIAL = [
   'test/ws/realtime-rules.test.ts',
 ];
 
+/**
+ * The package's own subpaths, as the examples (examples/functions) import them like an operator's
+ * project does: resolved to the sources here, so `npm test` needs no build first.
+ */
+const resolve = {
+  alias: [
+    { find: /^client-data-service\/functions$/, replacement: join(import.meta.dirname, 'src/functions/index.ts') },
+    {
+      find: /^client-data-service\/functions\/testing$/,
+      replacement: join(import.meta.dirname, 'src/functions/testing.ts'),
+    },
+  ],
+};
+
 /** What both groups share (projects do not inherit the root's test options). */
 const common = {
   testTimeout: 30_000,
@@ -35,13 +50,14 @@ export default defineConfig({
     reporters: ['default', './test/support/last-run-reporter.ts'],
     projects: [
       {
+        resolve,
         // Two files at a time, each on its own PostgreSQL schemas, Redis prefixes, data directories
         // and ports. The two worker processes live for the whole group (isolate: false): a file
         // imports the service's modules once per worker instead of once per file.
         test: {
           ...common,
           name: 'parallel',
-          include: ['test/**/*.test.ts'],
+          include: ['test/**/*.test.ts', 'examples/**/*.test.ts'],
           exclude: SERIAL,
           maxWorkers: 2,
           isolate: false,
@@ -49,6 +65,7 @@ export default defineConfig({
       },
       {
         // One worker, a fresh process per file; vitest runs this group after the parallel one.
+        resolve,
         test: { ...common, name: 'serial', include: SERIAL, maxWorkers: 1, isolate: true },
       },
     ],
