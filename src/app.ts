@@ -19,6 +19,7 @@ import { adminProjectDataRoutes } from './http/routes/admin-project-data.js';
 import { adminProjectRoutes } from './http/routes/admin-projects.js';
 import { adminRulesRoutes } from './http/routes/admin-rules.js';
 import { adminServerKeyRoutes } from './http/routes/admin-server-keys.js';
+import { adminWebhookRoutes } from './http/routes/admin-webhooks.js';
 import { authRoutes } from './http/routes/auth.js';
 import { documentRoutes } from './http/routes/documents.js';
 import { functionRoutes } from './http/routes/functions.js';
@@ -140,6 +141,7 @@ export async function buildApp(
   adminDocumentRoutes(http, { guard, documents: services.documents });
   adminProjectRoutes(http, { guard, projects: services.projectAdmin });
   adminServerKeyRoutes(http, { guard, keys: services.serverKeys });
+  adminWebhookRoutes(http, { guard, webhooks: services.webhooks });
   adminLeaderboardRoutes(http, { guard, leaderboards: services.leaderboards, projects: services.projectAdmin });
   adminRulesRoutes(http, { guard, rules: services.rules, tester: services.rulesTester });
   adminIndexRoutes(http, { guard, indexes: services.indexes, documents: services.documents });

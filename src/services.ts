@@ -33,6 +33,7 @@ import { RulesService } from './core/rules/rules-service.js';
 import type { RulesSource } from './core/rules/rules-source.js';
 import { RulesTester } from './core/rules/rules-tester.js';
 import { TransferService } from './core/transfer/transfer-service.js';
+import { WebhookService } from './core/webhooks/webhook-service.js';
 import { loadJwtSecret } from './jwt-secret.js';
 
 /** The services of the domain, wired to one storage engine. */
@@ -65,6 +66,8 @@ export interface Services {
   listeners: DocumentListenerService;
   /** The server functions' RPCs (§16). */
   functions: FunctionCalls;
+  /** Webhook registrations (§16). */
+  webhooks: WebhookService;
 }
 
 /** Where background failures (bus outages, lost broadcasts) are reported; `error` null for good news. */
@@ -222,6 +225,7 @@ export function createServices(config: Config, storage: Storage, options: Servic
     indexes,
     listeners: new DocumentListenerService(storage.documents, documentAccess, documentCommits),
     functions,
+    webhooks: new WebhookService(storage.webhooks, clock),
   };
 }
 

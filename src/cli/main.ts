@@ -24,6 +24,7 @@ import { registerIndexCommands } from './index-commands.js';
 import { positiveInteger } from './positive-integer.js';
 import { registerRulesCommands } from './rules-commands.js';
 import { registerTransferCommands } from './transfer-commands.js';
+import { registerWebhookCommands } from './webhook-commands.js';
 
 /**
  * Opens storage from the environment, runs `task` with the services, and always closes storage.
@@ -159,6 +160,7 @@ function buildProgram(): Command {
   registerAdminCommands(program, withServices);
   registerRulesCommands(program, withServices);
   registerIndexCommands(program, withServices);
+  registerWebhookCommands(program, withServices);
   registerBackupCommands(program);
   registerFunctionCommands(program, () => loadConfig(process.env));
   return program;

@@ -25,11 +25,13 @@ export function registerTransferCommands(program: Command, withServices: Service
   projectCommand(
     program,
     'export',
-    'write every document, user, leaderboard and the realtime tree of a project as JSON to stdout',
+    'write every document, user, leaderboard, webhook and the realtime tree of a project as JSON to stdout',
   )
+    .option('--with-secrets', "include the webhooks' signing secrets (left out by default)")
     .option('--json', 'machine-readable output (the export is always JSON)')
-    .action(async (options: ProjectOptions) => {
-      const data = await withServices((s) => s.transfer.exportProject(options.project));
+    .action(async (options: ProjectOptions & { withSecrets?: boolean }) => {
+      const exportOptions = { withSecrets: options.withSecrets === true };
+      const data = await withServices((s) => s.transfer.exportProject(options.project, exportOptions));
       process.stdout.write(`${JSON.stringify(data)}\n`);
     });
 
@@ -45,7 +47,9 @@ export function registerTransferCommands(program: Command, withServices: Service
       const summary = await withServices((s) => s.transfer.importProject(options.project, input), {
         announces: true,
       });
-      const text = `Imported ${summary.documents} documents, ${summary.users} users, ${summary.leaderboards} leaderboards (${summary.entries} entries) and ${summary.realtime_paths} realtime paths${summary.rules ? '; set the access rules' : ''}.`;
-      print(options, { imported: summary }, text);
+      const text = `Imported ${summary.documents} documents, ${summary.users} users, ${summary.leaderboards} leaderboards (${summary.entries} entries), ${summary.webhooks} webhooks and ${summary.realtime_paths} realtime paths${summary.rules ? '; set the access rules' : ''}.`;
+      // A webhook the file had no secret for got a fresh one, shown only here.
+      const secrets = summary.webhook_secrets.map((w) => `\n  webhook ${w.id} (${w.url}): new secret ${w.secret}`);
+      print(options, { imported: summary }, text + secrets.join(''));
     });
 }

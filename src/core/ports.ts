@@ -11,6 +11,7 @@ import type { LeaderboardAdminStore, LeaderboardStore } from './leaderboards/lea
 import type { TreeStore } from './realtime/tree-store.js';
 import type { RulesStore } from './rules/rules-store.js';
 import type { TransferStore } from './transfer/transfer-store.js';
+import type { WebhookStore } from './webhooks/webhook-store.js';
 
 /** The stores of one storage engine, each implementing its port. */
 export interface Stores {
@@ -26,6 +27,8 @@ export interface Stores {
   readonly rules: RulesStore;
   /** Declared document indexes (§15). */
   readonly indexes: IndexStore;
+  /** Webhook registrations (§16). */
+  readonly webhooks: WebhookStore;
 }
 
 /** One storage engine holding every store. */

@@ -17,6 +17,8 @@ import {
 import type { JsonValue } from '../core/json.js';
 import type { LeaderboardEntry, Standing } from '../core/leaderboards/leaderboard-model.js';
 import type { ArchivedStanding, EntryWrite, PeriodStanding } from '../core/leaderboards/leaderboard-store.js';
+import type { ImportWebhookRow } from '../core/transfer/webhook-transfer.js';
+import type { NewWebhook, Webhook } from '../core/webhooks/webhook-store.js';
 
 /** A player: a row of `users`. */
 export interface UserRow {
@@ -106,6 +108,39 @@ export const serverKeyRows = {
   columns: 'id, project_id, name, role, created_at',
   of(row: ServerKeyRow): ServerKey {
     return { id: row.id, projectId: row.project_id, name: row.name, role: row.role, createdAt: row.created_at };
+  },
+};
+
+/** A webhook (§16): a row of `webhooks`, its events parsed and `created_at` in epoch milliseconds. */
+export interface WebhookRow {
+  id: number;
+  project_id: number;
+  url: string;
+  events: string[];
+  description: string | null;
+  secret: string;
+  created_at: number;
+}
+
+export const webhookRows = {
+  columns: 'id, project_id, url, events, description, secret, created_at',
+  of(row: WebhookRow): Webhook {
+    const { id, url, events, description, secret } = row;
+    return { id, projectId: row.project_id, url, events, description, secret, createdAt: row.created_at };
+  },
+  /** The values of a new webhook's `project_id, url, events, description, secret, created_at` (events as JSON text). */
+  newValues(
+    projectId: number,
+    webhook: NewWebhook,
+    now: number,
+  ): [number, string, string, string | null, string, number] {
+    const { url, events, description, secret } = webhook;
+    return [projectId, url, JSON.stringify(events), description, secret, now];
+  },
+  /** The secret of a webhook an import creates (§8): the plan gives every new one a secret. */
+  importedSecret(row: ImportWebhookRow): string {
+    if (row.secret === null) throw new Error('an imported webhook to create has no secret');
+    return row.secret;
   },
 };
 

@@ -238,6 +238,22 @@ for (const engine of engines) {
       await expectStatus(200, 'DELETE', `${keys}/${key.id}`, owner);
       await expectStatus(404, 'DELETE', `${keys}/${key.id}`, owner);
       await expectStatus(401, 'GET', project, byKey);
+
+      // Webhook registrations (§16).
+      const webhooks = `${project}/webhooks`;
+      const webhook = await expectStatus(201, 'POST', webhooks, {
+        ...owner,
+        body: { url: 'https://hooks.example/cds', events: ['document.written', 'leaderboards.*'] },
+      });
+      await expectStatus(422, 'POST', webhooks, {
+        ...owner,
+        body: { url: 'ftp://x.example', events: ['user.created'] },
+      });
+      await expectStatus(403, 'POST', webhooks, { ...viewer, body: { url: 'https://x.example', events: ['user.*'] } });
+      await expectStatus(200, 'GET', webhooks, viewer);
+      await expectStatus(404, 'GET', webhooks, stranger);
+      await expectStatus(200, 'DELETE', `${webhooks}/${webhook.id}`, owner);
+      await expectStatus(404, 'DELETE', `${webhooks}/${webhook.id}`, owner);
       const disabled = await expectStatus(200, 'PATCH', `${project}/users/${signup.user.id}`, {
         ...owner,
         body: { disabled: true },

@@ -96,6 +96,8 @@ for (const engine of engines) {
         realtime_paths: 2,
         rules: true,
         indexes: 0,
+        webhooks: 0,
+        webhook_secrets: [],
       });
       // `rules: null` (never set) imports as the open ruleset, set as a revision (§9 Details).
       expect(source.rules).toBeNull();

@@ -27,7 +27,7 @@ const file = (extra: Partial<ProjectExport> = {}): ProjectExport => ({
   leaderboards: [],
   ...extra,
 });
-const nothing: ImportFound = { users: [], boards: [] };
+const nothing: ImportFound = { users: [], boards: [], webhooks: [] };
 
 describe('the import plan (§8)', () => {
   it('looks up every user the file names, its usernames lower-cased, and its boards', () => {
@@ -38,7 +38,7 @@ describe('the import plan (§8)', () => {
   it('updates users by id, inserts new ones, and keeps sign-ups above the imported ids', () => {
     const rows = planImport(
       file({ users: [user(3, 'ANN'), user(9, 'bob')] }),
-      { users: [{ id: 3, username: 'ann' }], boards: [] },
+      { users: [{ id: 3, username: 'ann' }], boards: [], webhooks: [] },
       NOW,
     );
     expect(rows.users.map((u) => [u.id, u.exists])).toEqual([
@@ -51,12 +51,16 @@ describe('the import plan (§8)', () => {
 
   it('refuses an id that exists with another username, and a username another user holds', () => {
     expect(() =>
-      planImport(file({ users: [user(3, 'zed')] }), { users: [{ id: 3, username: 'ann' }], boards: [] }, NOW),
+      planImport(
+        file({ users: [user(3, 'zed')] }),
+        { users: [{ id: 3, username: 'ann' }], boards: [], webhooks: [] },
+        NOW,
+      ),
     ).toThrow(/users\[0\]\.id: user 3 exists with another username \('ann'\)/);
     expect(() =>
       planImport(
         file({ users: [user(1, 'ok'), user(4, 'Ann')] }),
-        { users: [{ id: 3, username: 'ann' }], boards: [] },
+        { users: [{ id: 3, username: 'ann' }], boards: [], webhooks: [] },
         NOW,
       ),
     ).toThrow(/users\[1\]\.username: 'Ann' is taken by user 3/);
@@ -75,7 +79,9 @@ describe('the import plan (§8)', () => {
     expect(() => planImport(f, nothing, NOW)).toThrow(
       /leaderboards\[0\]\.entries\[1\]\.user_id: user 5 does not exist/,
     );
-    expect(planImport(f, { users: [{ id: 5, username: 'e' }], boards: [] }, NOW).boards[0]?.entries).toEqual([
+    expect(
+      planImport(f, { users: [{ id: 5, username: 'e' }], boards: [], webhooks: [] }, NOW).boards[0]?.entries,
+    ).toEqual([
       { userId: 1, league: 'global', statValue: 1, score: -1, updatedAt: Date.parse('2026-11-22T10:00:00.000Z') },
       { userId: 5, league: 'global', statValue: 2, score: -2, updatedAt: Date.parse('2026-11-22T10:00:00.000Z') },
     ]);
@@ -86,7 +92,7 @@ describe('the import plan (§8)', () => {
     const moved = { id: 6, slug: 'moved', reset: 'none' as const, period: { start: 5, end: null } };
     const rows = planImport(
       file({ leaderboards: [board('same', 'daily', []), board('moved', 'daily', []), board('new', 'none', [])] }),
-      { users: [], boards: [kept, moved] },
+      { users: [], boards: [kept, moved], webhooks: [] },
       NOW,
     );
     expect(rows.boards.map((b) => [b.existingId, b.period])).toEqual([

@@ -26,6 +26,8 @@ import { definitionProblem } from '../leaderboards/leaderboard-definition.js';
 import { Nullable } from '../nullable-schema.js';
 import { type PathLimits, parseCollectionName, parseDocumentPath } from '../paths.js';
 import { OPEN_RULESET, parseRuleset, type Ruleset } from '../rules/ruleset.js';
+import { webhookProblems } from '../webhooks/webhook-events.js';
+import { isWebhookSecret } from '../webhooks/webhook-signing.js';
 
 const Iso = Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{3}Z$' });
 
@@ -88,6 +90,14 @@ export const ExportIndexSchema = Type.Object({
   ),
 });
 
+/** A webhook (§16); `secret` only in files written with `--with-secrets`. */
+export const ExportWebhookSchema = Type.Object({
+  url: Type.String(),
+  events: Type.Array(Type.String()),
+  description: Type.Optional(Nullable(Type.String())),
+  secret: Type.Optional(Type.String()),
+});
+
 /** The whole file of `cds export` / `cds import`. */
 export const ProjectExportSchema = Type.Object({
   format: Type.Literal('cds-export'),
@@ -103,6 +113,8 @@ export const ProjectExportSchema = Type.Object({
   ),
   // Optional: files exported before declared indexes existed import without any (§15).
   indexes: Type.Optional(Type.Array(ExportIndexSchema)),
+  // Optional: files exported before webhooks existed import without any (§16).
+  webhooks: Type.Optional(Type.Array(ExportWebhookSchema)),
 });
 
 /** A declared index of an import, checked as `POST …/indexes` checks it. */
@@ -115,6 +127,8 @@ export interface ImportedIndex {
 export type ProjectExport = Static<typeof ProjectExportSchema>;
 /** One index declaration of an export file. */
 export type ExportIndex = Static<typeof ExportIndexSchema>;
+/** One webhook of an export file. */
+export type ExportWebhook = Static<typeof ExportWebhookSchema>;
 /** One leaderboard of an export file. */
 export type ExportLeaderboard = Static<typeof ExportLeaderboardSchema>;
 
@@ -205,6 +219,15 @@ export function parseProjectExport(input: unknown, limits: PathLimits): ProjectE
     checkLeaderboard(board, `leaderboards[${i}]`);
   }
   importedIndexes(file);
+  for (const [i, webhook] of (file.webhooks ?? []).entries()) {
+    const issue = webhookProblems(webhook, [])[0];
+    const at = `webhooks[${i}]`;
+    if (issue)
+      throw badItem(`${at}${issue.loc.map((p) => (typeof p === 'number' ? `[${p}]` : `.${p}`)).join('')}`, issue.msg);
+    if (webhook.secret !== undefined && !isWebhookSecret(webhook.secret)) {
+      throw badItem(`${at}.secret`, 'must be whsec_ and the base64 of a 24 to 64 byte key');
+    }
+  }
   return file;
 }
 

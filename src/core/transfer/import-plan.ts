@@ -9,6 +9,7 @@ import { periodContaining } from '../leaderboards/period-schedule.js';
 import { scoreOf } from '../leaderboards/rank-order.js';
 import { parseDocumentPath } from '../paths.js';
 import { badItem, type ProjectExport } from './export-format.js';
+import { type ImportWebhookRow, planWebhooks } from './webhook-transfer.js';
 
 /** What the engine must look up in the project: the names the file uses. */
 export interface ImportLookup {
@@ -25,6 +26,8 @@ export interface ImportFound {
   users: { id: number; username: string }[];
   /** Existing boards of those slugs. */
   boards: { id: number; slug: string; reset: ResetSchedule; period: Period }[];
+  /** The project's webhooks (§16), by id. */
+  webhooks: { id: number; url: string; events: string[] }[];
 }
 
 /** A user row to write; `exists` tells an update (password and device kept) from an insert. */
@@ -55,6 +58,8 @@ export interface ImportRows {
   nextUserId: number;
   documents: { path: string; parent: string; collection: string; data: JsonObject }[];
   boards: ImportBoardRows[];
+  /** Webhooks (§16) to update or create. */
+  webhooks: ImportWebhookRow[];
 }
 
 /** The names a checked file uses. */
@@ -124,5 +129,6 @@ export function planImport(file: ProjectExport, found: ImportFound, now: number)
         assignments: board.assignments.map((a) => ({ userId: a.user_id, league: a.league })),
       };
     }),
+    webhooks: planWebhooks(file.webhooks ?? [], found.webhooks),
   };
 }

@@ -19,7 +19,7 @@ import {
   type ProjectExport,
   parseProjectExport,
 } from './export-format.js';
-import { importLookup, planImport } from './import-plan.js';
+import { type ImportRows, importLookup, planImport } from './import-plan.js';
 import type { TransferStore } from './transfer-store.js';
 
 /** What an import loaded. */
@@ -33,6 +33,16 @@ export interface ImportSummary {
   rules: boolean;
   /** Index declarations the project did not have, now building (§15). */
   indexes: number;
+  /** Webhooks created or updated (§16). */
+  webhooks: number;
+  /** The webhooks the import created without a secret in the file: each got a fresh one, shown only here. */
+  webhook_secrets: { id: number; url: string; secret: string }[];
+}
+
+/** How to export. */
+export interface ExportOptions {
+  /** Include the webhooks' signing secrets (§16); default: left out. */
+  withSecrets?: boolean;
 }
 
 /** `cds export` and `cds import` (§8): the format's rules here, the one transaction in each engine. */
@@ -55,10 +65,12 @@ export class TransferService {
     },
   ) {}
 
-  /** Everything of a project in the §8 format. */
-  async exportProject(projectId: number): Promise<ProjectExport> {
+  /** Everything of a project in the §8 format; webhooks without their secrets unless asked. */
+  async exportProject(projectId: number, options: ExportOptions = {}): Promise<ProjectExport> {
     await this.requireProject(projectId);
-    return this.deps.store.exportProject(projectId);
+    const file = await this.deps.store.exportProject(projectId);
+    if (options.withSecrets) return file;
+    return { ...file, webhooks: (file.webhooks ?? []).map(({ secret: _left, ...webhook }) => webhook) };
   }
 
   /** Checks a parsed JSON file completely, then loads it in one transaction (all or nothing). */
@@ -70,9 +82,14 @@ export class TransferService {
     const indexes = importedIndexes(file);
     await this.checkIndexLimit(projectId, indexes);
     const now = this.deps.clock.now();
+    // The plan is made inside the engine's transaction; the summary reads which secrets it made.
+    const planned: { rows?: ImportRows } = {};
     const commit = await this.deps.store.importProject(projectId, {
       lookup: importLookup(file),
-      plan: (found) => planImport(file, found, now),
+      plan: (found) => {
+        planned.rows = planImport(file, found, now);
+        return planned.rows;
+      },
       tree,
       rules,
       indexes,
@@ -96,6 +113,10 @@ export class TransferService {
       realtime_paths: tree.length,
       rules: rules !== null,
       indexes: commit.indexes.length,
+      webhooks: commit.webhooks.length,
+      webhook_secrets: commit.webhooks.flatMap((webhook, i) =>
+        planned.rows?.webhooks[i]?.freshSecret ? [{ id: webhook.id, url: webhook.url, secret: webhook.secret }] : [],
+      ),
     };
   }
 

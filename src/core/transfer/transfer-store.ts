@@ -5,12 +5,13 @@ import type { DocumentIndex } from '../documents/indexes.js';
 import type { ChangeLogRetention, TreeCommit, TreeSet } from '../realtime/tree-store.js';
 import type { RulesRevision } from '../rules/rules-store.js';
 import type { Ruleset } from '../rules/ruleset.js';
+import type { Webhook } from '../webhooks/webhook-store.js';
 import type { ImportedIndex, ProjectExport } from './export-format.js';
 import type { ImportFound, ImportLookup, ImportRows } from './import-plan.js';
 
 /** A whole project's data in the §8 format, read and written in one transaction each. */
 export interface TransferStore {
-  /** Everything of the project, in a stable order (paths, ids, slugs). */
+  /** Everything of the project, in a stable order (paths, ids, slugs); webhooks with their secrets. */
   exportProject(projectId: number): Promise<ProjectExport>;
   /**
    * Loads a checked file in one transaction (§8): looks up what `request.lookup` names, writes the
@@ -44,4 +45,6 @@ export interface ImportCommit {
   rules: RulesRevision | null;
   /** The index declarations made (state `building`); those the project had are not among them. */
   indexes: DocumentIndex[];
+  /** The webhooks written (§16), in the order of the plan's rows. */
+  webhooks: Webhook[];
 }

@@ -12,6 +12,7 @@ import { PostgresRulesStore } from './rules-store.js';
 import { PostgresServerKeyStore } from './server-key-store.js';
 import { PostgresTransferStore } from './transfer-store.js';
 import { PostgresTreeStore } from './tree-store.js';
+import { PostgresWebhookStore } from './webhook-store.js';
 
 /** Options of the PostgreSQL engine. */
 export interface PostgresOptions {
@@ -40,6 +41,7 @@ export class PostgresStorage extends StoresBase implements Storage {
       serverKeys: guardConnectionErrors(new PostgresServerKeyStore(pool)),
       rules: guardConnectionErrors(new PostgresRulesStore(pool)),
       indexes: guardConnectionErrors(new PostgresIndexStore(pool)),
+      webhooks: guardConnectionErrors(new PostgresWebhookStore(pool)),
     });
   }
 

@@ -11,12 +11,14 @@ import type { ExportLeaderboard, ProjectExport } from '../../core/transfer/expor
 import { exportedIndex } from '../../core/transfer/export-format.js';
 import type { ImportBoardRows, ImportFound, ImportLookup, ImportRows } from '../../core/transfer/import-plan.js';
 import type { ImportCommit, ImportRequest, TransferStore } from '../../core/transfer/transfer-store.js';
+import { exportedWebhook } from '../../core/transfer/webhook-transfer.js';
 import { columnsOf } from './columns-of.js';
 import { insertIndexDeclaration, listIndexDeclarations } from './index-store.js';
 import { insertBoard, type PostgresBoardRow, replaceBoard, SELECT_BOARD, toBoard } from './leaderboard-rows.js';
 import { currentRulesRevision, saveRulesRevision } from './rules-store.js';
 import { inTransaction, type Queryable, READ_SNAPSHOT } from './transactions.js';
 import { writeTreeSets } from './tree-store.js';
+import { listWebhooks, writeImportedWebhooks } from './webhook-store.js';
 
 const iso = (ms: string) => new Date(Number(ms)).toISOString();
 // Rows per INSERT of a big import (each a few array parameters).
@@ -58,6 +60,7 @@ export class PostgresTransferStore implements TransferStore {
       for (const row of boards.rows) leaderboards.push(await exportBoard(client, toBoard(row)));
       const rules = (await currentRulesRevision(client, projectId))?.rules ?? null;
       const indexes = (await listIndexDeclarations(client, projectId)).map(exportedIndex);
+      const webhooks = (await listWebhooks(client, projectId)).map((webhook) => exportedWebhook(webhook, true));
       await client.query('COMMIT');
       return {
         format: 'cds-export',
@@ -68,6 +71,7 @@ export class PostgresTransferStore implements TransferStore {
         leaderboards,
         rules,
         indexes,
+        webhooks,
       };
     } catch (error) {
       await client.query('ROLLBACK').catch(() => undefined);
@@ -83,6 +87,7 @@ export class PostgresTransferStore implements TransferStore {
       await writeUsers(client, projectId, rows);
       const documents = await writeDocuments(client, projectId, rows);
       for (const board of rows.boards) await writeBoard(client, projectId, board);
+      const webhooks = await writeImportedWebhooks(client, projectId, rows.webhooks, rows.now);
       const { tree, retention, rules, now } = request;
       const declared: DocumentIndex[] = [];
       for (const imported of request.indexes) {
@@ -94,6 +99,7 @@ export class PostgresTransferStore implements TransferStore {
         tree: tree.length > 0 ? await writeTreeSets(client, projectId, tree, retention) : null,
         rules: rules ? await saveRulesRevision(client, projectId, rules, now) : null,
         indexes: declared,
+        webhooks,
       };
     });
   }
@@ -134,6 +140,7 @@ async function find(client: Queryable, projectId: number, lookup: ImportLookup):
   );
   return {
     users: users.rows,
+    webhooks: await listWebhooks(client, projectId, true),
     boards: boards.rows.map(({ period_start, period_end, ...board }) => ({
       ...board,
       period: { start: Number(period_start), end: period_end === null ? null : Number(period_end) },

@@ -393,4 +393,21 @@ UPDATE roles SET permissions = json_insert(permissions, '$[#]', 'client.function
 WHERE name = 'player' AND NOT EXISTS (SELECT 1 FROM json_each(roles.permissions) WHERE value = 'client.functions');
 `,
   },
+  {
+    version: 18,
+    name: 'webhooks',
+    // §16: webhook registrations; `events` is the JSON list of types and patterns as registered.
+    sql: `
+CREATE TABLE webhooks (
+  id INTEGER PRIMARY KEY,
+  project_id INTEGER NOT NULL REFERENCES projects(id),
+  url TEXT NOT NULL,
+  events TEXT NOT NULL,
+  description TEXT,
+  secret TEXT NOT NULL,
+  created_at INTEGER NOT NULL
+);
+CREATE INDEX webhooks_by_project ON webhooks (project_id, id);
+`,
+  },
 ];

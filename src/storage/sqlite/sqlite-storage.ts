@@ -12,6 +12,7 @@ import { SqliteRulesStore } from './rules-store.js';
 import { SqliteServerKeyStore } from './server-key-store.js';
 import { SqliteTransferStore } from './transfer-store.js';
 import { SqliteTreeStore } from './tree-store.js';
+import { SqliteWebhookStore } from './webhook-store.js';
 
 /** The stores of the SQLite engine over one connection; document writes go through `commits`. */
 function sqliteStores(db: Database.Database, commits: GroupCommit): Stores {
@@ -27,6 +28,7 @@ function sqliteStores(db: Database.Database, commits: GroupCommit): Stores {
     serverKeys: new SqliteServerKeyStore(db),
     rules: new SqliteRulesStore(db),
     indexes: new SqliteIndexStore(db),
+    webhooks: new SqliteWebhookStore(db),
   };
 }
 

@@ -10,10 +10,12 @@ import type { ExportLeaderboard, ProjectExport } from '../../core/transfer/expor
 import { exportedIndex } from '../../core/transfer/export-format.js';
 import type { ImportBoardRows, ImportFound, ImportLookup, ImportRows } from '../../core/transfer/import-plan.js';
 import type { ImportCommit, ImportRequest, TransferStore } from '../../core/transfer/transfer-store.js';
+import { exportedWebhook } from '../../core/transfer/webhook-transfer.js';
 import { insertIndexDeclaration, listIndexDeclarations } from './index-store.js';
 import { insertBoard, readBoard, replaceBoard, SELECT_BOARD, type SqliteBoardRow } from './leaderboard-rows.js';
 import { currentRulesRevision, saveRulesRevision } from './rules-store.js';
 import type { SqliteTreeStore } from './tree-store.js';
+import { listWebhooks, writeImportedWebhooks } from './webhook-store.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -60,6 +62,7 @@ export class SqliteTransferStore implements TransferStore {
         leaderboards: boards.map((board) => this.exportBoard(board)),
         rules: currentRulesRevision(this.db, projectId)?.rules ?? null,
         indexes: listIndexDeclarations(this.db, projectId).map(exportedIndex),
+        webhooks: listWebhooks(this.db, projectId).map((webhook) => exportedWebhook(webhook, true)),
       };
     })();
   }
@@ -72,6 +75,7 @@ export class SqliteTransferStore implements TransferStore {
         const documents = this.writeDocuments(projectId, rows);
         for (const board of rows.boards) this.writeBoard(projectId, board, rows.now);
         return {
+          webhooks: writeImportedWebhooks(this.db, projectId, rows.webhooks, rows.now),
           documents,
           tree:
             request.tree.length > 0 ? this.tree.commitInTransaction(projectId, request.tree, request.retention) : null,
@@ -123,7 +127,7 @@ export class SqliteTransferStore implements TransferStore {
         ...board,
         period: { start: period_start, end: period_end },
       }));
-    return { users, boards };
+    return { users, boards, webhooks: listWebhooks(this.db, projectId) };
   }
 
   private writeUsers(projectId: number, rows: ImportRows): void {

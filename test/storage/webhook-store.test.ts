@@ -1,0 +1,4 @@
+import { webhookStoreCases } from '../conformance/webhook-store.case.js';
+import { engines } from '../support/engines.js';
+
+for (const engine of engines) webhookStoreCases(engine);
