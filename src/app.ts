@@ -113,6 +113,7 @@ export async function buildApp(
     queryStats,
     functions,
     functionObserver: metrics,
+    logger: http.log,
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.rules ? { rules: options.rules } : {}),
   });
@@ -132,6 +133,7 @@ export async function buildApp(
   });
   // Closing HTTP (also how tests stop an app) stops the reset schedule and any warm-up.
   http.addHook('onClose', async () => {
+    await services.afterHandlers.stop();
     await services.leaderboards.stop();
     await services.rules.close();
     await services.indexes.close();
@@ -179,6 +181,7 @@ export async function buildApp(
     http.log.error({ err }, 'leaderboard reset failed'),
   );
   services.leaderboards.warm().catch((err: unknown) => http.log.error({ err }, 'leaderboard warm-up failed'));
+  services.afterHandlers.start();
   return {
     http,
     services,

@@ -37,6 +37,7 @@ const EnvSchema = Type.Object({
   CDS_FUNCTIONS_DIR: Type.String({ default: 'functions' }),
   CDS_FUNCTION_TIMEOUT_MS: Type.Integer({ minimum: 1, default: 10_000 }),
   CDS_HOOK_TIMEOUT_MS: Type.Integer({ minimum: 1, default: 1000 }),
+  CDS_EVENT_RETENTION_H: Type.Integer({ minimum: 1, default: 72 }),
 });
 
 type Env = Static<typeof EnvSchema>;
@@ -94,7 +95,7 @@ export interface Config {
   /** §5: how often due resets are looked for (0: never), and how long a reset lease lasts. */
   leaderboards: { resetCheckMs: number; resetLeaseMs: number };
   /** §16: where the server functions' modules are (a missing folder: none), an RPC's and a before hook's time limits. */
-  functions: { dir: string; timeoutMs: number; hookTimeoutMs: number };
+  functions: { dir: string; timeoutMs: number; hookTimeoutMs: number; eventRetentionHours: number };
 }
 
 /** Reads the configuration; throws one error listing every invalid variable. */
@@ -145,6 +146,11 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       resetCheckMs: e.CDS_LEADERBOARD_RESET_CHECK_MS,
       resetLeaseMs: e.CDS_LEADERBOARD_RESET_LEASE_MS,
     },
-    functions: { dir: e.CDS_FUNCTIONS_DIR, timeoutMs: e.CDS_FUNCTION_TIMEOUT_MS, hookTimeoutMs: e.CDS_HOOK_TIMEOUT_MS },
+    functions: {
+      dir: e.CDS_FUNCTIONS_DIR,
+      timeoutMs: e.CDS_FUNCTION_TIMEOUT_MS,
+      hookTimeoutMs: e.CDS_HOOK_TIMEOUT_MS,
+      eventRetentionHours: e.CDS_EVENT_RETENTION_H,
+    },
   };
 }

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 /**
  * The domain's services wired over one storage engine and one bus (part of the composition root
  * with `app.ts`, which opens the concrete engine and bus and builds the HTTP app around these).
@@ -16,8 +17,10 @@ import { DocumentService } from './core/documents/document-service.js';
 import { IndexService } from './core/documents/index-service.js';
 import { QueryStats, type QueryStatsSink } from './core/documents/query-stats.js';
 import { RuledDocumentService } from './core/documents/ruled-document-service.js';
+import { AfterHandlers } from './core/events/after-handlers.js';
+import { recordingWhere } from './core/events/event-recording.js';
 import { type AdminApi, adminApi } from './core/functions/admin-api.js';
-import { BeforeHookRunner, type WriteHooks } from './core/functions/before-hooks.js';
+import { BeforeHookRunner, type ChildLogger, silentLogger, type WriteHooks } from './core/functions/before-hooks.js';
 import { FunctionCalls } from './core/functions/function-calls.js';
 import type { FunctionObserver } from './core/functions/function-observer.js';
 import { FunctionRegistry } from './core/functions/function-registry.js';
@@ -68,6 +71,8 @@ export interface Services {
   functions: FunctionCalls;
   /** Webhook registrations (§16). */
   webhooks: WebhookService;
+  /** The after handlers of the server functions (§16), run in the background once started. */
+  afterHandlers: AfterHandlers;
 }
 
 /** Where background failures (bus outages, lost broadcasts) are reported; `error` null for good news. */
@@ -85,6 +90,8 @@ export interface ServiceOptions {
   queryStats?: QueryStatsSink;
   /** The server functions loaded at start (§16); default: none. */
   functions?: FunctionRegistry;
+  /** Where after handlers log (§16); default: nowhere. */
+  logger?: ChildLogger;
   /** Where server functions report each run (§16 metrics); default: nowhere. */
   functionObserver?: FunctionObserver;
 }
@@ -105,7 +112,10 @@ export function createServices(config: Config, storage: Storage, options: Servic
     clock,
     timeoutMs: config.functions.hookTimeoutMs,
     rolesOf: (projectId, userId): Promise<string[]> => auth.rolesOf(projectId, userId),
+    ...(options.functionObserver ? { observer: options.functionObserver } : {}),
   });
+  // A project records its commits' events (§16) when an after handler serves it.
+  const recording = recordingWhere((projectId) => registry.after(projectId).length > 0);
   const auth = new AuthService({
     hooks,
     accounts: storage.accounts,
@@ -144,6 +154,7 @@ export function createServices(config: Config, storage: Storage, options: Servic
     rules: new TreeRules({ source: ruleSource, auth: ruleAuth, clock }),
     readCacheBytes: config.realtime.readCacheBytes,
     hooks,
+    events: recording,
   });
   const indexes = new IndexService({
     store: storage.indexes,
@@ -157,6 +168,7 @@ export function createServices(config: Config, storage: Storage, options: Servic
     bus instanceof InProcessBus ? null : bus,
     { maxWrites: config.realtime.logMaxWrites, maxAgeMs: config.realtime.logMaxAgeSeconds * 1000 },
     publishFailures(log),
+    recording,
   );
   const documents = new DocumentService(
     storage.documents,
@@ -177,6 +189,21 @@ export function createServices(config: Config, storage: Storage, options: Servic
     submit: (projectId, slug, userId, value) => leaderboards.submit(projectId, slug, userId, value, 'server'),
   });
   adminOf = (projectId) => adminApi({ documents, tree, leaderboards, users: projectAdmin }, projectId);
+  const afterHandlers = new AfterHandlers({
+    registry,
+    events: storage.events,
+    admin: adminOf,
+    clock,
+    log: options.logger ?? silentLogger,
+    owner: `cds-${randomUUID()}`,
+    timeoutMs: config.functions.timeoutMs,
+    retentionMs: config.functions.eventRetentionHours * 3_600_000,
+  });
+  if (registry.hasAfterHandlers) {
+    // The commits of this instance are handed on at once; others' are found by the handlers' poll.
+    documentCommits.onLocalCommits(() => afterHandlers.nudge());
+    tree.onLocalCommits(() => afterHandlers.nudge());
+  }
   const functions = new FunctionCalls({
     registry,
     admin: adminOf,
@@ -225,6 +252,7 @@ export function createServices(config: Config, storage: Storage, options: Servic
     indexes,
     listeners: new DocumentListenerService(storage.documents, documentAccess, documentCommits),
     functions,
+    afterHandlers,
     webhooks: new WebhookService(storage.webhooks, clock),
   };
 }

@@ -5,7 +5,7 @@ import { JSON_OUTPUT, type OutputOptions, print } from './commands.js';
 
 /**
  * Adds `functions list` (§16): what the service would load from `CDS_FUNCTIONS_DIR`, checked as a
- * start checks it; `after` and `schedule` are empty until this version runs them.
+ * start checks it; `schedule` is empty until this version runs schedules.
  */
 export function registerFunctionCommands(program: Command, config: () => Config): void {
   const functions = program.command('functions').description('server functions');
@@ -22,12 +22,12 @@ export function registerFunctionCommands(program: Command, config: () => Config)
           : modules
               .map(
                 (m) =>
-                  `${m.file}\n  projects: ${m.projects === '*' ? '*' : m.projects.join(', ')}\n  rpc: ${m.rpc.join(', ') || '-'}\n  before: ${m.before.join(', ') || '-'}`,
+                  `${m.file}\n  projects: ${m.projects === '*' ? '*' : m.projects.join(', ')}\n  rpc: ${m.rpc.join(', ') || '-'}\n  before: ${m.before.join(', ') || '-'}\n  after: ${m.after.join(', ') || '-'}`,
               )
               .join('\n');
       print(
         options,
-        modules.map((m) => ({ ...m, after: [], schedule: [] })),
+        modules.map((m) => ({ ...m, schedule: [] })),
         text,
       );
     });

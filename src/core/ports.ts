@@ -3,10 +3,12 @@
  * (`documents/document-store.ts`, `realtime/tree-store.ts`, …); engines (`src/storage/*`)
  * implement them and `src/app.ts` picks the implementations. Nothing here knows SQL or HTTP.
  */
+
 import type { AdminStore, ServerKeyStore } from './admin/admin-store.js';
 import type { AccountStore } from './auth/account-store.js';
 import type { DocumentStore } from './documents/document-store.js';
 import type { IndexStore } from './documents/index-store.js';
+import type { EventStore } from './events/event-store.js';
 import type { LeaderboardAdminStore, LeaderboardStore } from './leaderboards/leaderboard-store.js';
 import type { TreeStore } from './realtime/tree-store.js';
 import type { RulesStore } from './rules/rules-store.js';
@@ -29,6 +31,8 @@ export interface Stores {
   readonly indexes: IndexStore;
   /** Webhook registrations (§16). */
   readonly webhooks: WebhookStore;
+  /** The events the commits recorded, and their consumers (§16). */
+  readonly events: EventStore;
 }
 
 /** One storage engine holding every store. */

@@ -63,12 +63,12 @@ describe('server function modules (§16) loaded by real processes', () => {
       ['syntax', { 'typo.ts': 'export default {{;\n' }, /typo\.ts: failed to load/],
       ['shape', { 'plain.mjs': "export default { projects: '*', rpc: {} };\n" }, /plain\.mjs: .*defineFunctions/],
       [
-        'after',
+        'schedule',
         {
-          'after.mjs':
-            "import { defineFunctions } from 'client-data-service/functions';\nexport default defineFunctions({ projects: '*', after: {} });\n",
+          'schedule.mjs':
+            "import { defineFunctions } from 'client-data-service/functions';\nexport default defineFunctions({ projects: '*', schedule: {} });\n",
         },
-        /after\.mjs: 'after' is not supported/,
+        /schedule\.mjs: 'schedule' is not supported/,
       ],
       [
         'unknown hook',

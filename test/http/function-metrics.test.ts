@@ -133,6 +133,7 @@ for (const engine of engines) {
             file: 'shared.ts',
             rpc: ['crash', 'fine', 'hang', 'refuse'],
             before: ['documents.write'],
+            after: [],
             schedule: ['hourly'],
           },
         ]);

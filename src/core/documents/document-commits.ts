@@ -3,11 +3,12 @@
  * each project's commits to this instance's listeners at once (its WebSocket feeds: no bus round
  * trip, no JSON) and publishes them for the other instances, one bus message per project and turn
  * (the calls a group commit answers together), marked with this instance's `origin` so that its
- * own feeds skip it. Everything a commit tells the world leaves from here: §16's outbox and
- * events are to hook in at `committed`.
+ * own feeds skip it. A project with event consumers (§16) has each commit record its events in
+ * the outbox, in the commit's own transaction.
  */
 import { randomUUID } from 'node:crypto';
 import { type Bus, LocalCommitListeners } from '../bus.js';
+import { type EventRecording, recordsNothing } from '../events/event-recording.js';
 import { documentChannel, encodeDocumentCommits } from '../listeners/document-commit-event.js';
 import type { ChangeLogRetention } from '../realtime/tree-store.js';
 import type { AppliedMutation, DocumentCommitRecord, DocumentMutation, DocumentStore } from './document-store.js';
@@ -28,11 +29,14 @@ export class DocumentCommits {
     private readonly peers: Bus | null,
     readonly retention: ChangeLogRetention,
     private readonly onPublishError?: (error: unknown) => void,
+    /** Which projects' commits record `document.written` events (§16). */
+    private readonly recording: EventRecording = recordsNothing,
   ) {}
 
   /** Applies the mutations as one commit of the project (`DocumentStore.apply`) and announces it. */
   async apply(projectId: number, mutations: readonly DocumentMutation[]): Promise<AppliedMutation[]> {
-    const { applied, commit } = await this.store.apply(projectId, mutations, this.retention);
+    const recordEvents = this.recording.records(projectId);
+    const { applied, commit } = await this.store.apply(projectId, mutations, this.retention, recordEvents);
     this.committed(projectId, [commit]);
     return applied;
   }

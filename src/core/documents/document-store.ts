@@ -175,6 +175,8 @@ export interface DocumentStore {
     projectId: number,
     mutations: readonly DocumentMutation[],
     retention?: ChangeLogRetention,
+    /** Whether the commit records its `document.written` events in the outbox (§16), in its transaction. */
+    recordEvents?: boolean,
   ): Promise<AppliedCall>;
   /** The document at `path`, or null. */
   get(projectId: number, path: string): Promise<DocumentRecord | null>;

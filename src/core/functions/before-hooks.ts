@@ -8,6 +8,7 @@
 import type { Clock } from '../clock.js';
 import { AppError } from '../errors.js';
 import type { AdminApi } from './admin-api.js';
+import { type FunctionObserver, type FunctionOutcome, observed, outcomeOf } from './function-observer.js';
 import type { FunctionRegistry } from './function-registry.js';
 import {
   type BeforeHookName,
@@ -22,6 +23,10 @@ import { TIMED_OUT, withinTime } from './time-limit.js';
 export interface ChildLogger {
   child(bindings: Record<string, unknown>): FieldLogger;
 }
+
+const quiet = { info() {}, warn() {}, error() {} };
+/** A logger that writes nothing. */
+export const silentLogger: ChildLogger = { child: () => quiet };
 
 /** Who asked for the write a hook runs for: what its context tells. */
 export interface HookOrigin {
@@ -60,7 +65,13 @@ export interface BeforeHookDeps {
   timeoutMs: number;
   /** A player's roles, for `ctx.caller`. */
   rolesOf(projectId: number, userId: number): Promise<string[]>;
+  /** Told of each run, as `before:<hook>` (§16 metrics). */
+  observer?: FunctionObserver;
 }
+
+/** A hook's outcome for the metrics: its own time-out is `503 Hook timed out`. */
+const hookOutcome = (error: unknown): FunctionOutcome =>
+  error instanceof AppError && error.code === 'unavailable' ? 'timed_out' : outcomeOf(error);
 
 /** The failure of a hook whose return the write cannot use: `500 Function failed`, its reason logged. */
 export function unusableReplacement(origin: HookOrigin, name: BeforeHookName, why: string): AppError {
@@ -75,7 +86,15 @@ export class BeforeHookRunner implements WriteHooks {
   find<Name extends BeforeHookName>(projectId: number, name: Name): RunHook<Name> | undefined {
     const hook = this.deps.registry.before(projectId, name);
     if (!hook) return undefined;
-    return (origin, argument) => this.run(projectId, name, hook as HookFunction, origin, argument);
+    const { observer } = this.deps;
+    return (origin, argument) =>
+      observed(
+        observer,
+        projectId,
+        `before:${name}`,
+        () => this.run(projectId, name, hook as HookFunction, origin, argument),
+        hookOutcome,
+      );
   }
 
   private async run(

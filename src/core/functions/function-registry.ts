@@ -1,10 +1,12 @@
 /**
- * The functions loaded at start (§16), by project: which module answers an RPC name or runs a
- * before hook for a project. Two modules may not define one RPC or one hook for one project: the
+ * The functions loaded at start (§16), by project: which module answers an RPC name, runs a before
+ * hook or handles events for a project. Two modules may not define one RPC, one hook or one after
+ * handler for one project: the
  * registry refuses them when it is built, naming both files, so the start stops.
  */
 import type { AdminApi } from './admin-api.js';
 import type {
+  AfterHandler,
   BeforeHookName,
   BeforeHooks,
   FunctionsDefinition as Definition,
@@ -26,6 +28,7 @@ export interface ModuleSummary {
   projects: '*' | number[];
   rpc: string[];
   before: string[];
+  after: string[];
 }
 
 /** An RPC found for a project. */
@@ -43,11 +46,21 @@ const overlap = (a: FunctionsDefinition, b: FunctionsDefinition) =>
 
 const rpcNames = (definition: FunctionsDefinition) => Object.keys(definition.rpc ?? {});
 const hookNames = (definition: FunctionsDefinition) => Object.keys(definition.before ?? {});
+const afterNames = (definition: FunctionsDefinition) => Object.keys(definition.after ?? {});
+
+/** An after handler serving a project: the events it takes, and the module it is from. */
+export interface FoundAfterHandler {
+  /** Its key in `after`: an event type, or `document.written:<collection>`. */
+  name: string;
+  file: string;
+  run: AfterHandler<AdminApi>;
+}
 
 /** What a module defines that no other module may define for the same project. */
 const definedNames = (definition: FunctionsDefinition) => [
   ...rpcNames(definition).map((name) => `rpc '${name}'`),
   ...hookNames(definition).map((name) => `before hook '${name}'`),
+  ...afterNames(definition).map((name) => `after handler '${name}'`),
 ];
 
 /** The loaded modules, asked by project and name. */
@@ -96,6 +109,21 @@ export class FunctionRegistry {
     return null;
   }
 
+  /** The after handlers serving the project, in module order. */
+  after(projectId: number): FoundAfterHandler[] {
+    const found: FoundAfterHandler[] = [];
+    for (const { file, definition } of this.modules) {
+      if (!serves(definition, projectId)) continue;
+      for (const [name, run] of Object.entries(definition.after ?? {})) found.push({ name, file, run });
+    }
+    return found;
+  }
+
+  /** Whether any module has after handlers (so commits may need to record events). */
+  get hasAfterHandlers(): boolean {
+    return this.modules.some(({ definition }) => afterNames(definition).length > 0);
+  }
+
   /** What is loaded, module by module. */
   list(): ModuleSummary[] {
     return this.modules.map(({ file, definition }) => ({
@@ -103,6 +131,7 @@ export class FunctionRegistry {
       projects: definition.projects,
       rpc: rpcNames(definition).sort(),
       before: hookNames(definition).sort(),
+      after: afterNames(definition).sort(),
     }));
   }
 }

@@ -1,10 +1,11 @@
 /**
  * Server functions (§16): the shape of an operator's module, what a function receives, and how it
  * refuses. A module default-exports `defineFunctions({...})`; the loader (`src/functions/`) checks
- * what it found with `moduleProblem` before anything runs. This version serves RPCs and before
- * hooks; a module that declares after handlers or schedules (parts of §16 still to come) is
- * refused at start rather than loaded with them silently ignored.
+ * what it found with `moduleProblem` before anything runs. This version serves RPCs, before hooks
+ * and after handlers; a module that declares schedules (still to come) is refused at start rather
+ * than loaded with them silently ignored.
  */
+import { EVENT_TYPES, type OutboxEvent } from '../events/outbox-events.js';
 import type { JsonObject, JsonValue } from '../json.js';
 
 /** Who called: a player (their id and roles), or a game server's key. */
@@ -98,7 +99,10 @@ export interface SignupArgument {
  */
 export interface BeforeHooks<Admin = unknown> {
   /** May return the data to store instead (not for a delete); it is stored as its JSON. */
-  'documents.write'?: (ctx: FunctionContext<Admin>, write: DocumentWriteArgument) => HookResult<Record<string, unknown>>;
+  'documents.write'?: (
+    ctx: FunctionContext<Admin>,
+    write: DocumentWriteArgument,
+  ) => HookResult<Record<string, unknown>>;
   /** May return the value to write instead (PATCH: the object of child values; not for a delete); it is written as its JSON. */
   'realtime.write'?: (ctx: FunctionContext<Admin>, write: RealtimeWriteArgument) => unknown;
   /** May return the value to submit instead. */
@@ -116,12 +120,27 @@ export const BEFORE_HOOK_NAMES: readonly BeforeHookName[] = [
   'auth.signup',
 ];
 
+/**
+ * An after handler (§16): given each committed event of its type, at least once, in commit order
+ * per project; a throw is retried with backoff, and later events wait behind it.
+ */
+export type AfterHandler<Admin = unknown> = (ctx: FunctionContext<Admin>, event: OutboxEvent) => unknown;
+
 /** One module: the projects it serves and its functions. */
 export interface FunctionsDefinition<Admin = unknown> {
   /** `'*'` for every project, or the ids of those it serves. */
   projects: '*' | number[];
   rpc?: Record<string, RpcFunction<Admin>>;
   before?: BeforeHooks<Admin>;
+  /** By event type; `document.written` may be narrowed to one collection as `document.written:<collection>`. */
+  after?: Record<string, AfterHandler<Admin>>;
+}
+
+/** Whether `name` names events an after handler can take: a type, or `document.written:<collection>`. */
+export function isAfterName(name: string): boolean {
+  if ((EVENT_TYPES as readonly string[]).includes(name)) return true;
+  const collection = name.startsWith('document.written:') ? name.slice('document.written:'.length) : null;
+  return collection !== null && /^[^/]{1,256}$/.test(collection);
 }
 
 /** Set on what `defineFunctions` returns, so the loader can tell a definition from anything else. */
@@ -166,7 +185,7 @@ export function reject(status: number, detail: string): never {
 export const RPC_NAME = /^[A-Za-z][A-Za-z0-9_.-]{0,63}$/;
 
 /** The parts of §16 a module may declare that this version does not run yet. */
-const NOT_YET = ['after', 'schedule'];
+const NOT_YET = ['schedule'];
 
 /** What is wrong with a module's default export, or null when this service can load it. */
 export function moduleProblem(value: unknown): string | null {
@@ -179,7 +198,7 @@ export function moduleProblem(value: unknown): string | null {
     return "projects must be '*' or a list of project ids";
   }
   const unsupported = NOT_YET.find((part) => definition[part] !== undefined);
-  if (unsupported) return `'${unsupported}' is not supported by this version of the service (RPCs and before hooks)`;
+  if (unsupported) return `'${unsupported}' is not supported by this version of the service`;
   const rpc: unknown = definition.rpc ?? {};
   if (typeof rpc !== 'object' || rpc === null) return 'rpc must be an object of functions';
   for (const [name, fn] of Object.entries(rpc)) {
@@ -193,6 +212,14 @@ export function moduleProblem(value: unknown): string | null {
       return `before hook '${name}' is not one of ${BEFORE_HOOK_NAMES.join(', ')}`;
     }
     if (typeof fn !== 'function') return `before hook '${name}' is not a function`;
+  }
+  const after: unknown = definition.after ?? {};
+  if (typeof after !== 'object' || after === null) return 'after must be an object of handlers';
+  for (const [name, fn] of Object.entries(after)) {
+    if (!isAfterName(name)) {
+      return `after handler '${name}' names no event type (${EVENT_TYPES.join(', ')}, or document.written:<collection>)`;
+    }
+    if (typeof fn !== 'function') return `after handler '${name}' is not a function`;
   }
   return null;
 }

@@ -1,5 +1,7 @@
 import type { Bus, CommitSource } from '../bus.js';
 import { AppError } from '../errors.js';
+import type { EventRecording } from '../events/event-recording.js';
+import type { TreeWriteEvent } from '../events/outbox-events.js';
 import { type HookOrigin, unusableReplacement, type WriteHooks } from '../functions/before-hooks.js';
 import type { RealtimeWriteArgument } from '../functions/functions-module.js';
 import { isJsonObject, type JsonObject, type JsonValue } from '../json.js';
@@ -27,6 +29,8 @@ export interface TreeServiceOptions {
   readCacheBytes?: number;
   /** The projects' `realtime.write` before hooks (§16); none by default. */
   hooks?: WriteHooks;
+  /** Which projects' writes record `realtime.written` events (§16); none by default. */
+  events?: EventRecording;
 }
 
 /** What a tree write carries beyond its path and value (§11). */
@@ -163,7 +167,7 @@ export class TreeService {
     if (replacement !== undefined) set = replacedPlan(write.origin, () => planSet(path, replacement, this.limits));
     const hook = treeWriteHook(path, [set], write.ifMatch) ?? undefined;
     const commit = await this.unlessHidden(projectId, userId, path, () =>
-      this.place({ projectId, sets: [set], hook, readBack: null }, write),
+      this.place({ projectId, sets: [set], hook, readBack: null, ...this.event(projectId, path, false) }, write),
     );
     const stored = commit.changes[0]?.value ?? null;
     return written(path, stored, commit.version);
@@ -197,7 +201,7 @@ export class TreeService {
     }
     const hook = treeWriteHook(path, sets, write.ifMatch) ?? undefined;
     const commit = await this.unlessHidden(projectId, userId, path, () =>
-      this.place({ projectId, sets, hook, readBack: path }, write),
+      this.place({ projectId, sets, hook, readBack: path, ...this.event(projectId, path, true) }, write),
     );
     const readable = !rules || (await rules.mayRead(path, async () => commit.value));
     // No ETag for a value the caller may not read: its hash would tell something of it.
@@ -222,7 +226,7 @@ export class TreeService {
     const sets = [{ path, value: null, leaves: [] }];
     const hook = treeWriteHook(path, sets, write.ifMatch) ?? undefined;
     const commit = await this.unlessHidden(projectId, userId, path, () =>
-      this.place({ projectId, sets, hook, readBack: null }, write),
+      this.place({ projectId, sets, hook, readBack: null, ...this.event(projectId, path, false) }, write),
     );
     return { deleted: path, version: commit.version };
   }
@@ -231,6 +235,11 @@ export class TreeService {
   private async runHook(projectId: number, origin: HookOrigin | undefined, write: RealtimeWriteArgument) {
     const hook = origin ? this.options.hooks?.find(projectId, 'realtime.write') : undefined;
     return hook && origin ? ((await hook(origin, write)) as JsonValue | undefined) : undefined;
+  }
+
+  /** The write's `realtime.written` event, when its project records events. */
+  private event(projectId: number, path: string, patch: boolean): { event?: TreeWriteEvent } {
+    return this.options.events?.records(projectId) ? { event: { path, patch } } : {};
   }
 
   /** Hands a checked write to the commits, telling `write.placed`. */

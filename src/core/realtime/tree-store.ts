@@ -1,4 +1,5 @@
 /** The realtime tree port (§3, §4): leaves, commits, snapshots and the change log. */
+import type { TreeWriteEvent } from '../events/outbox-events.js';
 import type { JsonValue } from '../json.js';
 
 /** One leaf of the realtime tree: a non-object JSON value stored whole at its path. */
@@ -46,6 +47,8 @@ export interface TreeWrite {
   hook?: TreeWriteHook;
   /** A path whose value as this write leaves it the outcome reports (a PATCH's merged value). */
   readBack: string | null;
+  /** When set, the commit records the write's `realtime.written` event in the outbox (§16), in its transaction. */
+  event?: TreeWriteEvent;
 }
 
 /** How one write of a batch ended: committed at its own version, or refused alone. */

@@ -23,9 +23,11 @@ import type {
   StoredDocument,
 } from '../../core/documents/document-store.js';
 import { validationFailed } from '../../core/errors.js';
+import { documentEvents, type NewEvent } from '../../core/events/outbox-events.js';
 import type { JsonObject } from '../../core/json.js';
 import type { DocumentPath } from '../../core/paths.js';
 import { type ChangeLogRetention, countFloor } from '../../core/realtime/tree-store.js';
+import { appendEvents } from './event-store.js';
 
 export const postgresCommitSql = {
   readStored: `SELECT d.project_id, d.path, d.id, d.data, d.version FROM documents d
@@ -84,6 +86,7 @@ interface ApplyCall {
   projectId: number;
   mutations: readonly DocumentMutation[];
   retention: ChangeLogRetention;
+  recordEvents: boolean;
 }
 
 type Outcome = ({ ok: true } & AppliedCall) | { ok: false; error: unknown };
@@ -153,9 +156,10 @@ export class PostgresDocumentCommits {
     projectId: number,
     mutations: readonly DocumentMutation[],
     retention: ChangeLogRetention,
+    recordEvents: boolean,
   ): Promise<AppliedCall> {
     const outcome = await new Promise<Outcome>((resolve, reject) => {
-      this.queue.push({ call: { projectId, mutations, retention }, resolve, reject });
+      this.queue.push({ call: { projectId, mutations, retention, recordEvents }, resolve, reject });
       if (!this.running) {
         this.running = true;
         setImmediate(() => void this.drain());
@@ -229,6 +233,7 @@ export class PostgresDocumentCommits {
           ],
         });
       }
+      await recordEvents(client, calls, outcomes, time);
       await client.query('COMMIT');
       return read ? outcomes : outcomes.map((outcome, i) => withStoredIds(outcome, calls[i]?.projectId ?? 0, written));
     } catch (error) {
@@ -238,6 +243,19 @@ export class PostgresDocumentCommits {
       client.release();
     }
   }
+}
+
+/** The `document.written` events of the calls that record them, appended last (`appendEvents`). */
+async function recordEvents(client: pg.PoolClient, calls: readonly ApplyCall[], outcomes: Outcome[], time: number) {
+  const byProject = new Map<number, NewEvent[]>();
+  outcomes.forEach((outcome, i) => {
+    const call = calls[i] as ApplyCall;
+    if (!outcome.ok || !call.recordEvents) return;
+    const events = byProject.get(call.projectId) ?? [];
+    events.push(...documentEvents(call.projectId, outcome.commit, time));
+    byProject.set(call.projectId, events);
+  });
+  for (const [projectId, events] of byProject) await appendEvents(client, projectId, events, time);
 }
 
 /** Whether the commit must read stored documents: a mutation needs one, or a document is written twice. */

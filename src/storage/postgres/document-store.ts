@@ -77,8 +77,9 @@ export class PostgresDocumentStore implements DocumentStore {
     projectId: number,
     mutations: readonly DocumentMutation[],
     retention: ChangeLogRetention = defaultRetention,
+    recordEvents = false,
   ): Promise<AppliedCall> {
-    return this.commits.apply(projectId, mutations, retention);
+    return this.commits.apply(projectId, mutations, retention, recordEvents);
   }
 
   currentVersion(projectId: number): Promise<number> {

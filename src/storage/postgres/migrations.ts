@@ -387,6 +387,38 @@ WHERE name = 'player' AND NOT permissions ? 'client.functions';
 `,
   },
   {
+    version: 18,
+    name: 'events outbox',
+    // §16: each commit's events, in commit order per project (`seq`, from `event_heads`, whose row
+    // a commit locks last), as the JSON consumers receive; each consumer's place and its lease.
+    sql: `
+CREATE TABLE events (
+  project_id INTEGER NOT NULL,
+  seq BIGINT NOT NULL,
+  id UUID NOT NULL,
+  type TEXT NOT NULL,
+  created_at BIGINT NOT NULL,
+  json TEXT NOT NULL,
+  PRIMARY KEY (project_id, seq)
+);
+CREATE TABLE event_heads (
+  project_id INTEGER PRIMARY KEY,
+  seq BIGINT NOT NULL
+);
+CREATE TABLE event_consumers (
+  project_id INTEGER NOT NULL,
+  consumer TEXT NOT NULL,
+  position BIGINT NOT NULL,
+  lease_owner TEXT,
+  lease_until BIGINT NOT NULL DEFAULT 0,
+  attempts INTEGER NOT NULL DEFAULT 0,
+  next_attempt_at BIGINT NOT NULL DEFAULT 0,
+  last_error TEXT,
+  PRIMARY KEY (project_id, consumer)
+);
+`,
+  },
+  {
     version: 19,
     name: 'webhooks',
     // §16: webhook registrations; `events` is the JSON list of types and patterns as registered.

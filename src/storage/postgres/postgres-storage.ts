@@ -4,6 +4,7 @@ import { PostgresAccountStore } from './account-store.js';
 import { PostgresAdminStore } from './admin-store.js';
 import { guardConnectionErrors } from './connection-errors.js';
 import { PostgresDocumentStore } from './document-store.js';
+import { PostgresEventStore } from './event-store.js';
 import { PostgresIndexStore } from './index-store.js';
 import { PostgresLeaderboardAdminStore } from './leaderboard-admin-store.js';
 import { PostgresLeaderboardStore } from './leaderboard-store.js';
@@ -42,6 +43,7 @@ export class PostgresStorage extends StoresBase implements Storage {
       rules: guardConnectionErrors(new PostgresRulesStore(pool)),
       indexes: guardConnectionErrors(new PostgresIndexStore(pool)),
       webhooks: guardConnectionErrors(new PostgresWebhookStore(pool)),
+      events: guardConnectionErrors(new PostgresEventStore(pool)),
     });
   }
 

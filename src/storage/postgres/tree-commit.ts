@@ -10,6 +10,7 @@
  * 4. `COMMIT`.
  */
 import type pg from 'pg';
+import { type NewEvent, treeEvent } from '../../core/events/outbox-events.js';
 import type { JsonValue } from '../../core/json.js';
 import { TreeOverlay } from '../../core/realtime/tree-overlay.js';
 import { descendantRange, ROOT_PATH } from '../../core/realtime/tree-path.js';
@@ -20,6 +21,7 @@ import type {
   TreeWrite,
   TreeWriteOutcome,
 } from '../../core/realtime/tree-store.js';
+import { appendEvents } from './event-store.js';
 import type { Queryable } from './transactions.js';
 
 /** Locks the version rows of `projects` (integers, ascending), creating missing ones at 0; `BEGIN` first when asked. */
@@ -149,7 +151,26 @@ export async function commitTreeWrites(
     (change) => change.version > (projects.get(change.projectId)?.version ?? 0) - retention.maxWrites,
   );
   await writeCommit(client, projects, kept, retention);
+  await recordTreeEvents(client, writes, outcomes, time);
   return outcomes;
+}
+
+/** The `realtime.written` events of the writes that record them, appended last (`appendEvents`). */
+async function recordTreeEvents(
+  client: Queryable,
+  writes: readonly TreeWrite[],
+  outcomes: readonly TreeWriteOutcome[],
+  time: number,
+): Promise<void> {
+  const byProject = new Map<number, NewEvent[]>();
+  outcomes.forEach((outcome, i) => {
+    const write = writes[i] as TreeWrite;
+    if (!outcome.ok || !write.event) return;
+    const events = byProject.get(write.projectId) ?? [];
+    events.push(treeEvent(write.projectId, write.event, outcome.commit, time));
+    byProject.set(write.projectId, events);
+  });
+  for (const [projectId, events] of byProject) await appendEvents(client, projectId, events, time);
 }
 
 /** The stored leaves at and below every path a hook or read-back names, by project and path; one statement. */

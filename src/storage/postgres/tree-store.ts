@@ -97,7 +97,10 @@ export class PostgresTreeStore extends TreeStoreBase implements TreeStore {
    * (which opens the transaction with its first statements).
    */
   async commit(writes: readonly TreeWrite[], retention: ChangeLogRetention): Promise<TreeWriteOutcome[]> {
-    if (readsNothing(writes)) return commitTreeWritesAtOnce(this.pool, writes, retention);
+    // A write recording its event needs the commit's transaction for it (the statement at once has none).
+    if (readsNothing(writes) && !writes.some((write) => write.event)) {
+      return commitTreeWritesAtOnce(this.pool, writes, retention);
+    }
     return inTransaction(this.pool, (client) => commitTreeWrites(client, writes, retention, true), null);
   }
 

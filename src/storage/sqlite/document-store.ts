@@ -17,6 +17,7 @@ import type {
   QueryResult,
   QuerySnapshot,
 } from '../../core/documents/document-store.js';
+import { documentEvents } from '../../core/events/outbox-events.js';
 import type { JsonObject } from '../../core/json.js';
 import type { DocumentPath } from '../../core/paths.js';
 import { defaultRetention } from '../../core/realtime/tree-service.js';
@@ -24,6 +25,7 @@ import type { ChangeLogRetention } from '../../core/realtime/tree-store.js';
 import { SqliteDocumentLog } from './document-log.js';
 import { type JsonStatement, prepareJson, SqliteDocumentQueries } from './document-queries.js';
 import { belowPath, sqliteDocumentSql, sqlitePagingSql } from './document-sql.js';
+import type { SqliteEventStore } from './event-store.js';
 import type { CommitScope, GroupCommit } from './group-commit.js';
 import type { SqliteParams } from './where-sql.js';
 
@@ -68,6 +70,7 @@ export class SqliteDocumentStore implements DocumentStore {
   constructor(
     private readonly db: Database.Database,
     private readonly commits: GroupCommit,
+    private readonly events: SqliteEventStore,
   ) {
     this.log = new SqliteDocumentLog(db);
     this.queries = new SqliteDocumentQueries(db);
@@ -91,6 +94,7 @@ export class SqliteDocumentStore implements DocumentStore {
     projectId: number,
     mutations: readonly DocumentMutation[],
     retention: ChangeLogRetention = defaultRetention,
+    recordEvents = false,
   ): Promise<AppliedCall> {
     return this.commits.run((scope) => {
       const project = scope.once(`documents:${projectId}`, () => this.openProject(projectId, scope, retention));
@@ -104,7 +108,9 @@ export class SqliteDocumentStore implements DocumentStore {
       };
       // Several writes go in a savepoint: a refusal of any of them undoes the others.
       const { applied, changed } = mutations.length > 1 ? this.db.transaction(applyAll)() : applyAll();
-      return { applied, commit: project.accept(changed) };
+      const record = project.accept(changed);
+      if (recordEvents) this.events.append(projectId, documentEvents(projectId, record, commit.time), commit.time);
+      return { applied, commit: record };
     });
   }
 

@@ -394,6 +394,38 @@ WHERE name = 'player' AND NOT EXISTS (SELECT 1 FROM json_each(roles.permissions)
 `,
   },
   {
+    version: 17,
+    name: 'events outbox',
+    // §16: each commit's events, in commit order per project (`seq`, from `event_heads`), as the
+    // JSON consumers receive; each consumer's place in a project's events and its lease.
+    sql: `
+CREATE TABLE events (
+  project_id INTEGER NOT NULL,
+  seq INTEGER NOT NULL,
+  id TEXT NOT NULL,
+  type TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  json TEXT NOT NULL,
+  PRIMARY KEY (project_id, seq)
+) WITHOUT ROWID;
+CREATE TABLE event_heads (
+  project_id INTEGER PRIMARY KEY,
+  seq INTEGER NOT NULL
+);
+CREATE TABLE event_consumers (
+  project_id INTEGER NOT NULL,
+  consumer TEXT NOT NULL,
+  position INTEGER NOT NULL,
+  lease_owner TEXT,
+  lease_until INTEGER NOT NULL DEFAULT 0,
+  attempts INTEGER NOT NULL DEFAULT 0,
+  next_attempt_at INTEGER NOT NULL DEFAULT 0,
+  last_error TEXT,
+  PRIMARY KEY (project_id, consumer)
+) WITHOUT ROWID;
+`,
+  },
+  {
     version: 18,
     name: 'webhooks',
     // §16: webhook registrations; `events` is the JSON list of types and patterns as registered.

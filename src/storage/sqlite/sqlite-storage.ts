@@ -3,6 +3,7 @@ import { type Storage, type Stores, StoresBase } from '../../core/ports.js';
 import { SqliteAccountStore } from './account-store.js';
 import { SqliteAdminStore } from './admin-store.js';
 import { SqliteDocumentStore } from './document-store.js';
+import { SqliteEventStore } from './event-store.js';
 import { GroupCommit } from './group-commit.js';
 import { SqliteIndexStore } from './index-store.js';
 import { SqliteLeaderboardAdminStore } from './leaderboard-admin-store.js';
@@ -16,9 +17,11 @@ import { SqliteWebhookStore } from './webhook-store.js';
 
 /** The stores of the SQLite engine over one connection; document writes go through `commits`. */
 function sqliteStores(db: Database.Database, commits: GroupCommit): Stores {
-  const tree = new SqliteTreeStore(db);
+  const events = new SqliteEventStore(db);
+  const tree = new SqliteTreeStore(db, events);
   return {
-    documents: new SqliteDocumentStore(db, commits),
+    events,
+    documents: new SqliteDocumentStore(db, commits, events),
     accounts: new SqliteAccountStore(db),
     tree,
     leaderboards: new SqliteLeaderboardStore(db),

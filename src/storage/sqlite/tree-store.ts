@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { treeEvent } from '../../core/events/outbox-events.js';
 import type { JsonValue } from '../../core/json.js';
 import { batchOutcomes, planTreeBatch, readsNothing } from '../../core/realtime/tree-batch.js';
 import { ancestorsOf, descendantRange, ROOT_PATH } from '../../core/realtime/tree-path.js';
@@ -20,6 +21,7 @@ import {
   type TreeWriteOutcome,
 } from '../../core/realtime/tree-store.js';
 import { assembleValue, serializedChange } from '../../core/realtime/tree-value.js';
+import type { SqliteEventStore } from './event-store.js';
 
 interface LeafRow {
   path: string;
@@ -93,17 +95,17 @@ type BatchTransaction = (writes: readonly TreeWrite[], retention: ChangeLogReten
 export class SqliteTreeStore extends TreeStoreBase implements TreeStore {
   private readonly statements: Statements;
   private readonly writeTransaction: (
-    projectId: number,
-    sets: TreeSet[],
+    write: TreeWrite,
     retention: ChangeLogRetention,
-    readBack: string | null,
-    hook?: TreeWriteHook,
   ) => TreeCommit & { value: JsonValue };
 
   private readonly batchTransaction: BatchTransaction;
   private readonly netEffectTransaction: BatchTransaction;
 
-  constructor(private readonly db: Database.Database) {
+  constructor(
+    private readonly db: Database.Database,
+    private readonly events: SqliteEventStore,
+  ) {
     super();
     this.statements = Object.fromEntries(
       Object.entries(SQL).map(([name, sql]) => {
@@ -113,13 +115,16 @@ export class SqliteTreeStore extends TreeStoreBase implements TreeStore {
       }),
     ) as Statements;
     const write = db.transaction(this.applyWrite.bind(this));
+    const writeAndRecord = db.transaction((w: TreeWrite, retention: ChangeLogRetention) =>
+      this.recorded(w, write(w.projectId, w.sets, retention, w.readBack, w.hook)),
+    );
     // IMMEDIATE takes the write lock up front, so two processes never both read the old version.
-    this.writeTransaction = (...args) => write.immediate(...args);
+    this.writeTransaction = (w, retention) => writeAndRecord.immediate(w, retention);
     // Nested in the batch's transaction, each write runs in a savepoint: a refused one is undone alone.
     const batch = db.transaction((writes: readonly TreeWrite[], retention: ChangeLogRetention) =>
       writes.map((w): TreeWriteOutcome => {
         try {
-          return { ok: true, commit: write(w.projectId, w.sets, retention, w.readBack, w.hook) };
+          return { ok: true, commit: this.recorded(w, write(w.projectId, w.sets, retention, w.readBack, w.hook)) };
         } catch (error) {
           // A failure that ended the transaction (I/O) fails the batch: nothing of it is written.
           if (!db.inTransaction) throw error;
@@ -128,7 +133,14 @@ export class SqliteTreeStore extends TreeStoreBase implements TreeStore {
       }),
     );
     this.batchTransaction = (...args) => batch.immediate(...args);
-    const netEffect = db.transaction(this.storeNetEffect.bind(this));
+    const netEffect = db.transaction((writes: readonly TreeWrite[], retention: ChangeLogRetention) => {
+      const outcomes = this.storeNetEffect(writes, retention);
+      outcomes.forEach((outcome, i) => {
+        const w = writes[i] as TreeWrite;
+        if (outcome.ok) this.recorded(w, outcome.commit);
+      });
+      return outcomes;
+    });
     this.netEffectTransaction = (...args) => netEffect.immediate(...args);
   }
 
@@ -142,7 +154,16 @@ export class SqliteTreeStore extends TreeStoreBase implements TreeStore {
     write: TreeWrite,
     retention: ChangeLogRetention,
   ): Promise<TreeCommit & { value: JsonValue }> {
-    return this.writeTransaction(write.projectId, write.sets, retention, write.readBack, write.hook);
+    return this.writeTransaction(write, retention);
+  }
+
+  /** Records the write's `realtime.written` event when it asks for one (inside its transaction). */
+  private recorded<C extends TreeCommit>(write: TreeWrite, commit: C): C {
+    if (write.event) {
+      const now = Date.now();
+      this.events.append(write.projectId, [treeEvent(write.projectId, write.event, commit, now)], now);
+    }
+    return commit;
   }
 
   async snapshot(projectId: number, path: string): Promise<TreeSnapshot> {
