@@ -184,7 +184,9 @@ for (const engine of engines) {
       for (const path of ['slow/x', 'broken/x', 'odd/x']) expect(await stored(path)).toBeNull();
       const metrics = (await t.app.http.inject({ method: 'GET', url: '/metrics' })).body;
       for (const outcome of ['timed_out', 'failed', 'rejected', 'ok']) {
-        expect(metrics).toMatch(new RegExp(`cds_function_calls_total\\{name="before:documents.write",outcome="${outcome}"\\} [1-9]`));
+        expect(metrics).toMatch(
+          new RegExp(`cds_function_calls_total\\{name="before:documents.write",outcome="${outcome}"\\} [1-9]`),
+        );
       }
       expect((await call('PUT', '/documents/docs/wallets/after', { data: { coins: 1 } })).statusCode).toBe(200);
     });
