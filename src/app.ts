@@ -7,6 +7,7 @@ import type { QueryStatsSink } from './core/documents/query-stats.js';
 import type { FunctionRegistry } from './core/functions/function-registry.js';
 import type { Storage } from './core/ports.js';
 import type { RulesSource } from './core/rules/rules-source.js';
+import type { WebhookDeliveryOptions } from './core/webhooks/webhook-delivery.js';
 import { loadFunctions } from './functions/load-functions.js';
 import { Metrics, metricsRoutes } from './http/metrics.js';
 import type { RateLimits } from './http/rate-limit.js';
@@ -78,6 +79,8 @@ export async function buildApp(
     ipc?: PrimaryChannel;
     /** The server functions (§16); default: the modules of `CDS_FUNCTIONS_DIR`, loaded before anything opens. */
     functions?: FunctionRegistry;
+    /** Webhook delivery's retry times (§16); tests shorten them. */
+    webhookDelivery?: WebhookDeliveryOptions;
   } = {},
 ): Promise<App> {
   const functions = options.functions ?? (await loadFunctions(config.functions.dir));
@@ -113,7 +116,9 @@ export async function buildApp(
     queryStats,
     functions,
     functionObserver: metrics,
+    consumerObserver: metrics,
     logger: http.log,
+    ...(options.webhookDelivery ? { webhookDelivery: options.webhookDelivery } : {}),
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.rules ? { rules: options.rules } : {}),
   });
@@ -133,7 +138,7 @@ export async function buildApp(
   });
   // Closing HTTP (also how tests stop an app) stops the reset schedule and any warm-up.
   http.addHook('onClose', async () => {
-    await services.afterHandlers.stop();
+    await services.consumers.stop();
     await services.leaderboards.stop();
     await services.rules.close();
     await services.indexes.close();
@@ -181,7 +186,7 @@ export async function buildApp(
     http.log.error({ err }, 'leaderboard reset failed'),
   );
   services.leaderboards.warm().catch((err: unknown) => http.log.error({ err }, 'leaderboard warm-up failed'));
-  services.afterHandlers.start();
+  services.consumers.start();
   return {
     http,
     services,

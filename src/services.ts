@@ -18,6 +18,7 @@ import { IndexService } from './core/documents/index-service.js';
 import { QueryStats, type QueryStatsSink } from './core/documents/query-stats.js';
 import { RuledDocumentService } from './core/documents/ruled-document-service.js';
 import { AfterHandlers } from './core/events/after-handlers.js';
+import { type ConsumerObserver, ConsumerRunner } from './core/events/consumer-runner.js';
 import { recordingWhere } from './core/events/event-recording.js';
 import { type AdminApi, adminApi } from './core/functions/admin-api.js';
 import { BeforeHookRunner, type ChildLogger, silentLogger, type WriteHooks } from './core/functions/before-hooks.js';
@@ -36,6 +37,11 @@ import { RulesService } from './core/rules/rules-service.js';
 import type { RulesSource } from './core/rules/rules-source.js';
 import { RulesTester } from './core/rules/rules-tester.js';
 import { TransferService } from './core/transfer/transfer-service.js';
+import {
+  WebhookDeliveries,
+  type WebhookDeliveryOptions,
+  type WebhookObserver,
+} from './core/webhooks/webhook-delivery.js';
 import { WebhookService } from './core/webhooks/webhook-service.js';
 import { loadJwtSecret } from './jwt-secret.js';
 
@@ -71,8 +77,8 @@ export interface Services {
   functions: FunctionCalls;
   /** Webhook registrations (§16). */
   webhooks: WebhookService;
-  /** The after handlers of the server functions (§16), run in the background once started. */
-  afterHandlers: AfterHandlers;
+  /** The outbox's consumers (§16: after handlers, webhooks), run in the background once started. */
+  consumers: ConsumerRunner;
 }
 
 /** Where background failures (bus outages, lost broadcasts) are reported; `error` null for good news. */
@@ -94,6 +100,10 @@ export interface ServiceOptions {
   logger?: ChildLogger;
   /** Where server functions report each run (§16 metrics); default: nowhere. */
   functionObserver?: FunctionObserver;
+  /** Where the outbox's consumers report the events they have still to take (§16 metrics). */
+  consumerObserver?: ConsumerObserver & WebhookObserver;
+  /** Webhook delivery's retry times and time limit; default the contract's (tests shorten them). */
+  webhookDelivery?: WebhookDeliveryOptions;
 }
 
 /** Wires the services over `storage`. */
@@ -189,21 +199,34 @@ export function createServices(config: Config, storage: Storage, options: Servic
     submit: (projectId, slug, userId, value) => leaderboards.submit(projectId, slug, userId, value, 'server'),
   });
   adminOf = (projectId) => adminApi({ documents, tree, leaderboards, users: projectAdmin }, projectId);
+  const eventLog = options.logger ?? silentLogger;
   const afterHandlers = new AfterHandlers({
     registry,
-    events: storage.events,
     admin: adminOf,
     clock,
-    log: options.logger ?? silentLogger,
-    owner: `cds-${randomUUID()}`,
+    log: eventLog,
     timeoutMs: config.functions.timeoutMs,
-    retentionMs: config.functions.eventRetentionHours * 3_600_000,
   });
-  if (registry.hasAfterHandlers) {
-    // The commits of this instance are handed on at once; others' are found by the handlers' poll.
-    documentCommits.onLocalCommits(() => afterHandlers.nudge());
-    tree.onLocalCommits(() => afterHandlers.nudge());
-  }
+  const webhookDeliveries = new WebhookDeliveries({
+    webhooks: storage.webhooks,
+    deliveries: storage.webhookDeliveries,
+    clock,
+    log: eventLog,
+    ...(options.webhookDelivery ? { options: options.webhookDelivery } : {}),
+    ...(options.consumerObserver ? { observer: options.consumerObserver } : {}),
+  });
+  const consumers = new ConsumerRunner({
+    events: storage.events,
+    sources: [afterHandlers, webhookDeliveries],
+    clock,
+    log: eventLog,
+    owner: `cds-${randomUUID()}`,
+    retentionMs: config.functions.eventRetentionHours * 3_600_000,
+    ...(options.consumerObserver ? { observer: options.consumerObserver } : {}),
+  });
+  // The commits of this instance are handed on at once; others' are found by the consumers' poll.
+  documentCommits.onLocalCommits((projectId) => consumers.nudge(projectId));
+  tree.onLocalCommits((projectId) => consumers.nudge(projectId));
   const functions = new FunctionCalls({
     registry,
     admin: adminOf,
@@ -252,8 +275,18 @@ export function createServices(config: Config, storage: Storage, options: Servic
     indexes,
     listeners: new DocumentListenerService(storage.documents, documentAccess, documentCommits),
     functions,
-    afterHandlers,
-    webhooks: new WebhookService(storage.webhooks, clock),
+    consumers,
+    webhooks: new WebhookService(storage.webhooks, clock, {
+      deliveries: storage.webhookDeliveries,
+      events: storage.events,
+      notices: {
+        changed: () => consumers.poll(),
+        redeliveryAsked: (webhookId) => {
+          webhookDeliveries.redeliveryAsked(webhookId);
+          consumers.poll();
+        },
+      },
+    }),
   };
 }
 

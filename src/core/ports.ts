@@ -13,6 +13,7 @@ import type { LeaderboardAdminStore, LeaderboardStore } from './leaderboards/lea
 import type { TreeStore } from './realtime/tree-store.js';
 import type { RulesStore } from './rules/rules-store.js';
 import type { TransferStore } from './transfer/transfer-store.js';
+import type { WebhookDeliveryStore } from './webhooks/delivery-store.js';
 import type { WebhookStore } from './webhooks/webhook-store.js';
 
 /** The stores of one storage engine, each implementing its port. */
@@ -31,6 +32,8 @@ export interface Stores {
   readonly indexes: IndexStore;
   /** Webhook registrations (§16). */
   readonly webhooks: WebhookStore;
+  /** Each webhook's last deliveries (§16). */
+  readonly webhookDeliveries: WebhookDeliveryStore;
   /** The events the commits recorded, and their consumers (§16). */
   readonly events: EventStore;
 }

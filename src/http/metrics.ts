@@ -1,5 +1,8 @@
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { ConsumerObserver } from '../core/events/consumer-runner.js';
 import { FUNCTION_OUTCOMES, type FunctionObserver, type FunctionOutcome } from '../core/functions/function-observer.js';
+import type { DeliveryStatus } from '../core/webhooks/delivery-store.js';
+import type { WebhookObserver } from '../core/webhooks/webhook-delivery.js';
 import type { HttpApp } from './server.js';
 
 /** A function's runs that ended one way, in one project, since this process started. */
@@ -17,7 +20,7 @@ export interface FunctionCallCount {
  * observation, for the admin view of a project (`functionCalls`), which must not show one
  * organisation the calls of another.
  */
-export class Metrics implements FunctionObserver {
+export class Metrics implements FunctionObserver, ConsumerObserver, WebhookObserver {
   readonly registry = new Registry();
   readonly requests = new Counter({
     name: 'cds_http_requests_total',
@@ -67,6 +70,18 @@ export class Metrics implements FunctionObserver {
     buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
     registers: [this.registry],
   });
+  readonly webhookDeliveries = new Counter({
+    name: 'cds_webhook_deliveries_total',
+    help: 'Webhook delivery attempts by outcome: delivered, pending (failed, to be retried), failed (given up)',
+    labelNames: ['status'] as const,
+    registers: [this.registry],
+  });
+  readonly eventsPending = new Gauge({
+    name: 'cds_events_pending',
+    help: "Events each outbox consumer has still to take, as the instance running it last saw (its project's last event less its position)",
+    labelNames: ['consumer'] as const,
+    registers: [this.registry],
+  });
   /** project → function name → outcome → runs: the per-project tally of the same observations. */
   private readonly functionTally = new Map<number, Map<string, Map<FunctionOutcome, number>>>();
 
@@ -84,6 +99,15 @@ export class Metrics implements FunctionObserver {
       names.set(name, outcomes);
     }
     outcomes.set(outcome, (outcomes.get(outcome) ?? 0) + 1);
+  }
+
+  attempted(status: DeliveryStatus): void {
+    this.webhookDeliveries.inc({ status });
+  }
+
+  pending(consumer: string, events: number | null): void {
+    if (events === null) this.eventsPending.remove({ consumer });
+    else this.eventsPending.set({ consumer }, events);
   }
 
   /** The project's function runs counted by this process, by name then outcome. */

@@ -36,7 +36,12 @@ export function eventStoreCases(engine: EngineFixture): void {
     });
 
     const putDocument = (project: number, path: string, data: Record<string, number>, record = true) =>
-      storage.documents.apply(project, [putMutation(parseDocumentPath(path), data, crypto.randomUUID())], KEEP, record);
+      storage.documents.apply(
+        project,
+        [putMutation(parseDocumentPath(path), data, crypto.randomUUID())],
+        KEEP,
+        record ? 'always' : 'if-webhook',
+      );
     const setTree = (project: number, path: string, value: number, record = true) =>
       storage.tree.commit(
         [
@@ -84,7 +89,7 @@ export function eventStoreCases(engine: EngineFixture): void {
           throw new Error('refused');
         },
       };
-      await expect(storage.documents.apply(projectId, [refused], KEEP, true)).rejects.toThrow('refused');
+      await expect(storage.documents.apply(projectId, [refused], KEEP, 'always')).rejects.toThrow('refused');
       const [outcome] = await storage.tree.commit(
         [
           {

@@ -252,6 +252,32 @@ for (const engine of engines) {
       await expectStatus(403, 'POST', webhooks, { ...viewer, body: { url: 'https://x.example', events: ['user.*'] } });
       await expectStatus(200, 'GET', webhooks, viewer);
       await expectStatus(404, 'GET', webhooks, stranger);
+      await expectStatus(200, 'GET', `${webhooks}/${webhook.id}/deliveries?status=failed`, viewer);
+      await expectStatus(404, 'GET', `${webhooks}/999999/deliveries`, viewer);
+      await expectStatus(404, 'POST', `${webhooks}/${webhook.id}/deliveries/${crypto.randomUUID()}/retry`, owner);
+      // A failed delivery (as the deliveries view keeps one) to retry.
+      const eventId = crypto.randomUUID();
+      await t.app.services.storage.webhookDeliveries.record(
+        f.projectId,
+        [
+          {
+            webhookId: webhook.id,
+            seq: 1,
+            eventId,
+            type: 'document.written',
+            status: 'failed',
+            attempts: 3,
+            lastStatusCode: 500,
+            lastError: 'the receiver answered 500',
+            nextAttemptAt: null,
+            firstAttemptAt: Date.now(),
+            redeliver: false,
+            json: '{}',
+          },
+        ],
+        100,
+      );
+      await expectStatus(200, 'POST', `${webhooks}/${webhook.id}/deliveries/${eventId}/retry`, owner);
       await expectStatus(200, 'DELETE', `${webhooks}/${webhook.id}`, owner);
       await expectStatus(404, 'DELETE', `${webhooks}/${webhook.id}`, owner);
       const disabled = await expectStatus(200, 'PATCH', `${project}/users/${signup.user.id}`, {

@@ -7,6 +7,7 @@ import { loadConfig } from '../../src/config.js';
 import type { Clock } from '../../src/core/clock.js';
 import type { FunctionRegistry } from '../../src/core/functions/function-registry.js';
 import type { RulesSource } from '../../src/core/rules/rules-source.js';
+import type { WebhookDeliveryOptions } from '../../src/core/webhooks/webhook-delivery.js';
 import type { EngineFixture } from './engines.js';
 
 export const TEST_JWT_SECRET = 'test-secret-that-is-long-enough-0123456789';
@@ -58,6 +59,8 @@ export interface TestAppOptions {
   rules?: RulesSource;
   /** Server functions (§16) instead of the modules of `CDS_FUNCTIONS_DIR`. */
   functions?: FunctionRegistry;
+  /** Webhook delivery's retry times (§16), shortened. */
+  webhookDelivery?: WebhookDeliveryOptions;
 }
 
 /** Starts the app in memory (use `app.http.inject`) over a fresh storage of `engine`. */

@@ -8,7 +8,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { type Bus, LocalCommitListeners } from '../bus.js';
-import { type EventRecording, recordsNothing } from '../events/event-recording.js';
+import { type EventRecording, recordOf, recordsNothing } from '../events/event-recording.js';
 import { documentChannel, encodeDocumentCommits } from '../listeners/document-commit-event.js';
 import type { ChangeLogRetention } from '../realtime/tree-store.js';
 import type { AppliedMutation, DocumentCommitRecord, DocumentMutation, DocumentStore } from './document-store.js';
@@ -35,8 +35,8 @@ export class DocumentCommits {
 
   /** Applies the mutations as one commit of the project (`DocumentStore.apply`) and announces it. */
   async apply(projectId: number, mutations: readonly DocumentMutation[]): Promise<AppliedMutation[]> {
-    const recordEvents = this.recording.records(projectId);
-    const { applied, commit } = await this.store.apply(projectId, mutations, this.retention, recordEvents);
+    const events = recordOf(this.recording, projectId);
+    const { applied, commit } = await this.store.apply(projectId, mutations, this.retention, events);
     this.committed(projectId, [commit]);
     return applied;
   }

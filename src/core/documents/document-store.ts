@@ -1,4 +1,5 @@
 /** The document store port (§2, §10, §11): what engines implement for documents; core decides. */
+import type { EventRecord } from '../events/event-recording.js';
 import type { JsonObject } from '../json.js';
 import type { DocumentPath } from '../paths.js';
 import type { ChangeLogRetention } from '../realtime/tree-store.js';
@@ -175,8 +176,11 @@ export interface DocumentStore {
     projectId: number,
     mutations: readonly DocumentMutation[],
     retention?: ChangeLogRetention,
-    /** Whether the commit records its `document.written` events in the outbox (§16), in its transaction. */
-    recordEvents?: boolean,
+    /**
+     * Whether the commit records its `document.written` events in the outbox (§16), in its
+     * transaction: always, or when the project has a webhook (default).
+     */
+    events?: EventRecord,
   ): Promise<AppliedCall>;
   /** The document at `path`, or null. */
   get(projectId: number, path: string): Promise<DocumentRecord | null>;

@@ -1,7 +1,6 @@
 import type { Bus, CommitSource } from '../bus.js';
 import { AppError } from '../errors.js';
-import type { EventRecording } from '../events/event-recording.js';
-import type { TreeWriteEvent } from '../events/outbox-events.js';
+import { type EventRecording, recordOf } from '../events/event-recording.js';
 import { type HookOrigin, unusableReplacement, type WriteHooks } from '../functions/before-hooks.js';
 import type { RealtimeWriteArgument } from '../functions/functions-module.js';
 import { isJsonObject, type JsonObject, type JsonValue } from '../json.js';
@@ -237,9 +236,9 @@ export class TreeService {
     return hook && origin ? ((await hook(origin, write)) as JsonValue | undefined) : undefined;
   }
 
-  /** The write's `realtime.written` event, when its project records events. */
-  private event(projectId: number, path: string, patch: boolean): { event?: TreeWriteEvent } {
-    return this.options.events?.records(projectId) ? { event: { path, patch } } : {};
+  /** The write's `realtime.written` event: recorded always, or if its project has a webhook when it commits. */
+  private event(projectId: number, path: string, patch: boolean): Pick<TreeWrite, 'event'> {
+    return { event: { path, patch, record: recordOf(this.options.events, projectId) } };
   }
 
   /** Hands a checked write to the commits, telling `write.placed`. */

@@ -1,4 +1,5 @@
 /** The realtime tree port (§3, §4): leaves, commits, snapshots and the change log. */
+import type { EventRecord } from '../events/event-recording.js';
 import type { TreeWriteEvent } from '../events/outbox-events.js';
 import type { JsonValue } from '../json.js';
 
@@ -47,8 +48,11 @@ export interface TreeWrite {
   hook?: TreeWriteHook;
   /** A path whose value as this write leaves it the outcome reports (a PATCH's merged value). */
   readBack: string | null;
-  /** When set, the commit records the write's `realtime.written` event in the outbox (§16), in its transaction. */
-  event?: TreeWriteEvent;
+  /**
+   * When set, the commit records the write's `realtime.written` event in the outbox (§16), in its
+   * transaction: always (`record` absent or `always`), or when the project has a webhook.
+   */
+  event?: TreeWriteEvent & { record?: EventRecord };
 }
 
 /** How one write of a batch ended: committed at its own version, or refused alone. */

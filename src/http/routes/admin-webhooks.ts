@@ -1,11 +1,16 @@
 import type { FastifyRequest } from 'fastify';
+import { KEPT_DELIVERIES } from '../../core/webhooks/webhook-delivery.js';
 import { WEBHOOK_NOT_FOUND, type WebhookService } from '../../core/webhooks/webhook-service.js';
 import { type AdminGuard, callerOf, decorateAdminRequests } from '../admin-auth-hook.js';
-import { ProjectParams } from '../schemas/admin.js';
+import { NoBody, ProjectParams } from '../schemas/admin.js';
 import { errorResponses } from '../schemas/common.js';
 import {
   CreateWebhookBody,
   DeletedWebhookSchema,
+  DeliveriesQuery,
+  DeliveriesSchema,
+  DeliveryParams,
+  DeliverySchema,
   IssuedWebhookSchema,
   WebhookParams,
   WebhooksSchema,
@@ -24,8 +29,8 @@ const MANAGERS =
   'register or delete webhooks, so one registered with a leaked key cannot outlive its revocation.';
 
 /**
- * Webhook registrations of a project (§16) under `/admin/projects/{project_id}/webhooks`.
- * Delivery (Standard Webhooks 1.0) reads the same registrations.
+ * Webhooks of a project (§16) under `/admin/projects/{project_id}/webhooks`: registrations, and
+ * the deliveries view with its retry.
  */
 export function adminWebhookRoutes(app: HttpApp, deps: AdminWebhookDeps): void {
   const { guard, webhooks } = deps;
@@ -66,5 +71,42 @@ export function adminWebhookRoutes(app: HttpApp, deps: AdminWebhookDeps): void {
       response: { 200: DeletedWebhookSchema, ...errorResponses },
     }),
     (request) => webhooks.delete(request.projectId, idOf(request.params.webhook_id, WEBHOOK_NOT_FOUND)),
+  );
+
+  app.get(
+    '/admin/projects/:project_id/webhooks/:webhook_id/deliveries',
+    adminRoute(anyRole, {
+      description:
+        'The webhook’s last deliveries, latest event first: each event it was sent with its status, attempts and ' +
+        `last outcome. Kept: the ${KEPT_DELIVERIES} latest delivered and the ${KEPT_DELIVERIES} latest failed ` +
+        'ones, and every pending one; a failed one keeps the event, so it can be retried after the outbox ' +
+        `dropped it. \`status\` narrows to one status. Any admin role. 404 \`Webhook not found\`. ${SCOPE}`,
+      params: WebhookParams,
+      querystring: DeliveriesQuery,
+      response: { 200: DeliveriesSchema, ...errorResponses },
+    }),
+    (request) =>
+      webhooks.deliveries(
+        request.projectId,
+        idOf(request.params.webhook_id, WEBHOOK_NOT_FOUND),
+        request.query.status ?? null,
+        request.query.limit ?? 50,
+      ),
+  );
+
+  app.post(
+    '/admin/projects/:project_id/webhooks/:webhook_id/deliveries/:event_id/retry',
+    adminRoute(managers, {
+      description:
+        'Sends a delivery again. A `failed` one is sent once more within a second, before the webhook’s next ' +
+        'events (it is `pending` until then, then `delivered` or `failed` again); a `pending` one is tried now ' +
+        'instead of when its backoff ends. A `delivered` one → 409 `Delivery already delivered`; an event the ' +
+        `webhook has no delivery of → 404 \`Delivery not found\`. Answers the delivery as it now stands. ${MANAGERS} ${SCOPE}`,
+      params: DeliveryParams,
+      body: NoBody,
+      response: { 200: DeliverySchema, ...errorResponses },
+    }),
+    (request) =>
+      webhooks.retry(request.projectId, idOf(request.params.webhook_id, WEBHOOK_NOT_FOUND), request.params.event_id),
   );
 }

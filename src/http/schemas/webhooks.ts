@@ -50,3 +50,32 @@ export const IssuedWebhookSchema = Type.Object({
 });
 export const WebhooksSchema = Type.Object({ webhooks: Type.Array(WebhookSchema) });
 export const DeletedWebhookSchema = Type.Object({ deleted: Type.Integer({ description: 'The deleted webhook’s id' }) });
+
+const Status = Type.Union([Type.Literal('delivered'), Type.Literal('pending'), Type.Literal('failed')], {
+  description:
+    '`delivered` (a 2xx within 10 s), `pending` (being retried: 5 s doubling to 1 h), `failed` (no 2xx for 24 h, ' +
+    'or a failed retry asked for)',
+});
+
+export const DeliveryParams = Type.Object({
+  project_id: positive('Project id'),
+  webhook_id: positive('Webhook id'),
+  event_id: Type.String({ maxLength: 64, description: 'The event’s id (the `webhook-id` header it was sent with)' }),
+});
+
+export const DeliveriesQuery = Type.Object({
+  status: Type.Optional(Status),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50, description: 'At most this many' })),
+});
+
+export const DeliverySchema = Type.Object({
+  event_id: Type.String(),
+  type: Type.String({ description: 'The event type' }),
+  status: Status,
+  attempts: Type.Integer({ description: 'Attempts made so far' }),
+  last_status_code: Nullable(Type.Integer({ description: 'The HTTP status of the last attempt; null: no answer' })),
+  last_error: Nullable(Type.String({ description: 'Why the last attempt failed' })),
+  next_attempt_at: Nullable(Type.String({ description: 'ISO 8601: when a pending delivery is tried next' })),
+});
+
+export const DeliveriesSchema = Type.Object({ deliveries: Type.Array(DeliverySchema) });

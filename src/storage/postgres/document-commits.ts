@@ -23,11 +23,12 @@ import type {
   StoredDocument,
 } from '../../core/documents/document-store.js';
 import { validationFailed } from '../../core/errors.js';
+import type { EventRecord } from '../../core/events/event-recording.js';
 import { documentEvents, type NewEvent } from '../../core/events/outbox-events.js';
 import type { JsonObject } from '../../core/json.js';
 import type { DocumentPath } from '../../core/paths.js';
 import { type ChangeLogRetention, countFloor } from '../../core/realtime/tree-store.js';
-import { appendEvents } from './event-store.js';
+import { appendEvents, watchedProjects } from './event-store.js';
 
 export const postgresCommitSql = {
   readStored: `SELECT d.project_id, d.path, d.id, d.data, d.version FROM documents d
@@ -75,18 +76,19 @@ SELECT * FROM unnest($1::int[], $2::bigint[], $3::int[], $4::text[], $5::uuid[],
 } as const;
 
 /** BEGIN and the lock of `projects`' version rows (integers, ascending) as one simple-protocol query. */
-function beginAndLock(projects: readonly number[]): string {
+function beginAndLock(projects: readonly number[], checkWebhooks: boolean): string {
+  const list = `'{${projects.join(',')}}'::int[]`;
   return `BEGIN; INSERT INTO document_versions (project_id, version)
-SELECT p, 0 FROM unnest('{${projects.join(',')}}'::int[]) AS p
+SELECT p, 0 FROM unnest(${list}) AS p
 ON CONFLICT (project_id) DO UPDATE SET version = document_versions.version
-RETURNING project_id, version, log_floor`;
+RETURNING project_id, version, log_floor${checkWebhooks ? `; ${watchedProjects(list)}` : ''}`;
 }
 
 interface ApplyCall {
   projectId: number;
   mutations: readonly DocumentMutation[];
   retention: ChangeLogRetention;
-  recordEvents: boolean;
+  events: EventRecord;
 }
 
 type Outcome = ({ ok: true } & AppliedCall) | { ok: false; error: unknown };
@@ -156,10 +158,10 @@ export class PostgresDocumentCommits {
     projectId: number,
     mutations: readonly DocumentMutation[],
     retention: ChangeLogRetention,
-    recordEvents: boolean,
+    events: EventRecord,
   ): Promise<AppliedCall> {
     const outcome = await new Promise<Outcome>((resolve, reject) => {
-      this.queue.push({ call: { projectId, mutations, retention, recordEvents }, resolve, reject });
+      this.queue.push({ call: { projectId, mutations, retention, events }, resolve, reject });
       if (!this.running) {
         this.running = true;
         setImmediate(() => void this.drain());
@@ -196,8 +198,10 @@ export class PostgresDocumentCommits {
     const client = await this.pool.connect();
     try {
       const projectIds = [...new Set(calls.map((call) => call.projectId))].sort((a, b) => a - b);
-      const results = (await client.query(beginAndLock(projectIds))) as unknown as pg.QueryResult<VersionRow>[];
-      const locked = results[1]?.rows ?? [];
+      const checkWebhooks = calls.some((call) => call.events === 'if-webhook');
+      const results = (await client.query(beginAndLock(projectIds, checkWebhooks))) as unknown as pg.QueryResult[];
+      const locked = (results[1]?.rows ?? []) as VersionRow[];
+      const watched = new Set((results[2]?.rows ?? []).map((row) => (row as { project_id: number }).project_id));
       const projects = new Map(
         locked.map((row) => [row.project_id, new ProjectCommits(row.project_id, Number(row.version))]),
       );
@@ -233,7 +237,7 @@ export class PostgresDocumentCommits {
           ],
         });
       }
-      await recordEvents(client, calls, outcomes, time);
+      await recordEvents(client, calls, outcomes, time, watched);
       await client.query('COMMIT');
       return read ? outcomes : outcomes.map((outcome, i) => withStoredIds(outcome, calls[i]?.projectId ?? 0, written));
     } catch (error) {
@@ -245,12 +249,21 @@ export class PostgresDocumentCommits {
   }
 }
 
-/** The `document.written` events of the calls that record them, appended last (`appendEvents`). */
-async function recordEvents(client: pg.PoolClient, calls: readonly ApplyCall[], outcomes: Outcome[], time: number) {
+/**
+ * The `document.written` events of the calls that record them (always, or their project is among
+ * `watched`, those with a webhook), appended last (`appendEvents`).
+ */
+async function recordEvents(
+  client: pg.PoolClient,
+  calls: readonly ApplyCall[],
+  outcomes: Outcome[],
+  time: number,
+  watched: ReadonlySet<number>,
+) {
   const byProject = new Map<number, NewEvent[]>();
   outcomes.forEach((outcome, i) => {
     const call = calls[i] as ApplyCall;
-    if (!outcome.ok || !call.recordEvents) return;
+    if (!outcome.ok || (call.events !== 'always' && !watched.has(call.projectId))) return;
     const events = byProject.get(call.projectId) ?? [];
     events.push(...documentEvents(call.projectId, outcome.commit, time));
     byProject.set(call.projectId, events);

@@ -14,6 +14,7 @@ import type {
   QueryResult,
   QuerySnapshot,
 } from '../../core/documents/document-store.js';
+import type { EventRecord } from '../../core/events/event-recording.js';
 import { defaultRetention } from '../../core/realtime/tree-service.js';
 import type { ChangeLogRetention } from '../../core/realtime/tree-store.js';
 import { PostgresDocumentCommits } from './document-commits.js';
@@ -77,9 +78,9 @@ export class PostgresDocumentStore implements DocumentStore {
     projectId: number,
     mutations: readonly DocumentMutation[],
     retention: ChangeLogRetention = defaultRetention,
-    recordEvents = false,
+    events: EventRecord = 'if-webhook',
   ): Promise<AppliedCall> {
-    return this.commits.apply(projectId, mutations, retention, recordEvents);
+    return this.commits.apply(projectId, mutations, retention, events);
   }
 
   currentVersion(projectId: number): Promise<number> {

@@ -5,7 +5,7 @@
  * has committed), and holds that lock only for the COMMIT itself. The rest is `EventStore`.
  */
 import type pg from 'pg';
-import type { ConsumerStart, ConsumerState, EventStore, Lease } from '../../core/events/event-store.js';
+import type { ConsumerStart, ConsumerState, EventHead, EventStore, Lease } from '../../core/events/event-store.js';
 import type { NewEvent, StoredEvent } from '../../core/events/outbox-events.js';
 import type { Queryable } from './transactions.js';
 
@@ -16,6 +16,20 @@ const APPEND = `WITH head AS (
 INSERT INTO events (project_id, seq, id, type, created_at, json)
 SELECT $1, (SELECT seq FROM head) - $2 + e.n, e.id, e.type, $3, e.json
 FROM unnest($4::uuid[], $5::text[], $6::text[]) WITH ORDINALITY AS e(id, type, json, n)`;
+
+/**
+ * The statement a commit that records its events only for webhooks runs inside its transaction,
+ * after its first statement (`projects`: an `int[]` literal): which of its projects have one. The
+ * read holds its ACCESS SHARE lock on `webhooks` until the commit ends, and a webhook's creation
+ * takes ACCESS EXCLUSIVE first (`lockWebhooks`): a commit that read before waits for nothing and
+ * ends before the creation does; one that reads after waits for the creation to commit and, its
+ * snapshot taken once its locks are held (READ COMMITTED), sees the new webhook.
+ */
+export const watchedProjects = (projects: string) =>
+  `SELECT DISTINCT project_id FROM webhooks WHERE project_id = ANY(${projects})`;
+
+/** Taken by a webhook's creation before anything else in its transaction: see `watchedProjects`. */
+export const LOCK_WEBHOOKS = 'LOCK TABLE webhooks IN ACCESS EXCLUSIVE MODE';
 
 /** Records a commit's events after the project's last ones, on the commit's own client. */
 export async function appendEvents(
@@ -56,6 +70,20 @@ export class PostgresEventStore implements EventStore {
     return rows.map((row) => row.project_id);
   }
 
+  async heads(): Promise<EventHead[]> {
+    const { rows } = await this.pool.query<{ project_id: number; seq: string }>(
+      'SELECT project_id, seq FROM event_heads ORDER BY project_id',
+    );
+    return rows.map((row) => ({ projectId: row.project_id, seq: Number(row.seq) }));
+  }
+
+  async wake(projectId: number, consumer: string): Promise<void> {
+    await this.pool.query('UPDATE event_consumers SET next_attempt_at = 0 WHERE project_id = $1 AND consumer = $2', [
+      projectId,
+      consumer,
+    ]);
+  }
+
   async read(projectId: number, afterSeq: number, limit: number): Promise<StoredEvent[]> {
     const { rows } = await this.pool.query<{ seq: string; id: string; type: StoredEvent['type']; json: string }>({
       name: 'cds_events_read',
@@ -66,12 +94,13 @@ export class PostgresEventStore implements EventStore {
   }
 
   async claim(projectId: number, consumer: string, lease: Lease, start: ConsumerStart): Promise<ConsumerState | null> {
-    await this.pool.query(
-      `INSERT INTO event_consumers (project_id, consumer, position)
+    if (start !== 'existing')
+      await this.pool.query(
+        `INSERT INTO event_consumers (project_id, consumer, position)
       VALUES ($1, $2, CASE WHEN $3 THEN COALESCE((SELECT seq FROM event_heads WHERE project_id = $1), 0) ELSE 0 END)
       ON CONFLICT (project_id, consumer) DO NOTHING`,
-      [projectId, consumer, start === 'new'],
-    );
+        [projectId, consumer, start === 'new'],
+      );
     const { owner, now, leaseMs } = lease;
     const { rows } = await this.pool.query<ClaimRow>(
       `UPDATE event_consumers SET lease_owner = $3, lease_until = $4

@@ -1,4 +1,4 @@
-import { TREE_COMMIT_FUNCTION } from './tree-commit-at-once.js';
+import { TREE_COMMIT_FUNCTION, TREE_COMMIT_UNWATCHED_FUNCTION } from './tree-commit-at-once.js';
 
 /** Versioned schema of the PostgreSQL engine; append, never edit a released step. */
 export const postgresMigrations: { version: number; name: string; sql: string }[] = [
@@ -434,5 +434,31 @@ CREATE TABLE webhooks (
 );
 CREATE INDEX webhooks_by_project ON webhooks (project_id, id);
 `,
+  },
+  {
+    version: 20,
+    name: 'webhook deliveries',
+    // §16: each webhook's last attempt at each event it was sent (core decides how many are
+    // kept); \`json\` is the event while it is not delivered, so a failed one can be sent again.
+    // Tree writes at once check for a webhook first (tree-commit-at-once.ts).
+    sql: `
+CREATE TABLE webhook_deliveries (
+  webhook_id INTEGER NOT NULL,
+  seq BIGINT NOT NULL,
+  project_id INTEGER NOT NULL,
+  event_id TEXT NOT NULL,
+  type TEXT NOT NULL,
+  status TEXT NOT NULL,
+  attempts INTEGER NOT NULL,
+  last_status_code INTEGER,
+  last_error TEXT,
+  next_attempt_at BIGINT,
+  first_attempt_at BIGINT NOT NULL,
+  redeliver BOOLEAN NOT NULL DEFAULT false,
+  json TEXT,
+  PRIMARY KEY (webhook_id, seq)
+);
+CREATE INDEX webhook_deliveries_by_event ON webhook_deliveries (webhook_id, event_id);
+${TREE_COMMIT_UNWATCHED_FUNCTION}`,
   },
 ];

@@ -13,6 +13,7 @@ import { PostgresRulesStore } from './rules-store.js';
 import { PostgresServerKeyStore } from './server-key-store.js';
 import { PostgresTransferStore } from './transfer-store.js';
 import { PostgresTreeStore } from './tree-store.js';
+import { PostgresWebhookDeliveryStore } from './webhook-delivery-store.js';
 import { PostgresWebhookStore } from './webhook-store.js';
 
 /** Options of the PostgreSQL engine. */
@@ -43,6 +44,7 @@ export class PostgresStorage extends StoresBase implements Storage {
       rules: guardConnectionErrors(new PostgresRulesStore(pool)),
       indexes: guardConnectionErrors(new PostgresIndexStore(pool)),
       webhooks: guardConnectionErrors(new PostgresWebhookStore(pool)),
+      webhookDeliveries: guardConnectionErrors(new PostgresWebhookDeliveryStore(pool)),
       events: guardConnectionErrors(new PostgresEventStore(pool)),
     });
   }

@@ -87,15 +87,53 @@ END
 $fn$;
 `;
 
-const CALL = `SELECT locked_project, base FROM cds_tree_commit(
+const ARGUMENTS = `p_points_project INT[], p_points_path TEXT[],
+  p_ranges_project INT[], p_ranges_lo TEXT[], p_ranges_hi TEXT[], p_wiped INT[],
+  p_ins_project INT[], p_ins_path TEXT[], p_ins_value JSONB[],
+  p_ch_project INT[], p_ch_offset BIGINT[], p_ch_seq INT[], p_ch_path TEXT[], p_ch_value JSONB[],
+  p_projects INT[], p_counts BIGINT[], p_max_writes BIGINT, p_max_age_ms DOUBLE PRECISION`;
+
+/** The SQLSTATE of `cds_tree_commit_unwatched` refusing a commit of a project with a webhook. */
+const WATCHED = 'CDSWH';
+
+/**
+ * Migration 20: `cds_tree_commit` for writes that record their events only if their project has a
+ * webhook (§16). It reads `webhooks` first (see `watchedProjects` in event-store.ts for why that
+ * read is ordered against a webhook's creation) and refuses, writing nothing, when a project has
+ * one: the caller then commits through the transaction path, which records the events.
+ */
+export const TREE_COMMIT_UNWATCHED_FUNCTION = `
+CREATE FUNCTION cds_tree_commit_unwatched(${ARGUMENTS})
+RETURNS TABLE (locked_project INT, base BIGINT) LANGUAGE plpgsql VOLATILE AS $fn$
+BEGIN
+  IF EXISTS (SELECT 1 FROM webhooks w WHERE w.project_id = ANY(p_projects)) THEN
+    RAISE EXCEPTION 'a project of the commit has a webhook' USING ERRCODE = '${WATCHED}';
+  END IF;
+  RETURN QUERY SELECT * FROM cds_tree_commit(p_points_project, p_points_path, p_ranges_project, p_ranges_lo,
+    p_ranges_hi, p_wiped, p_ins_project, p_ins_path, p_ins_value, p_ch_project, p_ch_offset, p_ch_seq, p_ch_path,
+    p_ch_value, p_projects, p_counts, p_max_writes, p_max_age_ms);
+END
+$fn$;
+`;
+
+const call = (fn: string) => `SELECT locked_project, base FROM ${fn}(
   $1::int[], $2::text[], $3::int[], $4::text[], $5::text[], $6::int[], $7::int[], $8::text[], $9::jsonb[],
   $10::int[], $11::bigint[], $12::int[], $13::text[], $14::jsonb[], $15::int[], $16::bigint[], $17::bigint, $18::float8)`;
+const CALL = call('cds_tree_commit');
+const CALL_UNWATCHED = call('cds_tree_commit_unwatched');
 
-/** Commits `writes` (which read nothing: see `readsNothing`) in one autocommitted statement. */
+/** Whether `error` is `cds_tree_commit_unwatched` refusing a project with a webhook (nothing was written). */
+export const isWatchedRefusal = (error: unknown): boolean => (error as { code?: unknown })?.code === WATCHED;
+
+/**
+ * Commits `writes` (which read nothing: see `readsNothing`) in one autocommitted statement; with
+ * `unwatched`, only if none of their projects has a webhook (else `isWatchedRefusal`).
+ */
 export async function commitTreeWritesAtOnce(
   pool: Pick<pg.Pool, 'query'>,
   writes: readonly TreeWrite[],
   retention: ChangeLogRetention,
+  unwatched = false,
 ): Promise<TreeWriteOutcome[]> {
   const plan = planTreeBatch(writes);
   const writesOf = new Map(plan.projects.map((project) => [project.projectId, project.writes]));
@@ -104,8 +142,8 @@ export async function commitTreeWritesAtOnce(
     (change) => change.offset > (writesOf.get(change.projectId) ?? 0) - retention.maxWrites,
   );
   const { rows } = await pool.query<{ locked_project: number; base: string }>({
-    name: 'cds_tree_commit',
-    text: CALL,
+    name: unwatched ? 'cds_tree_commit_unwatched' : 'cds_tree_commit',
+    text: unwatched ? CALL_UNWATCHED : CALL,
     values: [
       ...leafColumns(plan.projects.map((project) => [project.projectId, project.overlay] as const)),
       kept.map((change) => change.projectId),

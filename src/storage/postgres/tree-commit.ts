@@ -21,14 +21,20 @@ import type {
   TreeWrite,
   TreeWriteOutcome,
 } from '../../core/realtime/tree-store.js';
-import { appendEvents } from './event-store.js';
+import { appendEvents, watchedProjects } from './event-store.js';
 import type { Queryable } from './transactions.js';
 
-/** Locks the version rows of `projects` (integers, ascending), creating missing ones at 0; `BEGIN` first when asked. */
-function lockVersions(projects: readonly number[], begin: boolean): string {
+/**
+ * Locks the version rows of `projects` (integers, ascending), creating missing ones at 0; `BEGIN`
+ * first when asked; then, when asked, which of them have a webhook (`watchedProjects`).
+ */
+function lockVersions(projects: readonly number[], begin: boolean, checkWebhooks: boolean): string {
+  const list = `'{${projects.join(',')}}'::int[]`;
   return `${begin ? 'BEGIN; ' : ''}INSERT INTO tree_versions (project_id, version, log_floor)
-SELECT p, 0, 0 FROM unnest('{${projects.join(',')}}'::int[]) AS p
-ON CONFLICT (project_id) DO UPDATE SET version = tree_versions.version RETURNING project_id, version, log_floor`;
+SELECT p, 0, 0 FROM unnest(${list}) AS p
+ON CONFLICT (project_id) DO UPDATE SET version = tree_versions.version RETURNING project_id, version, log_floor${
+    checkWebhooks ? `; ${watchedProjects(list)}` : ''
+  }`;
 }
 
 // The leaves at and below each requested path; a null range means the whole project (the root).
@@ -114,12 +120,22 @@ export async function commitTreeWrites(
   writes: readonly TreeWrite[],
   retention: ChangeLogRetention,
   begin: boolean,
+  /** Told which of the writes' projects have a webhook, when a write records its event only then. */
+  onWatched?: (watched: ReadonlySet<number>) => void,
 ): Promise<TreeWriteOutcome[]> {
   const projectIds = [...new Set(writes.map((write) => write.projectId))].sort((a, b) => a - b);
-  const results = (await client.query(lockVersions(projectIds, begin))) as unknown as
-    | pg.QueryResult<VersionRow>
-    | pg.QueryResult<VersionRow>[];
-  const locked = Array.isArray(results) ? results[results.length - 1] : results;
+  const checkWebhooks = writes.some((write) => write.event?.record === 'if-webhook');
+  const answer = (await client.query(lockVersions(projectIds, begin, checkWebhooks))) as unknown as
+    | pg.QueryResult
+    | pg.QueryResult[];
+  const results = Array.isArray(answer) ? answer : [answer];
+  const locked = results[begin ? 1 : 0] as pg.QueryResult<VersionRow> | undefined;
+  const watched = new Set(
+    (checkWebhooks ? (results[results.length - 1]?.rows ?? []) : []).map(
+      (row) => (row as { project_id: number }).project_id,
+    ),
+  );
+  if (checkWebhooks) onWatched?.(watched);
   const projects = new Map<number, ProjectState>();
   for (const row of locked?.rows ?? []) {
     const version = Number(row.version);
@@ -151,21 +167,23 @@ export async function commitTreeWrites(
     (change) => change.version > (projects.get(change.projectId)?.version ?? 0) - retention.maxWrites,
   );
   await writeCommit(client, projects, kept, retention);
-  await recordTreeEvents(client, writes, outcomes, time);
+  await recordTreeEvents(client, writes, outcomes, time, watched);
   return outcomes;
 }
 
-/** The `realtime.written` events of the writes that record them, appended last (`appendEvents`). */
+/** The `realtime.written` events of the writes that record them (always, or `watched`), appended last. */
 async function recordTreeEvents(
   client: Queryable,
   writes: readonly TreeWrite[],
   outcomes: readonly TreeWriteOutcome[],
   time: number,
+  watched: ReadonlySet<number>,
 ): Promise<void> {
   const byProject = new Map<number, NewEvent[]>();
   outcomes.forEach((outcome, i) => {
     const write = writes[i] as TreeWrite;
     if (!outcome.ok || !write.event) return;
+    if (write.event.record === 'if-webhook' && !watched.has(write.projectId)) return;
     const events = byProject.get(write.projectId) ?? [];
     events.push(treeEvent(write.projectId, write.event, outcome.commit, time));
     byProject.set(write.projectId, events);

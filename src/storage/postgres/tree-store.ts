@@ -20,7 +20,7 @@ import {
 import { assembleValue } from '../../core/realtime/tree-value.js';
 import { inTransaction, type Queryable } from './transactions.js';
 import { commitTreeWrites } from './tree-commit.js';
-import { commitTreeWritesAtOnce } from './tree-commit-at-once.js';
+import { commitTreeWritesAtOnce, isWatchedRefusal } from './tree-commit-at-once.js';
 
 interface LeafRow {
   path: string | null;
@@ -87,6 +87,9 @@ const PATHS_CHANGED_AFTER = `SELECT v.version, v.log_floor, ARRAY(
 
 /** The realtime tree on PostgreSQL: one row per leaf (`COLLATE "C"` paths), a version row per project, a change log. */
 export class PostgresTreeStore extends TreeStoreBase implements TreeStore {
+  /** Projects seen with a webhook: their writes go straight to the transaction path (a hint; it checks again). */
+  private readonly watched = new Set<number>();
+
   constructor(private readonly pool: pg.Pool) {
     super();
   }
@@ -97,11 +100,25 @@ export class PostgresTreeStore extends TreeStoreBase implements TreeStore {
    * (which opens the transaction with its first statements).
    */
   async commit(writes: readonly TreeWrite[], retention: ChangeLogRetention): Promise<TreeWriteOutcome[]> {
-    // A write recording its event needs the commit's transaction for it (the statement at once has none).
-    if (readsNothing(writes) && !writes.some((write) => write.event)) {
-      return commitTreeWritesAtOnce(this.pool, writes, retention);
+    // A write recording its event needs the commit's transaction for it (the statement at once has
+    // none): one that records always, or only if its project has a webhook and the project has one.
+    const always = writes.some((write) => write.event && write.event.record !== 'if-webhook');
+    const ifWebhook = writes.some((write) => write.event?.record === 'if-webhook');
+    if (readsNothing(writes) && !always && !writes.some((write) => this.watched.has(write.projectId))) {
+      try {
+        return await commitTreeWritesAtOnce(this.pool, writes, retention, ifWebhook);
+      } catch (error) {
+        if (!isWatchedRefusal(error)) throw error;
+        for (const write of writes) this.watched.add(write.projectId);
+      }
     }
-    return inTransaction(this.pool, (client) => commitTreeWrites(client, writes, retention, true), null);
+    const learn = (found: ReadonlySet<number>) => {
+      for (const write of writes) {
+        if (found.has(write.projectId)) this.watched.add(write.projectId);
+        else this.watched.delete(write.projectId);
+      }
+    };
+    return inTransaction(this.pool, (client) => commitTreeWrites(client, writes, retention, true, learn), null);
   }
 
   async snapshot(projectId: number, path: string): Promise<TreeSnapshot> {

@@ -1,8 +1,14 @@
 import type pg from 'pg';
 import type { ImportWebhookRow } from '../../core/transfer/webhook-transfer.js';
-import type { NewWebhook, Webhook, WebhookStore } from '../../core/webhooks/webhook-store.js';
+import {
+  type NewWebhook,
+  type Webhook,
+  type WebhookStore,
+  webhookConsumer,
+} from '../../core/webhooks/webhook-store.js';
 import { type WebhookRow, webhookRows } from '../rows.js';
-import type { Queryable } from './transactions.js';
+import { LOCK_WEBHOOKS } from './event-store.js';
+import { inTransaction, type Queryable } from './transactions.js';
 
 /** A webhook row as `pg` returns it: `created_at` (BIGINT) as a string. */
 type PostgresWebhookRow = Omit<WebhookRow, 'created_at'> & { created_at: string };
@@ -24,6 +30,24 @@ export async function listWebhooks(db: Queryable, projectId: number, lock = fals
 const INSERT = `INSERT INTO webhooks (project_id, url, events, description, secret, created_at)
   VALUES ($1, $2, $3::jsonb, $4, $5, $6) RETURNING ${webhookRows.columns}`;
 
+/**
+ * Stores a new webhook and its consumer at the project's last event, inside the caller's
+ * transaction, after locking `webhooks` against every commit that reads it (`LOCK_WEBHOOKS`): the
+ * commits that checked before have ended, so the head read here follows their events, and later
+ * ones see the webhook.
+ */
+async function insertWebhook(client: Queryable, projectId: number, webhook: NewWebhook, now: number): Promise<Webhook> {
+  await client.query(LOCK_WEBHOOKS);
+  const { rows } = await client.query<PostgresWebhookRow>(INSERT, webhookRows.newValues(projectId, webhook, now));
+  const created = toWebhook(rows[0] as PostgresWebhookRow);
+  await client.query(
+    `INSERT INTO event_consumers (project_id, consumer, position)
+    VALUES ($1, $2, COALESCE((SELECT seq FROM event_heads WHERE project_id = $1), 0))`,
+    [projectId, webhookConsumer(created.id)],
+  );
+  return created;
+}
+
 /** Writes an import's webhooks (§8) inside its transaction; answers them as stored, in order. */
 export async function writeImportedWebhooks(
   client: Queryable,
@@ -34,33 +58,27 @@ export async function writeImportedWebhooks(
   const written: Webhook[] = [];
   for (const row of rows) {
     const { existingId, url, events, description, secret } = row;
-    const result =
-      existingId === null
-        ? await client.query<PostgresWebhookRow>(
-            INSERT,
-            webhookRows.newValues(
-              projectId,
-              { url, events, description, secret: webhookRows.importedSecret(row) },
-              now,
-            ),
-          )
-        : await client.query<PostgresWebhookRow>(
-            `UPDATE webhooks SET events = $1::jsonb, description = $2, secret = coalesce($3, secret)
-             WHERE project_id = $4 AND id = $5 RETURNING ${webhookRows.columns}`,
-            [JSON.stringify(events), description, secret, projectId, existingId],
-          );
+    if (existingId === null) {
+      const secret = webhookRows.importedSecret(row);
+      written.push(await insertWebhook(client, projectId, { url, events, description, secret }, now));
+      continue;
+    }
+    const result = await client.query<PostgresWebhookRow>(
+      `UPDATE webhooks SET events = $1::jsonb, description = $2, secret = coalesce($3, secret)
+       WHERE project_id = $4 AND id = $5 RETURNING ${webhookRows.columns}`,
+      [JSON.stringify(events), description, secret, projectId, existingId],
+    );
     written.push(toWebhook(result.rows[0] as PostgresWebhookRow));
   }
   return written;
 }
 
-/** Webhook registrations (§16) in PostgreSQL; each method is one statement. */
+/** Webhook registrations (§16) in PostgreSQL; each method is one transaction. */
 export class PostgresWebhookStore implements WebhookStore {
   constructor(private readonly pool: pg.Pool) {}
 
   async create(projectId: number, webhook: NewWebhook, now: number): Promise<Webhook> {
-    const { rows } = await this.pool.query<PostgresWebhookRow>(INSERT, webhookRows.newValues(projectId, webhook, now));
-    return toWebhook(rows[0] as PostgresWebhookRow);
+    return inTransaction(this.pool, (client) => insertWebhook(client, projectId, webhook, now));
   }
 
   async list(projectId: number): Promise<Webhook[]> {
@@ -77,10 +95,18 @@ export class PostgresWebhookStore implements WebhookStore {
   }
 
   async delete(projectId: number, webhookId: number): Promise<boolean> {
-    const { rowCount } = await this.pool.query('DELETE FROM webhooks WHERE project_id = $1 AND id = $2', [
-      projectId,
-      webhookId,
-    ]);
-    return (rowCount ?? 0) > 0;
+    return inTransaction(this.pool, async (client) => {
+      const { rowCount } = await client.query('DELETE FROM webhooks WHERE project_id = $1 AND id = $2', [
+        projectId,
+        webhookId,
+      ]);
+      if ((rowCount ?? 0) === 0) return false;
+      await client.query('DELETE FROM event_consumers WHERE project_id = $1 AND consumer = $2', [
+        projectId,
+        webhookConsumer(webhookId),
+      ]);
+      await client.query('DELETE FROM webhook_deliveries WHERE webhook_id = $1', [webhookId]);
+      return true;
+    });
   }
 }

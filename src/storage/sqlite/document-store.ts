@@ -17,6 +17,7 @@ import type {
   QueryResult,
   QuerySnapshot,
 } from '../../core/documents/document-store.js';
+import type { EventRecord } from '../../core/events/event-recording.js';
 import { documentEvents } from '../../core/events/outbox-events.js';
 import type { JsonObject } from '../../core/json.js';
 import type { DocumentPath } from '../../core/paths.js';
@@ -94,7 +95,7 @@ export class SqliteDocumentStore implements DocumentStore {
     projectId: number,
     mutations: readonly DocumentMutation[],
     retention: ChangeLogRetention = defaultRetention,
-    recordEvents = false,
+    events: EventRecord = 'if-webhook',
   ): Promise<AppliedCall> {
     return this.commits.run((scope) => {
       const project = scope.once(`documents:${projectId}`, () => this.openProject(projectId, scope, retention));
@@ -109,7 +110,8 @@ export class SqliteDocumentStore implements DocumentStore {
       // Several writes go in a savepoint: a refusal of any of them undoes the others.
       const { applied, changed } = mutations.length > 1 ? this.db.transaction(applyAll)() : applyAll();
       const record = project.accept(changed);
-      if (recordEvents) this.events.append(projectId, documentEvents(projectId, record, commit.time), commit.time);
+      if (this.events.records(projectId, events))
+        this.events.append(projectId, documentEvents(projectId, record, commit.time), commit.time);
       return { applied, commit: record };
     });
   }

@@ -4,7 +4,8 @@
  * One writer at a time: `seq` order is commit order.
  */
 import type Database from 'better-sqlite3';
-import type { ConsumerStart, ConsumerState, EventStore, Lease } from '../../core/events/event-store.js';
+import type { EventRecord } from '../../core/events/event-recording.js';
+import type { ConsumerStart, ConsumerState, EventHead, EventStore, Lease } from '../../core/events/event-store.js';
 import type { NewEvent, StoredEvent } from '../../core/events/outbox-events.js';
 
 const SQL = {
@@ -14,6 +15,9 @@ const SQL = {
   projects: 'SELECT project_id FROM event_heads ORDER BY project_id',
   read: 'SELECT seq, id, type, json FROM events WHERE project_id = ? AND seq > ? ORDER BY seq LIMIT ?',
   head: 'SELECT seq FROM event_heads WHERE project_id = ?',
+  heads: 'SELECT project_id, seq FROM event_heads ORDER BY project_id',
+  watched: 'SELECT 1 FROM webhooks WHERE project_id = ? LIMIT 1',
+  wake: 'UPDATE event_consumers SET next_attempt_at = 0 WHERE project_id = ? AND consumer = ?',
   create: `INSERT INTO event_consumers (project_id, consumer, position) VALUES (?, ?, ?)
     ON CONFLICT (project_id, consumer) DO NOTHING`,
   claim: `UPDATE event_consumers SET lease_owner = ?, lease_until = ?
@@ -49,6 +53,14 @@ export class SqliteEventStore implements EventStore {
     };
   }
 
+  /**
+   * Whether a commit of the project records its events (inside the commit's transaction, which
+   * no webhook's creation can overlap: SQLite has one writer at a time).
+   */
+  records(projectId: number, record: EventRecord): boolean {
+    return record === 'always' || this.s.watched.get(projectId) !== undefined;
+  }
+
   /** Records a commit's events after the project's last ones (inside the commit's transaction). */
   append(projectId: number, events: readonly NewEvent[], time: number): void {
     if (events.length === 0) return;
@@ -62,6 +74,17 @@ export class SqliteEventStore implements EventStore {
     return (this.s.projects.all() as { project_id: number }[]).map((row) => row.project_id);
   }
 
+  async heads(): Promise<EventHead[]> {
+    return (this.s.heads.all() as { project_id: number; seq: number }[]).map((row) => ({
+      projectId: row.project_id,
+      seq: row.seq,
+    }));
+  }
+
+  async wake(projectId: number, consumer: string): Promise<void> {
+    this.s.wake.run(projectId, consumer);
+  }
+
   async read(projectId: number, afterSeq: number, limit: number): Promise<StoredEvent[]> {
     const rows = this.s.read.all(projectId, afterSeq, limit) as Omit<StoredEvent, 'projectId'>[];
     return rows.map((row) => ({ ...row, projectId }));
@@ -70,7 +93,7 @@ export class SqliteEventStore implements EventStore {
   async claim(projectId: number, consumer: string, lease: Lease, start: ConsumerStart): Promise<ConsumerState | null> {
     return this.db.transaction(() => {
       const head = start === 'new' ? ((this.s.head.get(projectId) as { seq: number } | undefined)?.seq ?? 0) : 0;
-      this.s.create.run(projectId, consumer, head);
+      if (start !== 'existing') this.s.create.run(projectId, consumer, head);
       const { owner, now, leaseMs } = lease;
       const row = this.s.claim.get(owner, now + leaseMs, projectId, consumer, owner, now) as ClaimRow | undefined;
       return row ? { position: row.position, attempts: row.attempts, nextAttemptAt: row.next_attempt_at } : null;

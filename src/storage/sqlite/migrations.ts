@@ -442,4 +442,29 @@ CREATE TABLE webhooks (
 CREATE INDEX webhooks_by_project ON webhooks (project_id, id);
 `,
   },
+  {
+    version: 19,
+    name: 'webhook deliveries',
+    // §16: each webhook's last attempt at each event it was sent (core decides how many are
+    // kept); \`json\` is the event while it is not delivered, so a failed one can be sent again.
+    sql: `
+CREATE TABLE webhook_deliveries (
+  webhook_id INTEGER NOT NULL,
+  seq INTEGER NOT NULL,
+  project_id INTEGER NOT NULL,
+  event_id TEXT NOT NULL,
+  type TEXT NOT NULL,
+  status TEXT NOT NULL,
+  attempts INTEGER NOT NULL,
+  last_status_code INTEGER,
+  last_error TEXT,
+  next_attempt_at INTEGER,
+  first_attempt_at INTEGER NOT NULL,
+  redeliver INTEGER NOT NULL DEFAULT 0,
+  json TEXT,
+  PRIMARY KEY (webhook_id, seq)
+) WITHOUT ROWID;
+CREATE INDEX webhook_deliveries_by_event ON webhook_deliveries (webhook_id, event_id);
+`,
+  },
 ];

@@ -13,6 +13,7 @@ import { SqliteRulesStore } from './rules-store.js';
 import { SqliteServerKeyStore } from './server-key-store.js';
 import { SqliteTransferStore } from './transfer-store.js';
 import { SqliteTreeStore } from './tree-store.js';
+import { SqliteWebhookDeliveryStore } from './webhook-delivery-store.js';
 import { SqliteWebhookStore } from './webhook-store.js';
 
 /** The stores of the SQLite engine over one connection; document writes go through `commits`. */
@@ -32,6 +33,7 @@ function sqliteStores(db: Database.Database, commits: GroupCommit): Stores {
     rules: new SqliteRulesStore(db),
     indexes: new SqliteIndexStore(db),
     webhooks: new SqliteWebhookStore(db),
+    webhookDeliveries: new SqliteWebhookDeliveryStore(db),
   };
 }
 

@@ -159,7 +159,7 @@ export class SqliteTreeStore extends TreeStoreBase implements TreeStore {
 
   /** Records the write's `realtime.written` event when it asks for one (inside its transaction). */
   private recorded<C extends TreeCommit>(write: TreeWrite, commit: C): C {
-    if (write.event) {
+    if (write.event && this.events.records(write.projectId, write.event.record ?? 'always')) {
       const now = Date.now();
       this.events.append(write.projectId, [treeEvent(write.projectId, write.event, commit, now)], now);
     }

@@ -1,6 +1,11 @@
 import type Database from 'better-sqlite3';
 import type { ImportWebhookRow } from '../../core/transfer/webhook-transfer.js';
-import type { NewWebhook, Webhook, WebhookStore } from '../../core/webhooks/webhook-store.js';
+import {
+  type NewWebhook,
+  type Webhook,
+  type WebhookStore,
+  webhookConsumer,
+} from '../../core/webhooks/webhook-store.js';
 import { type WebhookRow, webhookRows } from '../rows.js';
 
 /** A webhook row as SQLite returns it: `events` as JSON text. */
@@ -47,15 +52,26 @@ export class SqliteWebhookStore implements WebhookStore {
     return this.insert(projectId, webhook, now);
   }
 
-  /** `create`, synchronously (an import's transaction calls it). */
+  /**
+   * `create`, synchronously (an import's transaction calls it): the webhook and its consumer at the
+   * project's last event, in one transaction, which no commit overlaps (one writer at a time).
+   */
   insert(projectId: number, webhook: NewWebhook, now: number): Webhook {
-    const row = this.db
-      .prepare<[number, string, string, string | null, string, number], SqliteWebhookRow>(
-        `INSERT INTO webhooks (project_id, url, events, description, secret, created_at) VALUES (?, ?, ?, ?, ?, ?)
-         RETURNING ${webhookRows.columns}`,
-      )
-      .get(...webhookRows.newValues(projectId, webhook, now)) as SqliteWebhookRow;
-    return toWebhook(row);
+    return this.db.transaction(() => {
+      const row = this.db
+        .prepare<[number, string, string, string | null, string, number], SqliteWebhookRow>(
+          `INSERT INTO webhooks (project_id, url, events, description, secret, created_at) VALUES (?, ?, ?, ?, ?, ?)
+           RETURNING ${webhookRows.columns}`,
+        )
+        .get(...webhookRows.newValues(projectId, webhook, now)) as SqliteWebhookRow;
+      this.db
+        .prepare(
+          `INSERT INTO event_consumers (project_id, consumer, position)
+           VALUES (?, ?, coalesce((SELECT seq FROM event_heads WHERE project_id = ?), 0))`,
+        )
+        .run(projectId, webhookConsumer(row.id), projectId);
+      return toWebhook(row);
+    })();
   }
 
   async list(projectId: number): Promise<Webhook[]> {
@@ -72,8 +88,14 @@ export class SqliteWebhookStore implements WebhookStore {
   }
 
   async delete(projectId: number, webhookId: number): Promise<boolean> {
-    return (
-      this.db.prepare('DELETE FROM webhooks WHERE project_id = ? AND id = ?').run(projectId, webhookId).changes > 0
-    );
+    return this.db.transaction(() => {
+      const gone = this.db.prepare('DELETE FROM webhooks WHERE project_id = ? AND id = ?').run(projectId, webhookId);
+      if (gone.changes === 0) return false;
+      this.db
+        .prepare('DELETE FROM event_consumers WHERE project_id = ? AND consumer = ?')
+        .run(projectId, webhookConsumer(webhookId));
+      this.db.prepare('DELETE FROM webhook_deliveries WHERE webhook_id = ?').run(webhookId);
+      return true;
+    })();
   }
 }
