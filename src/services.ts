@@ -128,6 +128,7 @@ export function createServices(config: Config, storage: Storage, options: Servic
   const recording = recordingWhere((projectId) => registry.after(projectId).length > 0);
   const auth = new AuthService({
     hooks,
+    recording,
     accounts: storage.accounts,
     jwtSecret,
     accessTokenTtlSeconds: config.accessTokenTtlSeconds,
@@ -143,6 +144,7 @@ export function createServices(config: Config, storage: Storage, options: Servic
     leaseMs: config.leaderboards.resetLeaseMs,
     admin: storage.leaderboardAdmin,
     hooks,
+    recording,
     // Only other instances need telling: with the in-process bus this process is the only one.
     ...(bus instanceof InProcessBus
       ? {}
@@ -253,6 +255,7 @@ export function createServices(config: Config, storage: Storage, options: Servic
       indexes,
       limits: config.pathLimits,
       clock,
+      recording,
     }),
     admins: new AdminService({
       admins: storage.admins,

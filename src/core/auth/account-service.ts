@@ -87,12 +87,11 @@ export class AccountService {
     await this.requireRoles(projectId, roles);
     const passwordHash = await hashPassword(input.password);
     const user = createdUser(
-      await this.accounts.createUser(projectId, {
-        username: input.username,
-        passwordHash,
-        nickname: input.username,
-        roles,
-      }),
+      await this.accounts.createUser(
+        projectId,
+        { username: input.username, passwordHash, nickname: input.username, roles },
+        this.auth.userEvents(projectId),
+      ),
     );
     return { id: user.id, username: user.username };
   }

@@ -1,3 +1,4 @@
+import type { CommitEvents } from '../events/outbox-events.js';
 /** The accounts port: organisations, projects, clients, users, roles and refresh tokens. */
 /** An organisation, owner of projects. */
 export interface Organisation {
@@ -77,6 +78,9 @@ export interface Role {
 }
 
 /** Organisations, projects, clients, users, roles and refresh tokens. */
+/** The events of a user's creation, given the user as created (its id is the store's). */
+export type UserEvents = (created: User) => CommitEvents;
+
 export interface AccountStore {
   /** The organisation of that name, created when missing; `created` tells which happened. */
   ensureOrganisation(name: string): Promise<Organisation & { created: boolean }>;
@@ -87,10 +91,17 @@ export interface AccountStore {
   createClient(projectId: number, clientId: string, secretHash: string): Promise<void>;
   /** The project and secret hash of a client id, or null. */
   findClient(clientId: string): Promise<{ projectId: number; secretHash: string } | null>;
-  /** Creates a user; a refusal when the username is taken (case-insensitively) or the project missing. */
-  createUser(projectId: number, user: NewUser): Promise<User | UserRefusal>;
-  /** The user bound to the device, created by `user` when missing (atomically); a refusal as `createUser`'s. */
-  ensureGuest(projectId: number, user: NewUser & { deviceId: string }): Promise<User | UserRefusal>;
+  /**
+   * Creates a user; a refusal when the username is taken (case-insensitively) or the project
+   * missing. `record` gives the events to record with the new user (§16), in its transaction.
+   */
+  createUser(projectId: number, user: NewUser, record?: UserEvents): Promise<User | UserRefusal>;
+  /** The user bound to the device, created by `user` when missing (atomically, `record`ed as `createUser`'s); a refusal as `createUser`'s. */
+  ensureGuest(
+    projectId: number,
+    user: NewUser & { deviceId: string },
+    record?: UserEvents,
+  ): Promise<User | UserRefusal>;
   findUserByUsername(projectId: number, username: string): Promise<UserWithPassword | null>;
   /** The guest bound to the device, or null (its first login has not happened). */
   findUserByDevice(projectId: number, deviceId: string): Promise<User | null>;

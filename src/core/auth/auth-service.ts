@@ -1,10 +1,12 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import { AppError, conflict, notFound, type ValidationIssue, validationFailed } from '../errors.js';
+import { type EventRecording, recordOf, recordsNothing } from '../events/event-recording.js';
+import { userCreatedEvents } from '../events/outbox-events.js';
 import { type HookOrigin, noHooks, unusableReplacement, type WriteHooks } from '../functions/before-hooks.js';
 import type { SignupArgument } from '../functions/functions-module.js';
 import { isJsonObject } from '../json.js';
-import type { AccountStore, User, UserRefusal } from './account-store.js';
+import type { AccountStore, User, UserEvents, UserRefusal } from './account-store.js';
 import { DEFAULT_SCRYPT_PARAMS, dummyHash, hashPassword, type ScryptParams, verifyPassword } from './passwords.js';
 import { PLAYER_ROLE } from './player-role.js';
 import { AccessTokens, newRefreshToken, sha256Hex } from './tokens.js';
@@ -60,6 +62,8 @@ export interface AuthServiceOptions {
   scrypt?: ScryptParams;
   /** The projects' `auth.signup` before hooks (§16); none by default. */
   hooks?: WriteHooks;
+  /** Which projects record their events (`user.created`, §16); none by default. */
+  recording?: EventRecording;
 }
 
 const INVALID_CLIENT = 'Invalid client credentials';
@@ -137,6 +141,7 @@ export class AuthService {
   private readonly refreshTtlMs: number;
   private readonly scrypt: ScryptParams;
   private readonly hooks: WriteHooks;
+  private readonly recording: EventRecording;
   private readonly clients: LRUCache<string, CachedClient>;
   private readonly access: LRUCache<string, CachedAccess>;
 
@@ -146,6 +151,7 @@ export class AuthService {
     this.refreshTtlMs = (options.refreshTokenTtlSeconds ?? 30 * 24 * 3600) * 1000;
     this.scrypt = options.scrypt ?? DEFAULT_SCRYPT_PARAMS;
     this.hooks = options.hooks ?? noHooks;
+    this.recording = options.recording ?? recordsNothing;
     this.clients = new LRUCache({ max: 10_000, ttl: options.clientCacheMs ?? 5000 });
     this.access = new LRUCache({ max: 100_000, ttl: options.permissionCacheMs ?? 5000 });
     // Computed now so the first failed login is not faster than later ones.
@@ -246,13 +252,18 @@ export class AuthService {
     const account = { username: input.username, nickname: input.nickname ?? input.username };
     const nickname = await this.hookedNickname(projectId, account, origin);
     const passwordHash = await hashPassword(input.password, this.scrypt);
-    const user = await this.accounts.createUser(projectId, {
-      username: input.username,
-      passwordHash,
-      nickname,
-      roles: [PLAYER_ROLE],
-    });
+    const user = await this.accounts.createUser(
+      projectId,
+      { username: input.username, passwordHash, nickname, roles: [PLAYER_ROLE] },
+      this.userEvents(projectId),
+    );
     return this.issueTokens(createdUser(user));
+  }
+
+  /** How a new user of the project records `user.created` (§16). */
+  userEvents(projectId: number): UserEvents {
+    const record = recordOf(this.recording, projectId);
+    return (user) => userCreatedEvents(projectId, record, Date.now(), { user_id: user.id, username: user.username });
   }
 
   /** The nickname the project's `auth.signup` hook gives the account (§16), or the one asked. */
@@ -293,13 +304,17 @@ export class AuthService {
     for (let attempt = 1; ; attempt++) {
       const username = `guest_${randomBytes(8).toString('hex')}`;
       const account = { username, nickname: username, device_id: deviceId };
-      const guest = await this.accounts.ensureGuest(projectId, {
-        username,
-        passwordHash: null,
-        nickname: firstLogin ? await this.hookedNickname(projectId, account, origin) : username,
-        roles: [PLAYER_ROLE],
-        deviceId,
-      });
+      const guest = await this.accounts.ensureGuest(
+        projectId,
+        {
+          username,
+          passwordHash: null,
+          nickname: firstLogin ? await this.hookedNickname(projectId, account, origin) : username,
+          roles: [PLAYER_ROLE],
+          deviceId,
+        },
+        this.userEvents(projectId),
+      );
       // The random name collided with an existing username: draw another.
       if (guest === 'taken' && attempt < GUEST_NAME_ATTEMPTS) continue;
       const user = createdUser(guest);

@@ -8,6 +8,7 @@ import { v7 as timeOrderedUuid } from 'uuid';
 import type { DocumentCommitRecord } from '../documents/document-store.js';
 import type { JsonValue } from '../json.js';
 import type { TreeCommit } from '../realtime/tree-store.js';
+import type { EventRecord } from './event-recording.js';
 
 /** The types of events, as after handlers and webhooks name them. */
 export const EVENT_TYPES = [
@@ -82,4 +83,50 @@ export function treeEvent(projectId: number, write: TreeWriteEvent, commit: Tree
     value = commit.changes[0]?.value ?? null;
   }
   return newEvent(projectId, 'realtime.written', time, { path: write.path, value, version: commit.version });
+}
+
+/**
+ * The events of a commit other than documents' and the tree's (those the engines build from their
+ * own commit records): core says what they are, the engine builds them only when the commit
+ * records events (`record`: always, or when the project has a webhook in its transaction).
+ */
+export interface CommitEvents {
+  projectId: number;
+  record: EventRecord;
+  time: number;
+  events(): NewEvent[];
+}
+
+/** What `leaderboards.stat` tells of a stat a submission changed: the value, and the rank and league it has. */
+export interface StatEventData {
+  slug: string;
+  user_id: number;
+  value: number;
+  rank: number;
+  league: string;
+}
+
+/** `leaderboards.stat`: one per submission that changed a player's stat. */
+export function statEvents(projectId: number, record: EventRecord, time: number, data: StatEventData): CommitEvents {
+  return { projectId, record, time, events: () => [newEvent(projectId, 'leaderboards.stat', time, data)] };
+}
+
+/** `leaderboards.reset`: a board's period ended (its listings archived); `period` is the one that ended. */
+export function resetEvents(
+  projectId: number,
+  record: EventRecord,
+  time: number,
+  data: { slug: string; period: { start: string; end: string } },
+): CommitEvents {
+  return { projectId, record, time, events: () => [newEvent(projectId, 'leaderboards.reset', time, data)] };
+}
+
+/** `user.created`: an account was made (sign-up, a first guest login, the admin API). */
+export function userCreatedEvents(
+  projectId: number,
+  record: EventRecord,
+  time: number,
+  data: { user_id: number; username: string },
+): CommitEvents {
+  return { projectId, record, time, events: () => [newEvent(projectId, 'user.created', time, data)] };
 }

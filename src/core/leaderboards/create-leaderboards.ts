@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { AccountStore } from '../auth/account-store.js';
 import type { Bus } from '../bus.js';
 import type { Clock } from '../clock.js';
+import type { EventRecording } from '../events/event-recording.js';
 import type { WriteHooks } from '../functions/before-hooks.js';
 import { BoardCache } from './board-cache.js';
 import { KeyedMutex } from './keyed-mutex.js';
@@ -33,6 +34,8 @@ export interface LeaderboardsOptions {
   boardMaxAgeMs?: number;
   /** The projects' `leaderboards.stat` before hooks (§16). */
   hooks?: WriteHooks;
+  /** Which projects record their events (§16). */
+  recording?: EventRecording;
 }
 
 /** Builds the leaderboard service with its rank cache and reset runner. */
@@ -55,6 +58,7 @@ export function createLeaderboards(options: LeaderboardsOptions): LeaderboardSer
     clock: options.clock,
     owner,
     leaseMs: options.leaseMs ?? 5 * 60_000,
+    ...(options.recording ? { recording: options.recording } : {}),
   });
   const writes = new KeyedMutex();
   const sync = options.peers
@@ -78,5 +82,6 @@ export function createLeaderboards(options: LeaderboardsOptions): LeaderboardSer
     ...(sync ? { sync } : {}),
     ...(options.admin ? { admin: options.admin } : {}),
     ...(options.hooks ? { hooks: options.hooks } : {}),
+    ...(options.recording ? { recording: options.recording } : {}),
   });
 }

@@ -1,4 +1,6 @@
 import type { Clock } from '../clock.js';
+import { type EventRecording, recordOf } from '../events/event-recording.js';
+import { resetEvents } from '../events/outbox-events.js';
 import type { BoardCache } from './board-cache.js';
 import { isExpired, type Leaderboard, type Period } from './leaderboard-model.js';
 import type { LeaderboardAdminStore, LeaderboardStore } from './leaderboard-store.js';
@@ -17,6 +19,8 @@ export interface LeaderboardResetsDeps {
   owner: string;
   /** How long a lease lasts: an instance that dies mid-reset is replaced after this. */
   leaseMs: number;
+  /** Which projects record their events (§16); none by default. */
+  recording?: EventRecording;
 }
 
 /**
@@ -64,13 +68,20 @@ export class LeaderboardResets {
 
   /** Archives the period (rewards, promotion) and starts `next`, under the lease this instance holds. */
   private async reset(board: Leaderboard, next: Period, now: number): Promise<boolean> {
-    const { store, owner } = this.deps;
+    const { store, owner, recording } = this.deps;
+    // A reset now (admin) ends the period early: at `now`.
+    const end = Math.min(board.period.end ?? now, now);
+    const ended = { start: new Date(board.period.start).toISOString(), end: new Date(end).toISOString() };
     const done = await store.resetPeriod(board.id, {
       owner,
       periodStart: board.period.start,
       next,
       archivedAt: now,
       plan: resetRewrite,
+      events: resetEvents(board.projectId, recordOf(recording, board.projectId), now, {
+        slug: board.slug,
+        period: ended,
+      }),
     });
     if (done) await this.ended(board, next);
     return done;

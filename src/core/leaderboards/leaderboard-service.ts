@@ -1,12 +1,20 @@
 import type { AccountStore } from '../auth/account-store.js';
 import type { Clock } from '../clock.js';
 import { AppError, conflict, validationFailed } from '../errors.js';
+import { type EventRecording, recordOf } from '../events/event-recording.js';
+import { statEvents } from '../events/outbox-events.js';
 import { type HookOrigin, unusableReplacement, type WriteHooks } from '../functions/before-hooks.js';
 import type { BoardCache } from './board-cache.js';
 import { KeyedMutex } from './keyed-mutex.js';
 import { LeaderboardAdmin } from './leaderboard-admin.js';
 import { checkDefinition } from './leaderboard-definition.js';
-import { isExpired, type Leaderboard, type LeaderboardDefinition, type Standing } from './leaderboard-model.js';
+import {
+  isExpired,
+  type Leaderboard,
+  type LeaderboardDefinition,
+  type LeaderboardEntry,
+  type Standing,
+} from './leaderboard-model.js';
 import { type BundleQuery, type HistoryQuery, LeaderboardReads, type UsersQuery } from './leaderboard-reads.js';
 import type { LeaderboardResets } from './leaderboard-resets.js';
 import type { EntryWriteResult, LeaderboardAdminStore, LeaderboardStore } from './leaderboard-store.js';
@@ -14,7 +22,7 @@ import type { BundleView, HistoryView, MeView, UsersView } from './leaderboard-v
 import type { LeagueRanks } from './league-ranks.js';
 import { periodContaining } from './period-schedule.js';
 import type { PlayerReads } from './player-reads.js';
-import { scoreOf } from './rank-order.js';
+import { compareRankKeys, keyOfEntry, scoreOf } from './rank-order.js';
 import type { RankSync } from './rank-sync.js';
 import { applySubmission, checkBounds, checkSource, type SubmissionSource, withinBounds } from './submission.js';
 import {
@@ -48,6 +56,8 @@ export interface LeaderboardServiceDeps {
   sync?: RankSync;
   /** The projects' `leaderboards.stat` before hooks (§16); none by default. */
   hooks?: WriteHooks;
+  /** Which projects record their events (§16); none by default. */
+  recording?: EventRecording;
 }
 
 const MAX_WRITE_ATTEMPTS = 8;
@@ -276,6 +286,7 @@ export class LeaderboardService {
       const counted = await store.countSubmission(board.id, { ...at, userId, terms });
       return counted === 'counted' ? standing : counted;
     }
+    const events = await this.statEvent(board, standing.entry, outcome.entry);
     const result = await store.writeEntry(board.id, {
       ...at,
       previous: standing.entry,
@@ -283,10 +294,32 @@ export class LeaderboardService {
       score: scoreOf(board.sort, outcome.entry.statValue),
       assign: outcome.assign,
       terms,
+      events,
     });
     if (result !== 'written') return result;
     await ranks.moved(board, { entry: standing.entry, assigned: standing.assignedLeague }, outcome.entry);
     return { entry: outcome.entry, assignedLeague: standing.assignedLeague ?? outcome.assign };
+  }
+
+  /**
+   * The `leaderboards.stat` event of a write about to commit (§16): the rank the new entry takes
+   * among the league's entries as this instance holds them (the player's own earlier entry, if
+   * ahead of the new one, not counted).
+   */
+  private async statEvent(board: Leaderboard, previous: LeaderboardEntry | null, next: LeaderboardEntry) {
+    const below = (await this.deps.ranks.rankOf(board, next)) - 1;
+    const ownAhead =
+      previous !== null &&
+      previous.league === next.league &&
+      compareRankKeys(keyOfEntry(board.sort, previous), keyOfEntry(board.sort, next)) < 0;
+    const now = this.deps.clock.now();
+    return statEvents(board.projectId, recordOf(this.deps.recording, board.projectId), now, {
+      slug: board.slug,
+      user_id: next.userId,
+      value: next.statValue,
+      rank: below - (ownAhead ? 1 : 0) + 1,
+      league: next.league,
+    });
   }
 
   /** Runs the due reset of a board, or waits for the instance that holds its lease (503 after `resetWaitMs`). */

@@ -1,4 +1,5 @@
 /** The leaderboard ports (§5): boards, entries, resets and archives; core plans, engines write. */
+import type { CommitEvents } from '../events/outbox-events.js';
 import type { JsonValue } from '../json.js';
 import type { Leaderboard, LeaderboardDefinition, LeaderboardEntry, Period, Standing } from './leaderboard-model.js';
 import type { ArchivedStanding, ListingRewrite, ResetBoard } from './listing-rewrite.js';
@@ -23,6 +24,8 @@ export interface EntryWrite {
    * `not_joined`, `limit`), the submission counted there when limited. Absent or null: unchecked.
    */
   terms?: SubmissionTerms | null;
+  /** The `leaderboards.stat` event to record with the write (§16), in its transaction; absent: none. */
+  events?: CommitEvents;
 }
 
 /** What became of an `EntryWrite`. */
@@ -37,6 +40,8 @@ export interface PeriodReset {
   archivedAt: number;
   /** Core's plan of the final listings, from the board as read inside the transaction. */
   plan(board: ResetBoard): ListingRewrite;
+  /** The `leaderboards.reset` event to record with the reset (§16), in its transaction; absent: none. */
+  events?: CommitEvents;
 }
 
 /** A board's reset lease as one instance asks for it: who, at what time, held until when. */

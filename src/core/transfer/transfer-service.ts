@@ -4,6 +4,8 @@ import type { DocumentCommits } from '../documents/document-commits.js';
 import type { IndexService } from '../documents/index-service.js';
 import { indexSignature, MAX_INDEXES_PER_PROJECT } from '../documents/indexes.js';
 import { AppError, notFound } from '../errors.js';
+import { type EventRecord, type EventRecording, recordOf } from '../events/event-recording.js';
+import { type CommitEvents, documentEvents, treeEvent } from '../events/outbox-events.js';
 import { isJsonObject, type JsonObject } from '../json.js';
 import type { LeaderboardService } from '../leaderboards/leaderboard-service.js';
 import type { PathLimits } from '../paths.js';
@@ -20,7 +22,7 @@ import {
   parseProjectExport,
 } from './export-format.js';
 import { type ImportRows, importLookup, planImport } from './import-plan.js';
-import type { TransferStore } from './transfer-store.js';
+import type { ImportCommit, TransferStore } from './transfer-store.js';
 
 /** What an import loaded. */
 export interface ImportSummary {
@@ -45,6 +47,24 @@ export interface ExportOptions {
   withSecrets?: boolean;
 }
 
+/**
+ * An import's events (§16): `document.written` for each document it wrote, and one
+ * `realtime.written` of the file's tree (a PATCH of the root: every top-level key it set).
+ */
+function importEvents(
+  projectId: number,
+  record: EventRecord,
+  time: number,
+  commit: Pick<ImportCommit, 'documents' | 'tree'>,
+): CommitEvents {
+  const events = () => {
+    const built = commit.documents ? documentEvents(projectId, commit.documents, time) : [];
+    if (commit.tree) built.push(treeEvent(projectId, { path: '', patch: true }, commit.tree, time));
+    return built;
+  };
+  return { projectId, record, time, events };
+}
+
 /** `cds export` and `cds import` (§8): the format's rules here, the one transaction in each engine. */
 export class TransferService {
   constructor(
@@ -62,6 +82,8 @@ export class TransferService {
       indexes: Pick<IndexService, 'list' | 'startBuilds'>;
       limits: PathLimits;
       clock: Clock;
+      /** Which projects record their events (§16); none by default. */
+      recording?: EventRecording;
     },
   ) {}
 
@@ -95,6 +117,7 @@ export class TransferService {
       indexes,
       retention: this.deps.tree.retention,
       now,
+      events: (done) => importEvents(projectId, recordOf(this.deps.recording, projectId), now, done),
     });
     await this.deps.leaderboards.boardsChanged(
       projectId,

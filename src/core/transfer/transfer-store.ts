@@ -2,6 +2,7 @@
 
 import type { DocumentCommitRecord } from '../documents/document-store.js';
 import type { DocumentIndex } from '../documents/indexes.js';
+import type { CommitEvents } from '../events/outbox-events.js';
 import type { ChangeLogRetention, TreeCommit, TreeSet } from '../realtime/tree-store.js';
 import type { RulesRevision } from '../rules/rules-store.js';
 import type { Ruleset } from '../rules/ruleset.js';
@@ -33,6 +34,8 @@ export interface ImportRequest {
   indexes: ImportedIndex[];
   retention: ChangeLogRetention;
   now: number;
+  /** The import's events (§16) from what it committed, recorded in its transaction; absent: none. */
+  events?: (commit: Pick<ImportCommit, 'documents' | 'tree'>) => CommitEvents;
 }
 
 /** What an import committed that others must hear of. */

@@ -8,11 +8,14 @@ import type {
   Role,
   User,
   UserAccess,
+  UserEvents,
   UserProfile,
   UserRefusal,
   UserWithPassword,
 } from '../../core/auth/account-store.js';
 import { type ProjectRow, projectRows, type UserRow, userRows, type ViolatedUserKey } from '../rows.js';
+import { recordCommitEvents } from './event-store.js';
+import { inTransaction } from './transactions.js';
 
 // The id comes from the project's counter in the same statement, so a failed insert (a taken
 // username) rolls the counter back, and concurrent sign-ups queue on the project's row.
@@ -91,24 +94,39 @@ export class PostgresAccountStore implements AccountStore {
     return row ? { projectId: row.project_id, secretHash: row.secret_hash } : null;
   }
 
-  private async insertUser(projectId: number, user: NewUser): Promise<User | 'missing'> {
-    const row = await this.one<UserRow>(INSERT_USER, [projectId, ...userRows.newValues(user)]);
-    return row ? userRows.of(row) : 'missing';
+  private async insertUser(projectId: number, user: NewUser, record?: UserEvents): Promise<User | 'missing'> {
+    if (!record) {
+      const row = await this.one<UserRow>(INSERT_USER, [projectId, ...userRows.newValues(user)]);
+      return row ? userRows.of(row) : 'missing';
+    }
+    // With its events: the user and the outbox rows in one transaction.
+    return inTransaction(this.pool, async (client) => {
+      const { rows } = await client.query<UserRow>(INSERT_USER, [projectId, ...userRows.newValues(user)]);
+      const row = rows[0];
+      if (!row) return 'missing';
+      const created = userRows.of(row);
+      await recordCommitEvents(client, record(created));
+      return created;
+    });
   }
 
-  async createUser(projectId: number, user: NewUser): Promise<User | UserRefusal> {
+  async createUser(projectId: number, user: NewUser, record?: UserEvents): Promise<User | UserRefusal> {
     try {
-      return await this.insertUser(projectId, user);
+      return await this.insertUser(projectId, user, record);
     } catch (error) {
       return userRows.refusedInsert(error, uniqueViolation(error));
     }
   }
 
-  async ensureGuest(projectId: number, user: NewUser & { deviceId: string }): Promise<User | UserRefusal> {
+  async ensureGuest(
+    projectId: number,
+    user: NewUser & { deviceId: string },
+    record?: UserEvents,
+  ): Promise<User | UserRefusal> {
     const existing = await this.findUserByDevice(projectId, user.deviceId);
     if (existing) return existing;
     try {
-      return await this.insertUser(projectId, user);
+      return await this.insertUser(projectId, user, record);
     } catch (error) {
       // A concurrent first call may have bound the device first: its user is the guest.
       return userRows.refusedInsert(error, uniqueViolation(error), () =>

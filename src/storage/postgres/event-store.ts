@@ -6,7 +6,7 @@
  */
 import type pg from 'pg';
 import type { ConsumerStart, ConsumerState, EventHead, EventStore, Lease } from '../../core/events/event-store.js';
-import type { NewEvent, StoredEvent } from '../../core/events/outbox-events.js';
+import type { CommitEvents, NewEvent, StoredEvent } from '../../core/events/outbox-events.js';
 import type { Queryable } from './transactions.js';
 
 const APPEND = `WITH head AS (
@@ -51,6 +51,23 @@ export async function appendEvents(
       events.map((e) => e.json),
     ],
   });
+}
+
+/**
+ * Records core's events of a commit on the commit's client, when it records events: always, or if
+ * its project has a webhook (`watched`, when the commit's first statement already read it).
+ */
+export async function recordCommitEvents(client: Queryable, commit: CommitEvents, watched?: boolean): Promise<void> {
+  let records = commit.record === 'always' || watched === true;
+  if (!records && watched === undefined) {
+    const { rows } = await client.query({
+      name: 'cds_events_watched',
+      text: 'SELECT 1 FROM webhooks WHERE project_id = $1 LIMIT 1',
+      values: [commit.projectId],
+    });
+    records = rows.length > 0;
+  }
+  if (records) await appendEvents(client, commit.projectId, commit.events(), commit.time);
 }
 
 interface ClaimRow {

@@ -18,6 +18,7 @@ import type { RankKey } from '../../core/leaderboards/rank-order.js';
 import { RolledBack, unlessRolledBack } from '../rolled-back.js';
 import { historyRows, type PeriodStandingRow, periodStandingRows, type StandingRow, standingRows } from '../rows.js';
 import { countedEntryWrite, entryWrite } from './entry-writes.js';
+import { recordCommitEvents } from './event-store.js';
 import {
   clearParticipation,
   insertBoard,
@@ -110,10 +111,13 @@ export class PostgresLeaderboardStore extends PostgresTournaments implements Lea
       const { next, terms } = write;
       // KEY SHARE lets submissions run side by side but waits for (and then sees) a reset's FOR UPDATE;
       // a join is one of the period's, so the board's lock keeps it as read here.
-      const board = await client.query<{ period_start: Millis; revision: number; joined: boolean }>({
+      // `watched`: whether the project has a webhook (§16), read here so that recording the
+      // submission's event costs no round trip of its own (see `watchedProjects` for the lock it holds).
+      const board = await client.query<{ period_start: Millis; revision: number; joined: boolean; watched: boolean }>({
         name: 'cds_leaderboard_entry_write_board',
         text: `SELECT period_start, revision, $2::boolean AND EXISTS (SELECT 1 FROM leaderboard_joins j
-           WHERE j.leaderboard_id = $1 AND j.period_start = b.period_start AND j.user_id = $3) AS joined
+           WHERE j.leaderboard_id = $1 AND j.period_start = b.period_start AND j.user_id = $3) AS joined,
+           EXISTS (SELECT 1 FROM webhooks w WHERE w.project_id = b.project_id) AS watched
          FROM leaderboards b WHERE id = $1 FOR KEY SHARE`,
         values: [boardId, terms?.joinRequired ?? false, next.userId],
       });
@@ -141,6 +145,7 @@ export class PostgresLeaderboardStore extends PostgresTournaments implements Lea
           [boardId, next.userId, write.assign],
         );
       }
+      if (write.events) await recordCommitEvents(client, write.events, row.watched);
       return 'written';
     });
   }
@@ -185,6 +190,7 @@ export class PostgresLeaderboardStore extends PostgresTournaments implements Lea
         'UPDATE leaderboards SET period_start = $1, period_end = $2, reset_owner = NULL, reset_lease_until = NULL WHERE id = $3',
         [reset.next.start, reset.next.end, boardId],
       );
+      if (reset.events) await recordCommitEvents(client, reset.events);
       return true;
     });
   }

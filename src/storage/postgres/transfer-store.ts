@@ -13,6 +13,7 @@ import type { ImportBoardRows, ImportFound, ImportLookup, ImportRows } from '../
 import type { ImportCommit, ImportRequest, TransferStore } from '../../core/transfer/transfer-store.js';
 import { exportedWebhook } from '../../core/transfer/webhook-transfer.js';
 import { columnsOf } from './columns-of.js';
+import { recordCommitEvents } from './event-store.js';
 import { insertIndexDeclaration, listIndexDeclarations } from './index-store.js';
 import { insertBoard, type PostgresBoardRow, replaceBoard, SELECT_BOARD, toBoard } from './leaderboard-rows.js';
 import { currentRulesRevision, saveRulesRevision } from './rules-store.js';
@@ -94,9 +95,11 @@ export class PostgresTransferStore implements TransferStore {
         const index = await insertIndexDeclaration(client, projectId, imported);
         if (index) declared.push(index);
       }
+      const treeCommit = tree.length > 0 ? await writeTreeSets(client, projectId, tree, retention) : null;
+      if (request.events) await recordCommitEvents(client, request.events({ documents, tree: treeCommit }));
       return {
         documents,
-        tree: tree.length > 0 ? await writeTreeSets(client, projectId, tree, retention) : null,
+        tree: treeCommit,
         rules: rules ? await saveRulesRevision(client, projectId, rules, now) : null,
         indexes: declared,
         webhooks,

@@ -8,11 +8,13 @@ import type {
   Role,
   User,
   UserAccess,
+  UserEvents,
   UserProfile,
   UserRefusal,
   UserWithPassword,
 } from '../../core/auth/account-store.js';
 import { type ProjectRow, projectRows, type UserRow, userRows, type ViolatedUserKey } from '../rows.js';
+import type { SqliteEventStore } from './event-store.js';
 import { type CachedStatements, withStatementCache } from './statement-cache.js';
 
 /** A user row as SQLite returns it: roles as JSON text, `disabled` 0 or 1. */
@@ -38,8 +40,12 @@ function uniqueViolation(error: unknown): ViolatedUserKey {
 
 /** Accounts in SQLite; each method is one statement or one transaction. */
 export class SqliteAccountStore implements AccountStore {
-  private readonly insertUser: (projectId: number, user: NewUser) => User | 'missing';
-  private readonly guestTransaction: (projectId: number, user: NewUser & { deviceId: string }) => User | 'missing';
+  private readonly insertUser: (projectId: number, user: NewUser, record?: UserEvents) => User | 'missing';
+  private readonly guestTransaction: (
+    projectId: number,
+    user: NewUser & { deviceId: string },
+    record?: UserEvents,
+  ) => User | 'missing';
   private readonly accessTransaction: (projectId: number, userId: number) => UserAccess | null;
   private readonly disableTransaction: (projectId: number, userId: number, disabled: boolean) => User | null;
   private readonly consumeTransaction: (projectId: number, tokenHash: string, now: number) => RefreshGrant | null;
@@ -47,7 +53,10 @@ export class SqliteAccountStore implements AccountStore {
   /** Statements prepared once per SQL text (the reads of every request). */
   private readonly cached: CachedStatements;
 
-  constructor(private readonly db: Database.Database) {
+  constructor(
+    private readonly db: Database.Database,
+    private readonly events: SqliteEventStore,
+  ) {
     this.cached = withStatementCache(db);
     const nextId = db.prepare<[number], { id: number }>(
       'UPDATE projects SET next_user_id = next_user_id + 1 WHERE id = ? RETURNING next_user_id - 1 AS id',
@@ -80,16 +89,19 @@ export class SqliteAccountStore implements AccountStore {
 
     // The id comes from the project's counter in the same transaction, so a failed insert
     // (a taken username) rolls the counter back and ids stay dense.
-    this.insertUser = db.transaction((projectId: number, user: NewUser) => {
+    this.insertUser = db.transaction((projectId: number, user: NewUser, record?: UserEvents) => {
       const next = nextId.get(projectId);
       if (!next) return 'missing';
-      const row = insert.get(projectId, next.id, ...userRows.newValues(user), Date.now());
-      return toUser(row as SqliteUserRow);
+      const created = toUser(insert.get(projectId, next.id, ...userRows.newValues(user), Date.now()) as SqliteUserRow);
+      if (record) this.events.record(record(created));
+      return created;
     });
-    this.guestTransaction = db.transaction((projectId: number, user: NewUser & { deviceId: string }) => {
-      const existing = byDevice.get(projectId, user.deviceId);
-      return existing ? toUser(existing) : this.insertUser(projectId, user);
-    }).immediate;
+    this.guestTransaction = db.transaction(
+      (projectId: number, user: NewUser & { deviceId: string }, record?: UserEvents) => {
+        const existing = byDevice.get(projectId, user.deviceId);
+        return existing ? toUser(existing) : this.insertUser(projectId, user, record);
+      },
+    ).immediate;
     this.accessTransaction = db.transaction((projectId: number, userId: number) => {
       const row = userAccess.get(projectId, userId);
       if (!row) return null;
@@ -172,17 +184,21 @@ export class SqliteAccountStore implements AccountStore {
     return row ? { projectId: row.project_id, secretHash: row.secret_hash } : null;
   }
 
-  async createUser(projectId: number, user: NewUser): Promise<User | UserRefusal> {
+  async createUser(projectId: number, user: NewUser, record?: UserEvents): Promise<User | UserRefusal> {
     try {
-      return this.insertUser(projectId, user);
+      return this.insertUser(projectId, user, record);
     } catch (error) {
       return userRows.refusedInsert(error, uniqueViolation(error));
     }
   }
 
-  async ensureGuest(projectId: number, user: NewUser & { deviceId: string }): Promise<User | UserRefusal> {
+  async ensureGuest(
+    projectId: number,
+    user: NewUser & { deviceId: string },
+    record?: UserEvents,
+  ): Promise<User | UserRefusal> {
     try {
-      return this.guestTransaction(projectId, user);
+      return this.guestTransaction(projectId, user, record);
     } catch (error) {
       // Another process may have bound the device between our read and write: theirs is the guest.
       return userRows.refusedInsert(error, uniqueViolation(error), () =>

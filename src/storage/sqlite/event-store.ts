@@ -6,7 +6,7 @@
 import type Database from 'better-sqlite3';
 import type { EventRecord } from '../../core/events/event-recording.js';
 import type { ConsumerStart, ConsumerState, EventHead, EventStore, Lease } from '../../core/events/event-store.js';
-import type { NewEvent, StoredEvent } from '../../core/events/outbox-events.js';
+import type { CommitEvents, NewEvent, StoredEvent } from '../../core/events/outbox-events.js';
 
 const SQL = {
   takeSeqs: `INSERT INTO event_heads (project_id, seq) VALUES (?, ?)
@@ -59,6 +59,11 @@ export class SqliteEventStore implements EventStore {
    */
   records(projectId: number, record: EventRecord): boolean {
     return record === 'always' || this.s.watched.get(projectId) !== undefined;
+  }
+
+  /** Records core's events of a commit when the commit records events (inside its transaction). */
+  record(commit: CommitEvents): void {
+    if (this.records(commit.projectId, commit.record)) this.append(commit.projectId, commit.events(), commit.time);
   }
 
   /** Records a commit's events after the project's last ones (inside the commit's transaction). */

@@ -27,6 +27,7 @@ import {
   type StandingRow,
   standingRows,
 } from '../rows.js';
+import type { SqliteEventStore } from './event-store.js';
 import {
   BOARD_ROW_COLUMNS,
   clearParticipation,
@@ -50,7 +51,10 @@ const STANDINGS_WITH_ASSIGNMENTS = `SELECT u.value AS user_id, e.stat_value, e.l
 
 /** Leaderboards on SQLite: every method is one statement or one immediate transaction. */
 export class SqliteLeaderboardStore extends SqliteTournaments implements LeaderboardStore {
-  constructor(private readonly database: Database.Database) {
+  constructor(
+    private readonly database: Database.Database,
+    private readonly events: SqliteEventStore,
+  ) {
     // Preparing a statement costs more than the point lookups it runs, and a `me` runs five.
     super(withStatementCache(database));
   }
@@ -166,6 +170,7 @@ export class SqliteLeaderboardStore extends SqliteTournaments implements Leaderb
             )
             .run(boardId, next.userId, write.assign);
         }
+        if (write.events) this.events.record(write.events);
         return 'written';
       })
       .immediate();
@@ -214,6 +219,7 @@ export class SqliteLeaderboardStore extends SqliteTournaments implements Leaderb
             'UPDATE leaderboards SET period_start = ?, period_end = ?, reset_owner = NULL, reset_lease_until = NULL WHERE id = ?',
           )
           .run(reset.next.start, reset.next.end, boardId);
+        if (reset.events) this.events.record(reset.events);
         return true;
       })
       .immediate();

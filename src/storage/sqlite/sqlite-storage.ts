@@ -23,10 +23,10 @@ function sqliteStores(db: Database.Database, commits: GroupCommit): Stores {
   return {
     events,
     documents: new SqliteDocumentStore(db, commits, events),
-    accounts: new SqliteAccountStore(db),
+    accounts: new SqliteAccountStore(db, events),
     tree,
-    leaderboards: new SqliteLeaderboardStore(db),
-    transfer: new SqliteTransferStore(db, tree),
+    leaderboards: new SqliteLeaderboardStore(db, events),
+    transfer: new SqliteTransferStore(db, tree, events),
     admins: new SqliteAdminStore(db),
     leaderboardAdmin: new SqliteLeaderboardAdminStore(db),
     serverKeys: new SqliteServerKeyStore(db),

@@ -11,6 +11,7 @@ import { exportedIndex } from '../../core/transfer/export-format.js';
 import type { ImportBoardRows, ImportFound, ImportLookup, ImportRows } from '../../core/transfer/import-plan.js';
 import type { ImportCommit, ImportRequest, TransferStore } from '../../core/transfer/transfer-store.js';
 import { exportedWebhook } from '../../core/transfer/webhook-transfer.js';
+import type { SqliteEventStore } from './event-store.js';
 import { insertIndexDeclaration, listIndexDeclarations } from './index-store.js';
 import { insertBoard, readBoard, replaceBoard, SELECT_BOARD, type SqliteBoardRow } from './leaderboard-rows.js';
 import { currentRulesRevision, saveRulesRevision } from './rules-store.js';
@@ -29,6 +30,7 @@ export class SqliteTransferStore implements TransferStore {
   constructor(
     private readonly db: Database.Database,
     private readonly tree: SqliteTreeStore,
+    private readonly events: SqliteEventStore,
   ) {}
 
   async exportProject(projectId: number): Promise<ProjectExport> {
@@ -74,11 +76,13 @@ export class SqliteTransferStore implements TransferStore {
         this.writeUsers(projectId, rows);
         const documents = this.writeDocuments(projectId, rows);
         for (const board of rows.boards) this.writeBoard(projectId, board, rows.now);
+        const tree =
+          request.tree.length > 0 ? this.tree.commitInTransaction(projectId, request.tree, request.retention) : null;
+        if (request.events) this.events.record(request.events({ documents, tree }));
         return {
           webhooks: writeImportedWebhooks(this.db, projectId, rows.webhooks, rows.now),
           documents,
-          tree:
-            request.tree.length > 0 ? this.tree.commitInTransaction(projectId, request.tree, request.retention) : null,
+          tree,
           rules: request.rules ? saveRulesRevision(this.db, projectId, request.rules, request.now) : null,
           indexes: request.indexes.flatMap((imported) => insertIndexDeclaration(this.db, projectId, imported) ?? []),
         };
