@@ -21,7 +21,10 @@ export default defineFunctions({
   projects: '*',
   after: {
     'document.written': async (_ctx, event) => {
-      if (existsSync(join(dir, 'block'))) return new Promise(() => undefined);
+      if (existsSync(join(dir, 'block'))) {
+        appendFileSync(join(dir, 'started.txt'), event.data.path + '\\n');
+        return new Promise(() => undefined);
+      }
       appendFileSync(join(dir, 'seen.txt'), event.data.path + '\\n');
     },
   },
@@ -63,7 +66,9 @@ for (const engine of engines) {
       const put = await call('PUT', `${first.baseUrl}/documents/docs/crash/a`, player.headers, { data: { n: 1 } });
       expect(put.status).toBe(200);
       // The handler has the event and hangs; the process dies before it is done.
-      await new Promise((resolve) => setTimeout(resolve, 500));
+      const started = join(dir, 'started.txt');
+      for (let i = 0; i < 200 && !existsSync(started); i++) await new Promise((r) => setTimeout(r, 50));
+      expect(readFileSync(started, 'utf8')).toContain('crash/a');
       await killServer(first);
       expect(seen()).not.toContain('crash/a');
       rmSync(join(dir, 'block'));
