@@ -38,6 +38,7 @@ import {
   TOURNAMENT,
 } from './service-process.js';
 import { type BenchSettings, type Engine, matches } from './settings.js';
+import { webhookRows } from './webhooks.js';
 
 /** The parts of a run that can be left out while developing (`--only`). */
 export type Section = 'http' | 'fanout' | 'memory' | 'redis';
@@ -422,6 +423,7 @@ export async function runServiceSuite(context: SuiteContext, engine: Engine): Pr
       if (sections.has('http')) await indexedPutRow(context, engine, service, prepared);
       if (sections.has('http')) await rulesRows(context, engine, service, prepared);
       if (sections.has('http')) await hookedPutRow(context, engine, service, prepared);
+      if (sections.has('http')) await webhookRows(context, engine, service, prepared);
       if (sections.has('fanout')) await fanoutRows(context, engine, target, { url: context.bare.wsUrl, headers: {} });
     } finally {
       const code = await service.server.stop();

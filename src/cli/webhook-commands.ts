@@ -1,8 +1,9 @@
 /**
- * `cds webhooks create | list | delete` (§16), registered on the `cds` program by `main.ts`. Each
+ * `cds webhooks create | list | delete | deliveries | retry` (§16), registered on the `cds` program by `main.ts`. Each
  * prints the body its admin route answers, as JSON: `create` is the only place a secret shows.
  */
-import type { Command } from 'commander';
+import { type Command, Option } from 'commander';
+import { DELIVERY_STATUSES, type DeliveryStatus } from '../core/webhooks/delivery-store.js';
 import type { Services } from '../services.js';
 import {
   ALWAYS_JSON,
@@ -31,9 +32,11 @@ interface CreateOptions extends ProjectOptions {
   description?: string;
 }
 
-/** Adds `webhooks create|list|delete` to the program. */
+/** Adds `webhooks create|list|delete|deliveries|retry` to the program. */
 export function registerWebhookCommands(program: Command, withServices: ServicesRunner): void {
-  const webhooks = program.command('webhooks').description("register, list and delete a project's webhooks");
+  const webhooks = program
+    .command('webhooks')
+    .description("register, list and delete a project's webhooks; their deliveries, and retry one");
 
   projectCommand(
     webhooks,
@@ -67,5 +70,29 @@ export function registerWebhookCommands(program: Command, withServices: Services
     .action(async (options: ProjectOptions & { id: number }) => {
       const remove = (s: Services) => s.webhooks.delete(options.project, options.id);
       printBody(options, await inProject(withServices, options.project, remove));
+    });
+
+  projectCommand(webhooks, 'deliveries', "print {deliveries: [...]}: a webhook's last deliveries, latest event first")
+    .requiredOption('--id <webhook id>', 'webhook id', positiveInteger)
+    .addOption(new Option('--status <status>', 'only the deliveries of this status').choices(DELIVERY_STATUSES))
+    .option('--limit <n>', 'at most this many (default 50, at most 200)', positiveInteger)
+    .option('--json', ALWAYS_JSON)
+    .action(async (options: ProjectOptions & { id: number; status?: DeliveryStatus; limit?: number }) => {
+      const limit = Math.min(options.limit ?? 50, 200);
+      const list = (s: Services) => s.webhooks.deliveries(options.project, options.id, options.status ?? null, limit);
+      printBody(options, await inProject(withServices, options.project, list));
+    });
+
+  projectCommand(
+    webhooks,
+    'retry',
+    'send a failed delivery again (a pending one: now); prints the delivery; a delivered one → exit 1',
+  )
+    .requiredOption('--id <webhook id>', 'webhook id', positiveInteger)
+    .requiredOption('--event <event id>', 'the event id (the webhook-id header it was sent with)')
+    .option('--json', ALWAYS_JSON)
+    .action(async (options: ProjectOptions & { id: number; event: string }) => {
+      const retry = (s: Services) => s.webhooks.retry(options.project, options.id, options.event);
+      printBody(options, await inProject(withServices, options.project, retry));
     });
 }

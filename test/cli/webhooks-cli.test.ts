@@ -1,5 +1,5 @@
 /**
- * `cds webhooks create | list | delete` (§16) and webhooks in `cds export` / `cds import` (§8)
+ * `cds webhooks create | list | delete | deliveries | retry` (§16) and webhooks in `cds export` / `cds import` (§8)
  * as real child processes on SQLite.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -49,6 +49,12 @@ describe('cds webhooks and their export (SQLite)', () => {
     const withoutSecret = ({ secret: _shownOnce, ...webhook }: { secret: string }) => webhook;
     const list = await ok('webhooks', 'list', '--project', project, '--json');
     expect(list.webhooks).toEqual([withoutSecret(created), withoutSecret(second)]);
+    const id = String(created.id);
+    expect(await ok('webhooks', 'deliveries', '--project', project, '--id', id, '--status', 'failed')).toEqual({
+      deliveries: [],
+    });
+    const noDelivery = await cds('webhooks', 'retry', '--project', project, '--id', id, '--event', crypto.randomUUID());
+    expect([noDelivery.code, noDelivery.stderr]).toEqual([1, 'cds: Delivery not found\n']);
 
     const plain = await ok('export', '--project', project);
     expect(plain.webhooks).toEqual([

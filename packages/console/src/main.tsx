@@ -9,6 +9,7 @@ import { LeaderboardsArea } from './areas/leaderboards.js';
 import { RealtimeArea } from './areas/realtime.js';
 import { RulesArea } from './areas/rules.js';
 import { UsersArea } from './areas/users.js';
+import { WebhooksArea } from './areas/webhooks.js';
 import { ErrorAlert, Project, useAction, useLoad } from './ui.js';
 
 interface Me {
@@ -31,6 +32,7 @@ const AREAS = [
   ['rules', 'Rules', RulesArea],
   ['keys', 'Keys', KeysArea],
   ['functions', 'Functions', FunctionsArea],
+  ['webhooks', 'Webhooks', WebhooksArea],
 ] as const;
 
 /** `#/projects/{id}/{area}` → its parts. */

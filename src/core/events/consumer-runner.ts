@@ -86,9 +86,10 @@ export class ConsumerRunner {
     this.poll();
   }
 
-  /** Looks at every project again soon (a consumer was added or asked to retry on this instance). */
+  /** Looks at every project again soon (a consumer was added or asked to retry on this instance), once started. */
   poll(): void {
-    if (this.stopped) return;
+    // Not started (the `cds` command's services): consumers run on the serving instances only.
+    if (this.stopped || !this.timer) return;
     if (this.polling) {
       this.pollAgain = true;
       return;

@@ -13,7 +13,7 @@ import type { StoredEvent } from '../events/outbox-events.js';
 import type { ChildLogger } from '../functions/before-hooks.js';
 import type { Delivery, DeliveryStatus, WebhookDeliveryStore } from './delivery-store.js';
 import { webhookMatches } from './webhook-events.js';
-import { fetchPost, type PostOutcome, type PostWebhook } from './webhook-post.js';
+import { httpPost, type PostOutcome, type PostWebhook } from './webhook-post.js';
 import { signWebhook } from './webhook-signing.js';
 import { type Webhook, type WebhookStore, webhookConsumer } from './webhook-store.js';
 
@@ -45,7 +45,7 @@ export interface WebhookDeliveryDeps {
   log: ChildLogger;
   options?: WebhookDeliveryOptions;
   observer?: WebhookObserver;
-  /** Default: `fetch`. */
+  /** Default: `httpPost`. */
   post?: PostWebhook;
 }
 
@@ -67,7 +67,7 @@ export class WebhookDeliveries implements ConsumerSource {
       giveUpMs: options.giveUpMs ?? 86_400_000,
       timeoutMs: options.timeoutMs ?? 10_000,
     };
-    this.post = deps.post ?? fetchPost;
+    this.post = deps.post ?? httpPost;
   }
 
   /** The delay before attempt `attempts + 1`. */
