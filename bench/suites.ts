@@ -250,26 +250,41 @@ async function hookedPutRow(
 ) {
   const { settings, result, log } = context;
   if (!matches(settings, HOOKED_PUT)) return;
+  const load = await putInTurnsWithOpenProject(context, service, prepared, HOOKED_PUT, prepared.hooked);
+  result.rows.push(httpRow(HOOKED_PUT, engine, load, 'document PUT (no hook)'));
+  log(`  ${HOOKED_PUT}: ${Math.round(load.requestsPerSecond)} req/s${load.failure ? ` FAILED ${load.failure}` : ''}`);
+}
+
+/**
+ * The rules workloads' document PUT on `project`, in turns with the same PUT on the open-rules
+ * project (same documents, nothing else on it): what `project`'s setting (a hook, a webhook) costs.
+ */
+export async function putInTurnsWithOpenProject(
+  context: SuiteContext,
+  service: RunningService,
+  prepared: PreparedDatabase,
+  name: string,
+  project: BenchProject,
+): Promise<HttpLoadResult> {
+  const { settings } = context;
   const put = rulesWorkloads(prepared.rules.documents).find((w) => w.name.startsWith('document PUT'));
   if (!put) throw new Error('no document PUT among the rules workloads');
-  const target = (project: BenchProject) => ({
-    name: HOOKED_PUT,
+  const target = (on: BenchProject) => ({
+    name,
     expectStatus: 200,
     request: put.request,
     baseUrl: service.baseUrl,
-    headers: (c: number) => clientHeaders(project, c),
+    headers: (c: number) => clientHeaders(on, c),
     connections: settings.connections,
   });
   const reference = target(prepared.rules.open);
   await runHttpLoad({ ...settings, ...reference, warmupSeconds: 0, durationSeconds: settings.warmupSeconds });
-  const load = await runHttpLoad({
+  return runHttpLoad({
     ...settings,
-    ...target(prepared.hooked),
+    ...target(project),
     serverCpuSeconds: () => service.server.cpuSeconds(),
     baselineTarget: reference,
   });
-  result.rows.push(httpRow(HOOKED_PUT, engine, load, 'document PUT (no hook)'));
-  log(`  ${HOOKED_PUT}: ${Math.round(load.requestsPerSecond)} req/s${load.failure ? ` FAILED ${load.failure}` : ''}`);
 }
 
 const HOOKED_PUT = 'document PUT with a no-op documents.write hook';

@@ -15,12 +15,10 @@ import { createServices } from '../src/services.js';
 import { PostgresStorage } from '../src/storage/postgres/postgres-storage.js';
 import { SqliteStorage } from '../src/storage/sqlite/sqlite-storage.js';
 import { loadDatasets } from './datasets.js';
-import { runHttpLoad } from './http-load.js';
 import type { Server } from './report.js';
-import { rulesWorkloads } from './rules-workloads.js';
 import { type BenchProject, clientHeaders, type PreparedDatabase, type RunningService } from './service-process.js';
 import { matches } from './settings.js';
-import { httpRow, type SuiteContext } from './suites.js';
+import { httpRow, putInTurnsWithOpenProject, type SuiteContext } from './suites.js';
 
 const WEBHOOK_PUT = 'document PUT with one webhook subscribed';
 const WEBHOOK_RATE = 'webhook deliveries to a local receiver';
@@ -155,24 +153,7 @@ export async function webhookRows(
         documents,
         `${receiver.url}/put`,
       );
-      const put = rulesWorkloads(documents).find((w) => w.name.startsWith('document PUT'));
-      if (!put) throw new Error('no document PUT among the rules workloads');
-      const target = (project: BenchProject) => ({
-        name: WEBHOOK_PUT,
-        expectStatus: 200,
-        request: put.request,
-        baseUrl: service.baseUrl,
-        headers: (c: number) => clientHeaders(project, c),
-        connections: settings.connections,
-      });
-      const reference = target(prepared.rules.open);
-      await runHttpLoad({ ...settings, ...reference, warmupSeconds: 0, durationSeconds: settings.warmupSeconds });
-      const load = await runHttpLoad({
-        ...settings,
-        ...target(subscribed),
-        serverCpuSeconds: () => service.server.cpuSeconds(),
-        baselineTarget: reference,
-      });
+      const load = await putInTurnsWithOpenProject(context, service, prepared, WEBHOOK_PUT, subscribed);
       result.rows.push(httpRow(WEBHOOK_PUT, engine, load, 'document PUT (no webhook)'));
       const during = receiver.answered.get('/put')?.length ?? 0;
       // The deliveries the load left behind go out before the next row is measured.
