@@ -139,6 +139,7 @@ export async function buildApp(
   // Closing HTTP (also how tests stop an app) stops the reset schedule and any warm-up.
   http.addHook('onClose', async () => {
     await services.consumers.stop();
+    await services.schedules.stop();
     await services.leaderboards.stop();
     await services.rules.close();
     await services.indexes.close();
@@ -187,6 +188,7 @@ export async function buildApp(
   );
   services.leaderboards.warm().catch((err: unknown) => http.log.error({ err }, 'leaderboard warm-up failed'));
   services.consumers.start();
+  services.schedules.start();
   return {
     http,
     services,

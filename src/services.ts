@@ -25,6 +25,7 @@ import { BeforeHookRunner, type ChildLogger, silentLogger, type WriteHooks } fro
 import { FunctionCalls } from './core/functions/function-calls.js';
 import type { FunctionObserver } from './core/functions/function-observer.js';
 import { FunctionRegistry } from './core/functions/function-registry.js';
+import { ScheduleRunner } from './core/functions/schedule-runner.js';
 import { createLeaderboards } from './core/leaderboards/create-leaderboards.js';
 import type { LeaderboardService } from './core/leaderboards/leaderboard-service.js';
 import { DocumentListenerService } from './core/listeners/document-listener-service.js';
@@ -79,6 +80,8 @@ export interface Services {
   webhooks: WebhookService;
   /** The outbox's consumers (§16: after handlers, webhooks), run in the background once started. */
   consumers: ConsumerRunner;
+  /** The server functions' schedules (§16), run in the background once started. */
+  schedules: ScheduleRunner;
 }
 
 /** Where background failures (bus outages, lost broadcasts) are reported; `error` null for good news. */
@@ -96,7 +99,7 @@ export interface ServiceOptions {
   queryStats?: QueryStatsSink;
   /** The server functions loaded at start (§16); default: none. */
   functions?: FunctionRegistry;
-  /** Where after handlers log (§16); default: nowhere. */
+  /** Where after handlers and schedules log (§16); default: nowhere. */
   logger?: ChildLogger;
   /** Where server functions report each run (§16 metrics); default: nowhere. */
   functionObserver?: FunctionObserver;
@@ -279,6 +282,15 @@ export function createServices(config: Config, storage: Storage, options: Servic
     listeners: new DocumentListenerService(storage.documents, documentAccess, documentCommits),
     functions,
     consumers,
+    schedules: new ScheduleRunner({
+      registry,
+      store: storage.schedules,
+      admin: adminOf,
+      clock,
+      log: eventLog,
+      timeoutMs: config.functions.timeoutMs,
+      ...(options.functionObserver ? { observer: options.functionObserver } : {}),
+    }),
     webhooks: new WebhookService(storage.webhooks, clock, {
       deliveries: storage.webhookDeliveries,
       events: storage.events,

@@ -5,7 +5,7 @@ import { JSON_OUTPUT, type OutputOptions, print } from './commands.js';
 
 /**
  * Adds `functions list` (§16): what the service would load from `CDS_FUNCTIONS_DIR`, checked as a
- * start checks it; `schedule` is empty until this version runs schedules.
+ * start checks it.
  */
 export function registerFunctionCommands(program: Command, config: () => Config): void {
   const functions = program.command('functions').description('server functions');
@@ -22,13 +22,9 @@ export function registerFunctionCommands(program: Command, config: () => Config)
           : modules
               .map(
                 (m) =>
-                  `${m.file}\n  projects: ${m.projects === '*' ? '*' : m.projects.join(', ')}\n  rpc: ${m.rpc.join(', ') || '-'}\n  before: ${m.before.join(', ') || '-'}\n  after: ${m.after.join(', ') || '-'}`,
+                  `${m.file}\n  projects: ${m.projects === '*' ? '*' : m.projects.join(', ')}\n  rpc: ${m.rpc.join(', ') || '-'}\n  before: ${m.before.join(', ') || '-'}\n  after: ${m.after.join(', ') || '-'}\n  schedule: ${m.schedule.join(', ') || '-'}`,
               )
               .join('\n');
-      print(
-        options,
-        modules.map((m) => ({ ...m, schedule: [] })),
-        text,
-      );
+      print(options, modules, text);
     });
 }

@@ -9,6 +9,7 @@ import type { AccountStore } from './auth/account-store.js';
 import type { DocumentStore } from './documents/document-store.js';
 import type { IndexStore } from './documents/index-store.js';
 import type { EventStore } from './events/event-store.js';
+import type { ScheduleStore } from './functions/schedule-store.js';
 import type { LeaderboardAdminStore, LeaderboardStore } from './leaderboards/leaderboard-store.js';
 import type { TreeStore } from './realtime/tree-store.js';
 import type { RulesStore } from './rules/rules-store.js';
@@ -36,6 +37,8 @@ export interface Stores {
   readonly webhookDeliveries: WebhookDeliveryStore;
   /** The events the commits recorded, and their consumers (§16). */
   readonly events: EventStore;
+  /** The last tick each schedule ran for each project (§16). */
+  readonly schedules: ScheduleStore;
 }
 
 /** One storage engine holding every store. */

@@ -24,10 +24,20 @@ function folder(name: string, files: Record<string, string>): string {
 
 const REWARDS_TS = `import { defineFunctions, type FunctionContext } from 'client-data-service/functions';
 const greet = (ctx: FunctionContext, input: unknown): { hello: unknown; project: number } => ({ hello: input, project: ctx.project_id });
-export default defineFunctions({ projects: '*', rpc: { greet, zeta: () => 1 } });
+export default defineFunctions({
+  projects: '*',
+  rpc: { greet, zeta: () => 1 },
+  schedule: { hourly: { cron: '0 * * * *', run: async () => {} }, daily: { cron: '@daily', run: () => undefined } },
+});
 `;
 const PING_MJS = `import { defineFunctions } from 'client-data-service/functions';
 export default defineFunctions({ projects: [1, 2], rpc: { ping: () => 'pong' }, before: { 'auth.signup': () => undefined } });
+`;
+const SCHEDULE_MJS = (
+  projects: string,
+  schedule: string,
+) => `import { defineFunctions } from 'client-data-service/functions';
+export default defineFunctions({ projects: ${projects}, schedule: { ${schedule} } });
 `;
 const HOOK_MJS = (projects: string, hook: string) => `import { defineFunctions } from 'client-data-service/functions';
 export default defineFunctions({ projects: ${projects}, before: { '${hook}': () => undefined } });
@@ -50,7 +60,14 @@ describe('server function modules (§16) loaded by real processes', () => {
         after: [],
         schedule: [],
       },
-      { file: join(dir, 'rewards.ts'), projects: '*', rpc: ['greet', 'zeta'], before: [], after: [], schedule: [] },
+      {
+        file: join(dir, 'rewards.ts'),
+        projects: '*',
+        rpc: ['greet', 'zeta'],
+        before: [],
+        after: [],
+        schedule: ['daily', 'hourly'],
+      },
     ]);
     const none = await withDir(join(root, 'missing'))('functions', 'list');
     expect(none.code).toBe(0);
@@ -63,12 +80,27 @@ describe('server function modules (§16) loaded by real processes', () => {
       ['syntax', { 'typo.ts': 'export default {{;\n' }, /typo\.ts: failed to load/],
       ['shape', { 'plain.mjs': "export default { projects: '*', rpc: {} };\n" }, /plain\.mjs: .*defineFunctions/],
       [
-        'schedule',
+        'bad cron',
+        { 'cron.mjs': SCHEDULE_MJS("'*'", "tick: { cron: '61 * * * *', run: () => 1 }") },
+        /cron\.mjs: schedule 'tick': cron '61 \* \* \* \*' does not parse/,
+      ],
+      [
+        'short cron',
+        { 'short.mjs': SCHEDULE_MJS("'*'", "tick: { cron: '* *', run: () => 1 }") },
+        /short\.mjs: schedule 'tick': cron '\* \*' must have five fields/,
+      ],
+      [
+        'no run',
+        { 'norun.mjs': SCHEDULE_MJS("'*'", "tick: { cron: '0 * * * *' }") },
+        /norun\.mjs: schedule 'tick' has no run function/,
+      ],
+      [
+        'schedule clash',
         {
-          'schedule.mjs':
-            "import { defineFunctions } from 'client-data-service/functions';\nexport default defineFunctions({ projects: '*', schedule: {} });\n",
+          'a.mjs': SCHEDULE_MJS('[5]', "tick: { cron: '0 * * * *', run: () => 1 }"),
+          'b.mjs': SCHEDULE_MJS("'*'", "tick: { cron: '@daily', run: () => 1 }"),
         },
-        /schedule\.mjs: 'schedule' is not supported/,
+        /b\.mjs: schedule 'tick' is also defined by .*a\.mjs/,
       ],
       [
         'unknown hook',

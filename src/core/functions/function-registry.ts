@@ -1,8 +1,8 @@
 /**
  * The functions loaded at start (§16), by project: which module answers an RPC name, runs a before
- * hook or handles events for a project. Two modules may not define one RPC, one hook or one after
- * handler for one project: the
- * registry refuses them when it is built, naming both files, so the start stops.
+ * hook, handles events or runs a schedule for a project. Two modules may not define one RPC, one
+ * hook, one after handler or one schedule for one project: the registry refuses them when it is
+ * built, naming both files, so the start stops.
  */
 import type { AdminApi } from './admin-api.js';
 import type {
@@ -11,6 +11,7 @@ import type {
   BeforeHooks,
   FunctionsDefinition as Definition,
   RpcFunction,
+  ScheduledFunction,
 } from './functions-module.js';
 
 /** A module's definition, its functions given the admin API. */
@@ -29,6 +30,7 @@ export interface ModuleSummary {
   rpc: string[];
   before: string[];
   after: string[];
+  schedule: string[];
 }
 
 /** An RPC found for a project. */
@@ -47,6 +49,14 @@ const overlap = (a: FunctionsDefinition, b: FunctionsDefinition) =>
 const rpcNames = (definition: FunctionsDefinition) => Object.keys(definition.rpc ?? {});
 const hookNames = (definition: FunctionsDefinition) => Object.keys(definition.before ?? {});
 const afterNames = (definition: FunctionsDefinition) => Object.keys(definition.after ?? {});
+const scheduleNames = (definition: FunctionsDefinition) => Object.keys(definition.schedule ?? {});
+
+/** A schedule of a loaded module, with the projects it runs for. */
+export interface FoundSchedule extends ScheduledFunction<AdminApi> {
+  name: string;
+  file: string;
+  projects: '*' | number[];
+}
 
 /** An after handler serving a project: the events it takes, and the module it is from. */
 export interface FoundAfterHandler {
@@ -61,6 +71,7 @@ const definedNames = (definition: FunctionsDefinition) => [
   ...rpcNames(definition).map((name) => `rpc '${name}'`),
   ...hookNames(definition).map((name) => `before hook '${name}'`),
   ...afterNames(definition).map((name) => `after handler '${name}'`),
+  ...scheduleNames(definition).map((name) => `schedule '${name}'`),
 ];
 
 /** The loaded modules, asked by project and name. */
@@ -124,6 +135,19 @@ export class FunctionRegistry {
     return this.modules.some(({ definition }) => afterNames(definition).length > 0);
   }
 
+  /** Every schedule of every module, in module order. */
+  schedules(): FoundSchedule[] {
+    return this.modules.flatMap(({ file, definition }) =>
+      Object.entries(definition.schedule ?? {}).map(([name, { cron, run }]) => ({
+        name,
+        file,
+        projects: definition.projects,
+        cron,
+        run,
+      })),
+    );
+  }
+
   /** What is loaded, module by module. */
   list(): ModuleSummary[] {
     return this.modules.map(({ file, definition }) => ({
@@ -132,6 +156,7 @@ export class FunctionRegistry {
       rpc: rpcNames(definition).sort(),
       before: hookNames(definition).sort(),
       after: afterNames(definition).sort(),
+      schedule: scheduleNames(definition).sort(),
     }));
   }
 }

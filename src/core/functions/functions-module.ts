@@ -1,12 +1,12 @@
 /**
  * Server functions (§16): the shape of an operator's module, what a function receives, and how it
  * refuses. A module default-exports `defineFunctions({...})`; the loader (`src/functions/`) checks
- * what it found with `moduleProblem` before anything runs. This version serves RPCs, before hooks
- * and after handlers; a module that declares schedules (still to come) is refused at start rather
- * than loaded with them silently ignored.
+ * what it found with `moduleProblem` before anything runs: RPCs, before hooks, after handlers and
+ * schedules.
  */
 import { EVENT_TYPES, type OutboxEvent } from '../events/outbox-events.js';
 import type { JsonObject, JsonValue } from '../json.js';
+import { cronProblem } from './cron.js';
 
 /** Who called: a player (their id and roles), or a game server's key. */
 export type FunctionCaller = { user_id: number; roles: string[] } | { server_key: number };
@@ -126,6 +126,15 @@ export const BEFORE_HOOK_NAMES: readonly BeforeHookName[] = [
  */
 export type AfterHandler<Admin = unknown> = (ctx: FunctionContext<Admin>, event: OutboxEvent) => unknown;
 
+/**
+ * A schedule (§16): `run` once per tick of `cron` (five fields, UTC) for each project the module
+ * serves, on one instance of the cluster; its context has no caller.
+ */
+export interface ScheduledFunction<Admin = unknown> {
+  cron: string;
+  run: (ctx: FunctionContext<Admin>) => unknown;
+}
+
 /** One module: the projects it serves and its functions. */
 export interface FunctionsDefinition<Admin = unknown> {
   /** `'*'` for every project, or the ids of those it serves. */
@@ -134,6 +143,8 @@ export interface FunctionsDefinition<Admin = unknown> {
   before?: BeforeHooks<Admin>;
   /** By event type; `document.written` may be narrowed to one collection as `document.written:<collection>`. */
   after?: Record<string, AfterHandler<Admin>>;
+  /** By name (as RPC names): each schedule's cron expression and function. */
+  schedule?: Record<string, ScheduledFunction<Admin>>;
 }
 
 /** Whether `name` names events an after handler can take: a type, or `document.written:<collection>`. */
@@ -184,21 +195,16 @@ export function reject(status: number, detail: string): never {
 /** RPC names: what fits a URL path segment and a log line unquoted. */
 export const RPC_NAME = /^[A-Za-z][A-Za-z0-9_.-]{0,63}$/;
 
-/** The parts of §16 a module may declare that this version does not run yet. */
-const NOT_YET = ['schedule'];
-
 /** What is wrong with a module's default export, or null when this service can load it. */
 export function moduleProblem(value: unknown): string | null {
   if (typeof value !== 'object' || value === null || !(DEFINITION in value)) {
     return 'its default export is not defineFunctions({...})';
   }
-  const definition = value as unknown as FunctionsDefinition & Record<string, unknown>;
+  const definition = value as unknown as FunctionsDefinition;
   const { projects } = definition;
   if (projects !== '*' && !(Array.isArray(projects) && projects.every((id) => Number.isInteger(id) && id > 0))) {
     return "projects must be '*' or a list of project ids";
   }
-  const unsupported = NOT_YET.find((part) => definition[part] !== undefined);
-  if (unsupported) return `'${unsupported}' is not supported by this version of the service`;
   const rpc: unknown = definition.rpc ?? {};
   if (typeof rpc !== 'object' || rpc === null) return 'rpc must be an object of functions';
   for (const [name, fn] of Object.entries(rpc)) {
@@ -220,6 +226,20 @@ export function moduleProblem(value: unknown): string | null {
       return `after handler '${name}' names no event type (${EVENT_TYPES.join(', ')}, or document.written:<collection>)`;
     }
     if (typeof fn !== 'function') return `after handler '${name}' is not a function`;
+  }
+  return scheduleProblem(definition.schedule ?? {});
+}
+
+/** What is wrong with a module's `schedule`, or null. */
+function scheduleProblem(schedule: unknown): string | null {
+  if (typeof schedule !== 'object' || schedule === null) return 'schedule must be an object of schedules';
+  for (const [name, entry] of Object.entries(schedule)) {
+    if (!RPC_NAME.test(name)) return `schedule name '${name}' must match ${RPC_NAME.source}`;
+    if (typeof entry !== 'object' || entry === null) return `schedule '${name}' must be {cron, run}`;
+    const { cron, run } = entry as { cron?: unknown; run?: unknown };
+    const problem = cronProblem(cron);
+    if (problem) return `schedule '${name}': ${problem}`;
+    if (typeof run !== 'function') return `schedule '${name}' has no run function`;
   }
   return null;
 }

@@ -10,6 +10,7 @@ import { PostgresLeaderboardAdminStore } from './leaderboard-admin-store.js';
 import { PostgresLeaderboardStore } from './leaderboard-store.js';
 import { postgresMigrations } from './migrations.js';
 import { PostgresRulesStore } from './rules-store.js';
+import { PostgresScheduleStore } from './schedule-store.js';
 import { PostgresServerKeyStore } from './server-key-store.js';
 import { PostgresTransferStore } from './transfer-store.js';
 import { PostgresTreeStore } from './tree-store.js';
@@ -46,6 +47,7 @@ export class PostgresStorage extends StoresBase implements Storage {
       webhooks: guardConnectionErrors(new PostgresWebhookStore(pool)),
       webhookDeliveries: guardConnectionErrors(new PostgresWebhookDeliveryStore(pool)),
       events: guardConnectionErrors(new PostgresEventStore(pool)),
+      schedules: guardConnectionErrors(new PostgresScheduleStore(pool)),
     });
   }
 

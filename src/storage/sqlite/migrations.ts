@@ -467,4 +467,18 @@ CREATE TABLE webhook_deliveries (
 CREATE INDEX webhook_deliveries_by_event ON webhook_deliveries (webhook_id, event_id);
 `,
   },
+  {
+    version: 20,
+    name: 'schedule runs',
+    // §16: the last tick (epoch ms) each schedule ran for each project; `schedule` is the
+    // module's file name and the schedule's name. Instances claim a tick by moving it forward.
+    sql: `
+CREATE TABLE schedule_runs (
+  project_id INTEGER NOT NULL,
+  schedule TEXT NOT NULL,
+  last_tick INTEGER NOT NULL,
+  PRIMARY KEY (project_id, schedule)
+) WITHOUT ROWID;
+`,
+  },
 ];

@@ -10,6 +10,7 @@ import { SqliteLeaderboardAdminStore } from './leaderboard-admin-store.js';
 import { SqliteLeaderboardStore } from './leaderboard-store.js';
 import { sqliteMigrations } from './migrations.js';
 import { SqliteRulesStore } from './rules-store.js';
+import { SqliteScheduleStore } from './schedule-store.js';
 import { SqliteServerKeyStore } from './server-key-store.js';
 import { SqliteTransferStore } from './transfer-store.js';
 import { SqliteTreeStore } from './tree-store.js';
@@ -34,6 +35,7 @@ function sqliteStores(db: Database.Database, commits: GroupCommit): Stores {
     indexes: new SqliteIndexStore(db),
     webhooks: new SqliteWebhookStore(db),
     webhookDeliveries: new SqliteWebhookDeliveryStore(db),
+    schedules: new SqliteScheduleStore(db),
   };
 }
 

@@ -1,0 +1,4 @@
+import { scheduleStoreCases } from '../conformance/schedule-store.case.js';
+import { engines } from '../support/engines.js';
+
+for (const engine of engines) scheduleStoreCases(engine);
