@@ -10,6 +10,7 @@ import {
   defineFunctions as define,
   type FunctionsDefinition,
   type RpcFunction,
+  type ScheduledFunction,
 } from '../core/functions/functions-module.js';
 
 export type { AdminApi, AdminDocument, AdminQueryOptions, AdminWriteOptions } from '../core/functions/admin-api.js';
@@ -22,6 +23,8 @@ export type { JsonObject, JsonValue } from '../core/json.js';
 export type FunctionContext = Context<AdminApi>;
 /** An RPC of a module. */
 export type Rpc = RpcFunction<AdminApi>;
+/** A schedule of a module: `{cron, run}`. */
+export type Schedule = ScheduledFunction<AdminApi>;
 /** A module's definition. */
 export type Functions = FunctionsDefinition<AdminApi>;
 

@@ -60,6 +60,9 @@ for (const engine of engines) {
       CDS_FUNCTION_TIMEOUT_MS: '150',
     });
     const runs: Run[] = [];
+    /** Every instance's log lines, parsed. */
+    const lines: Record<string, unknown>[] = [];
+    const logger = { level: 'info', stream: { write: (line: string) => lines.push(JSON.parse(line)) } };
     let apps: App[] = [];
     let projects: number[] = [];
     let registry = FunctionRegistry.empty;
@@ -107,6 +110,7 @@ for (const engine of engines) {
                 cron: '0 * * * *',
                 run: async (ctx) => {
                   record('hourly')(ctx);
+                  ctx.log.info('hourly ran');
                   await ctx.admin.documents.put(`ticks/t${ctx.now()}`, { data: { at: ctx.now() } });
                 },
               },
@@ -132,7 +136,7 @@ for (const engine of engines) {
       ]);
       // One after the other: the first migrates the database.
       for (let i = 0; i < 3; i += 1)
-        apps.push(await buildApp(config, { storage: await open(), clock, functions: registry }));
+        apps.push(await buildApp(config, { storage: await open(), clock, functions: registry, logger }));
     });
     afterAll(async () => {
       for (const app of apps) await app.close();
@@ -164,6 +168,17 @@ for (const engine of engines) {
       expect(await total(apps, 'cds_function_calls_total', { name: 'schedule:hourly', outcome: 'ok' })).toBe(4);
       expect(await total(apps, 'cds_function_calls_total', { name: 'schedule:boom', outcome: 'failed' })).toBe(4);
       expect(await total(apps, 'cds_function_calls_total', { name: 'schedule:stuck', outcome: 'timed_out' })).toBe(1);
+
+      // The function's own lines and the failures carry the schedule's name and project.
+      const logged = (msg: string) => lines.filter((line) => line.msg === msg);
+      expect(logged('hourly ran')).toHaveLength(4);
+      for (const line of logged('hourly ran')) expect(line.schedule).toBe('hourly');
+      const failures = logged("schedule 'boom' failed");
+      expect(failures).toHaveLength(4);
+      for (const line of failures) {
+        expect(line).toMatchObject({ schedule: 'boom', project_id: one, err: { message: 'boom' } });
+      }
+      expect(logged("schedule 'stuck' timed out")).toMatchObject([{ schedule: 'stuck', project_id: one }]);
     }, 30_000);
 
     it('runs the latest tick missed while no instance ran, once, when an instance starts', async () => {
