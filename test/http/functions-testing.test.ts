@@ -84,7 +84,9 @@ describe('the functions test service', () => {
       await other.close();
       expect(readdirSync(parent)).toEqual([]);
     } finally {
-      process.env.TMPDIR = saved;
+      // Assigning undefined would store the string 'undefined': every later tmpdir() of this worker would be 'undefined'.
+      if (saved === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = saved;
       rmSync(parent, { recursive: true, force: true });
     }
   });
