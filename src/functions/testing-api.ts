@@ -75,6 +75,12 @@ export interface FunctionsTestService {
     username: string,
     options?: { nickname?: string; password?: string },
   ): Promise<TestPlayer & { nickname: string }>;
+  /**
+   * Runs the schedules whose tick came due on the service's clock (move `now` past a tick first;
+   * ticks before the service started do not run), resolving once their runs ended. The service
+   * also looks for due ticks each second on its own.
+   */
+  runSchedules(): Promise<void>;
   /** Stops the service and removes its data. */
   close(): Promise<void>;
 }

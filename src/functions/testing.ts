@@ -209,6 +209,7 @@ export const startFunctionsTestService: typeof Api.startFunctionsTestService = a
       });
       return { user_id: answer.user.id, username, access_token: answer.access_token, nickname: answer.user.nickname };
     },
+    runSchedules: () => app.services.schedules.runDue(),
     close: async () => {
       await app.close();
       rmSync(dataDir, { recursive: true, force: true });

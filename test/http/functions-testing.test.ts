@@ -2,7 +2,8 @@
  * `client-data-service/functions/testing` (§16): an operator's modules against the service in
  * memory. Each client helper runs its before hook; RPCs as a player or a server key; a refusal
  * is the `HttpError` a client gets, a function's throw its `cause`; `admin` writes run no hook;
- * a module a start would refuse is refused; `close` removes the data.
+ * a module a start would refuse is refused; `close` removes the data; `runSchedules` runs the
+ * ticks that came due on the test's clock.
  */
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -88,6 +89,35 @@ describe('the functions test service', () => {
       if (saved === undefined) delete process.env.TMPDIR;
       else process.env.TMPDIR = saved;
       rmSync(parent, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('schedules in the functions test service', () => {
+  it('runs the ticks that came due on the test’s clock, and none from before the start', async () => {
+    let now = Date.UTC(2026, 0, 1, 10, 30);
+    const seasons = defineFunctions({
+      projects: '*',
+      schedule: {
+        hourly: {
+          cron: '0 * * * *',
+          run: async (ctx) => {
+            await ctx.admin.documents.put(`ticks/t${ctx.now()}`, { data: { caller: ctx.caller } });
+          },
+        },
+      },
+    });
+    const service = await startFunctionsTestService({ modules: [seasons], now: () => now });
+    try {
+      await service.runSchedules();
+      expect((await service.admin.documents.query('ticks')).documents).toEqual([]);
+      now = Date.UTC(2026, 0, 1, 11, 0, 5);
+      await service.runSchedules();
+      await service.runSchedules();
+      const { documents } = await service.admin.documents.query('ticks');
+      expect(documents.map((doc) => [doc.path, doc.data])).toEqual([[`ticks/t${now}`, { caller: null }]]);
+    } finally {
+      await service.close();
     }
   });
 });
