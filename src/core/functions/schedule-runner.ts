@@ -108,16 +108,17 @@ export class ScheduleRunner {
   private async round(): Promise<void> {
     const { clock, store, log } = this.deps;
     const now = clock.now();
-    let everyProject: number[] | null = null;
+    // Read once a round, and only when a tick is due: a listed project that does not exist is skipped.
+    let existing: number[] | null = null;
     for (const schedule of this.schedules) {
       const tick = schedule.cron.latest(now);
       if (this.stopped || tick === null || tick <= (this.checked.get(schedule.key) ?? Number.NEGATIVE_INFINITY)) {
         continue;
       }
       try {
+        existing ??= await store.projectIds();
         const { projects } = schedule.found;
-        if (projects === '*') everyProject ??= await store.projectIds();
-        for (const projectId of projects === '*' ? (everyProject ?? []) : projects) {
+        for (const projectId of projects === '*' ? existing : existing.filter((id) => projects.includes(id))) {
           await this.claim(schedule, projectId, tick);
         }
         this.checked.set(schedule.key, tick);
