@@ -82,7 +82,7 @@ export class FunctionRegistry {
 
   private constructor(private readonly modules: readonly LoadedModule[]) {}
 
-  /** A registry of these modules; throws naming both files when two define one RPC or hook for a project. */
+  /** A registry of these modules; throws naming both files when two define one name (RPC, hook, handler, schedule) for a project. */
   static of(modules: readonly LoadedModule[]): FunctionRegistry {
     modules.forEach((module, i) => {
       for (const earlier of modules.slice(0, i)) {
