@@ -100,7 +100,8 @@ for (const engine of engines) {
     beforeAll(async () => {
       runs.clear();
       const functions = FunctionRegistry.of([{ file: 'hooks.ts', definition: hooks }]);
-      t = await startTestApp(engine, { CDS_HOOK_TIMEOUT_MS: '200' }, { functions, rules });
+      // Long enough for the racy hook's own commit on a loaded machine; the hanging hook waits it out.
+      t = await startTestApp(engine, { CDS_HOOK_TIMEOUT_MS: '1000' }, { functions, rules });
     });
     afterAll(async () => {
       await t?.close();

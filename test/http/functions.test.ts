@@ -95,7 +95,8 @@ for (const engine of engines) {
     beforeAll(async () => {
       t = await startTestApp(
         engine,
-        { CDS_FUNCTION_TIMEOUT_MS: '200' },
+        // Long enough for everyAdminCall's dozen commits on a loaded CI machine (200 ms was not).
+        { CDS_FUNCTION_TIMEOUT_MS: '2000' },
         {
           functions: FunctionRegistry.of([
             { file: 'played.ts', definition: played },
