@@ -75,7 +75,8 @@ for (const engine of engines) {
         const batch = Array.from({ length: 20 }, (_, k) => put(`load/d${i + k}`, { i: i + k }));
         for (const res of await Promise.all(batch)) expect(res.statusCode).toBe(200);
       }
-      await eventually(() => new Set(receiver.delivered('/hook').map((r) => r.id)).size >= WRITES, 20_000);
+      // Generous: a loaded CI machine runs other suites beside this one.
+      await eventually(() => new Set(receiver.delivered('/hook').map((r) => r.id)).size >= WRITES, 60_000);
 
       const attempts = receiver.requests.filter((r) => r.path === '/hook');
       const now = Math.floor(Date.now() / 1000);
@@ -94,7 +95,7 @@ for (const engine of engines) {
       expect(delivered).toHaveLength(WRITES);
       expect([...failures.values()].every((n) => n === 4)).toBe(true);
       expect(failures.size).toBe(WRITES / 10);
-    }, 40_000);
+    }, 90_000);
 
     it('sends nothing for a write that failed, and nothing committed before the webhook was made', async () => {
       await put('early/before', { n: 1 });
