@@ -85,16 +85,6 @@ describe('server function modules (§16) loaded by real processes', () => {
         /cron\.mjs: schedule 'tick': cron '61 \* \* \* \*' does not parse/,
       ],
       [
-        'short cron',
-        { 'short.mjs': SCHEDULE_MJS("'*'", "tick: { cron: '* *', run: () => 1 }") },
-        /short\.mjs: schedule 'tick': cron '\* \*' must have five fields/,
-      ],
-      [
-        'no run',
-        { 'norun.mjs': SCHEDULE_MJS("'*'", "tick: { cron: '0 * * * *' }") },
-        /norun\.mjs: schedule 'tick' has no run function/,
-      ],
-      [
         'schedule clash',
         {
           'a.mjs': SCHEDULE_MJS('[5]', "tick: { cron: '0 * * * *', run: () => 1 }"),
@@ -123,7 +113,7 @@ describe('server function modules (§16) loaded by real processes', () => {
       expect(result.code, name).toBe(1);
       expect(result.stderr, name).toMatch(message);
     }
-  });
+  }, 60_000);
 
   it('serves the folder’s RPCs when the service starts on it, and refuses to start on a broken one', async () => {
     const dir = folder('served', { 'rewards.ts': REWARDS_TS });
