@@ -160,5 +160,6 @@ describe('server function modules (§16) loaded by real processes', () => {
     await expect(startServerProcess({ CDS_DATA_DIR: dataDir, CDS_FUNCTIONS_DIR: broken }, 10_000)).rejects.toThrow(
       /broken\.mjs: failed to load: boom at start/,
     );
-  });
+    // Four processes (three `cds` runs and the service): 28 s on a loaded machine.
+  }, 90_000);
 });
