@@ -10,6 +10,7 @@ import type { AdminApi } from './admin-api.js';
 import { type FunctionObserver, observed } from './function-observer.js';
 import type { FoundRpc, FunctionRegistry } from './function-registry.js';
 import { type FunctionCaller, type FunctionLog, FunctionRejection } from './functions-module.js';
+import { TIMED_OUT, withinTime } from './time-limit.js';
 
 /** One call: who, which function of which project, with what input. */
 export interface RpcCall {
@@ -33,8 +34,6 @@ export interface FunctionCallsDeps {
   observer?: FunctionObserver;
 }
 
-const TIMED_OUT = Symbol('timed out');
-
 /** Runs the RPCs of the loaded modules. */
 export class FunctionCalls {
   constructor(private readonly deps: FunctionCallsDeps) {}
@@ -57,12 +56,8 @@ export class FunctionCalls {
       now: () => clock.now(),
       admin: this.deps.admin(call.projectId),
     };
-    let timer: NodeJS.Timeout | undefined;
-    const limit = new Promise<typeof TIMED_OUT>((resolve) => {
-      timer = setTimeout(() => resolve(TIMED_OUT), this.deps.timeoutMs);
-    });
     try {
-      const result = await Promise.race([Promise.resolve().then(() => rpc.run(ctx, call.input)), limit]);
+      const result = await withinTime(this.deps.timeoutMs, () => rpc.run(ctx, call.input));
       if (result === TIMED_OUT) {
         call.log.warn('function timed out', { timeout_ms: this.deps.timeoutMs });
         throw new AppError('timed_out', 'Function timed out');
@@ -74,8 +69,6 @@ export class FunctionCalls {
       if (error instanceof FunctionRejection || (error instanceof AppError && error.code === 'timed_out')) throw error;
       call.log.error('function failed', { err: error });
       throw new AppError('failed', 'Function failed', undefined, { cause: error });
-    } finally {
-      clearTimeout(timer);
     }
   }
 }
