@@ -481,4 +481,31 @@ CREATE TABLE schedule_runs (
 ) WITHOUT ROWID;
 `,
   },
+  {
+    version: 21,
+    name: 'on-disconnect writes',
+    // §17: the writes a socket stored to run when it ends, under the lease of the instance holding
+    // it (\`instance_leases\`, renewed every few seconds); another instance takes the ops of a
+    // lapsed lease. A tree write that runs an op deletes its row in its own transaction.
+    sql: `
+CREATE TABLE instance_leases (
+  instance_id TEXT PRIMARY KEY,
+  expires_at INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE disconnect_ops (
+  id TEXT PRIMARY KEY,
+  instance_id TEXT NOT NULL,
+  connection_id TEXT NOT NULL,
+  seq INTEGER NOT NULL,
+  project_id INTEGER NOT NULL,
+  op TEXT NOT NULL,
+  path TEXT NOT NULL,
+  value TEXT NOT NULL,
+  user_id INTEGER,
+  auth TEXT,
+  created_at INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE INDEX disconnect_ops_by_instance ON disconnect_ops (instance_id, connection_id, seq);
+`,
+  },
 ];
