@@ -38,6 +38,7 @@ const EnvSchema = Type.Object({
   CDS_FUNCTION_TIMEOUT_MS: Type.Integer({ minimum: 1, default: 10_000 }),
   CDS_HOOK_TIMEOUT_MS: Type.Integer({ minimum: 1, default: 1000 }),
   CDS_EVENT_RETENTION_H: Type.Integer({ minimum: 1, default: 72 }),
+  CDS_EVENT_LEASE_MS: Type.Integer({ minimum: 1000, default: 20_000 }),
 });
 
 type Env = Static<typeof EnvSchema>;
@@ -94,8 +95,17 @@ export interface Config {
   };
   /** §5: how often due resets are looked for (0: never), and how long a reset lease lasts. */
   leaderboards: { resetCheckMs: number; resetLeaseMs: number };
-  /** §16: where the server functions' modules are (a missing folder: none), an RPC's and a before hook's time limits. */
-  functions: { dir: string; timeoutMs: number; hookTimeoutMs: number; eventRetentionHours: number };
+  /**
+   * §16: where the server functions' modules are (a missing folder: none), an RPC's and a before hook's time
+   * limits, how long the outbox keeps an event no consumer took, and how long a consumer's lease lasts.
+   */
+  functions: {
+    dir: string;
+    timeoutMs: number;
+    hookTimeoutMs: number;
+    eventRetentionHours: number;
+    eventLeaseMs: number;
+  };
 }
 
 /** Reads the configuration; throws one error listing every invalid variable. */
@@ -151,6 +161,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       timeoutMs: e.CDS_FUNCTION_TIMEOUT_MS,
       hookTimeoutMs: e.CDS_HOOK_TIMEOUT_MS,
       eventRetentionHours: e.CDS_EVENT_RETENTION_H,
+      eventLeaseMs: e.CDS_EVENT_LEASE_MS,
     },
   };
 }

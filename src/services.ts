@@ -227,6 +227,7 @@ export function createServices(config: Config, storage: Storage, options: Servic
     log: eventLog,
     owner: `cds-${randomUUID()}`,
     retentionMs: config.functions.eventRetentionHours * 3_600_000,
+    leaseMs: config.functions.eventLeaseMs,
     ...(options.consumerObserver ? { observer: options.consumerObserver } : {}),
   });
   // The commits of this instance are handed on at once; others' are found by the consumers' poll.

@@ -1,8 +1,9 @@
 /**
  * The outbox survives a crash (§16): an instance killed (SIGKILL) after a commit and before its
  * after handler finished gives the event to the handler once it runs again on the same database;
- * the restarted instance takes the dead one's handler over when its lease runs out. Real
- * processes, on SQLite (same data directory) and on PostgreSQL (same schema).
+ * the restarted instance takes the dead one's handler over when its lease runs out (2 s here,
+ * `CDS_EVENT_LEASE_MS`, rather than the default 20 s). Real processes, on SQLite (same data
+ * directory) and on PostgreSQL (same schema).
  */
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -47,7 +48,13 @@ for (const engine of engines) {
     mkdirSync(functions);
     writeFileSync(join(functions, 'audit.mjs'), HANDLER);
     const database = freshDatabase(engine.name, dir);
-    const env = { ...CLUSTER_ENV, ...database.env, CDS_FUNCTIONS_DIR: functions, OUTBOX_TEST_DIR: dir };
+    const env = {
+      ...CLUSTER_ENV,
+      ...database.env,
+      CDS_FUNCTIONS_DIR: functions,
+      OUTBOX_TEST_DIR: dir,
+      CDS_EVENT_LEASE_MS: '2000',
+    };
     const servers: ServerProcess[] = [];
     afterAll(async () => {
       await stopAll(servers);
@@ -74,7 +81,7 @@ for (const engine of engines) {
       rmSync(join(dir, 'block'));
       const second = await startServerProcess(env, 60_000);
       servers.push(second);
-      // The dead instance's lease (20 s) runs out, then the new one hands the event over.
+      // The dead instance's lease (2 s) runs out, then the new one hands the event over.
       const deadline = Date.now() + 40_000;
       while (!seen().includes('crash/a') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
       expect(seen().filter((path) => path === 'crash/a')).toHaveLength(1);

@@ -1,7 +1,7 @@
 /**
  * The one loop of the outbox's consumers (§16): after handlers and webhooks alike. Each consumer of
  * each project runs on one instance of the cluster at a time (the instance holding its lease,
- * `CONSUMER_LEASE_MS`; a killed instance's consumers are taken over once its lease runs out), one
+ * `leaseMs`; a killed instance's consumers are taken over once its lease runs out), one
  * event at a time, in commit order, at least once: its position moves past an event only once the
  * consumer handled it; a failure is recorded with the consumer's own retry time and later events
  * wait behind it. Commits never wait for consumers; they nudge them.
@@ -11,7 +11,7 @@ import type { ChildLogger } from '../functions/before-hooks.js';
 import type { ConsumerStart, EventStore } from './event-store.js';
 import type { StoredEvent } from './outbox-events.js';
 
-/** How long a consumer's lease lasts: a dead instance's consumers resume elsewhere within it. */
+/** How long a consumer's lease lasts by default: a dead instance's consumers resume elsewhere within it. */
 export const CONSUMER_LEASE_MS = 20_000;
 const READ_BATCH = 100;
 
@@ -55,6 +55,8 @@ export interface ConsumerRunnerDeps {
   retentionMs: number;
   /** How often every project is looked at (events committed on other instances, new consumers); default 1 s. */
   pollMs?: number;
+  /** How long a consumer's lease lasts (`CDS_EVENT_LEASE_MS`); default `CONSUMER_LEASE_MS`. */
+  leaseMs?: number;
   observer?: ConsumerObserver;
 }
 
@@ -165,7 +167,8 @@ export class ConsumerRunner {
   /** Hands the consumer the project's events after its position, while it holds the lease and succeeds. */
   private async drain(projectId: number, consumer: EventConsumer): Promise<void> {
     const { events, clock, owner } = this.deps;
-    const lease = () => ({ owner, now: clock.now(), leaseMs: CONSUMER_LEASE_MS });
+    const leaseMs = this.deps.leaseMs ?? CONSUMER_LEASE_MS;
+    const lease = () => ({ owner, now: clock.now(), leaseMs });
     const state = await events.claim(projectId, consumer.name, lease(), consumer.start);
     if (!state) return;
     let advanced = state.position;
@@ -201,7 +204,7 @@ export class ConsumerRunner {
         taken = stored.seq;
         attempts = 0;
         if (consumer.advanceEach) await settle();
-        if (clock.now() - renewedAt > CONSUMER_LEASE_MS / 2) {
+        if (clock.now() - renewedAt > leaseMs / 2) {
           await settle();
           // Still ours? Another instance took over after a long attempt: stop here.
           if (!(await events.claim(projectId, consumer.name, lease(), consumer.start))) return;
