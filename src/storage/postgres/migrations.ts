@@ -502,4 +502,26 @@ CREATE TABLE disconnect_ops (
 CREATE INDEX disconnect_ops_by_instance ON disconnect_ops (instance_id, connection_id, seq);
 `,
   },
+  {
+    version: 23,
+    name: 'expiring documents',
+    // §17: each collection's TTL field (one per project and collection), with the §15 index the
+    // setting made (null when one on that field existed already: the setting leaves it alone).
+    // One row leases the sweep to one instance at a time.
+    sql: `
+CREATE TABLE document_ttls (
+  project_id INTEGER NOT NULL,
+  collection TEXT COLLATE "C" NOT NULL,
+  field TEXT NOT NULL,
+  index_id INTEGER,
+  PRIMARY KEY (project_id, collection)
+);
+CREATE TABLE ttl_sweep_lease (
+  id INTEGER PRIMARY KEY CHECK (id = 1),
+  owner TEXT NOT NULL,
+  expires_at BIGINT NOT NULL
+);
+INSERT INTO ttl_sweep_lease (id, owner, expires_at) VALUES (1, '', 0);
+`,
+  },
 ];
