@@ -1,14 +1,16 @@
 import { Auth } from './auth.js';
 import { WriteBatch } from './batch.js';
 import { type CollectionOptions, CollectionRef, DocumentRef, Query } from './documents.js';
-import type { CdsError } from './errors.js';
+import { CdsError } from './errors.js';
 import { Functions } from './functions.js';
 import { type Fetch, Http } from './http.js';
 import { LeaderboardRef, Leaderboards } from './leaderboards.js';
+import { type PresenceHandle, type PresenceListener, type PresenceState, presenceListener } from './presence.js';
 import { RealtimeRef } from './realtime.js';
 import { Session } from './session.js';
 import { RealtimeSocket } from './socket.js';
 import { defaultStorage, type SessionStorage } from './storage.js';
+import { normalizePath } from './tree.js';
 import { loadWebSocket, type WebSocketConstructor } from './websocket.js';
 
 export interface ClientOptions {
@@ -42,7 +44,19 @@ export interface Client {
   readonly leaderboards: Leaderboards;
   /** The project's server functions, called by name (§16). */
   readonly functions: Functions;
-  /** The shared WebSocket (created on the first `onValue`, `onSnapshot` or realtime write). */
+  /** Whether the shared WebSocket is open now. */
+  readonly connected: boolean;
+  /** Calls `cb(connected)` each time the socket opens or closes (not now); returns the unsubscribe function. */
+  onConnectionChange(cb: (connected: boolean) => void): () => void;
+  /**
+   * §17: while this client is connected, `<path>/<user_id>/<connection_id>` holds `{...state, since}`
+   * (deleted by the server when the connection ends; written again, under the new connection's id,
+   * after each reconnect). Needs a signed-in user.
+   */
+  presence(path: string, state?: PresenceState): PresenceHandle;
+  /** Calls `cb` with one entry per user present under `path` now and on every change; returns the unsubscribe function. */
+  onPresence(path: string, cb: PresenceListener): () => void;
+  /** The shared WebSocket (created on the first `onValue`, `onSnapshot`, realtime write, on-disconnect op or presence). */
   readonly socket: RealtimeSocket;
   /** Closes the socket and stops reconnecting, so a Node process can exit. */
   close(): void;
@@ -83,6 +97,18 @@ export function createClient(options: ClientOptions): Client {
     leaderboard: (slug) => new LeaderboardRef(http, slug),
     leaderboards: new Leaderboards(http),
     functions: new Functions(http, () => socket),
+    get connected() {
+      return socket?.life.connected ?? false;
+    },
+    onConnectionChange: (cb) => getSocket().life.onChange(cb),
+    presence: (path, state = {}) => {
+      const userId = session.user().then((user) => {
+        if (!user) throw new CdsError(401, 'Not signed in', 'unauthenticated');
+        return user.id;
+      });
+      return getSocket().life.presence(path, state, userId);
+    },
+    onPresence: (path, cb) => getSocket().subscribe(normalizePath(path), presenceListener(cb)),
     get socket() {
       return getSocket();
     },

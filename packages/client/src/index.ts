@@ -2,6 +2,8 @@
 export type { Auth } from './auth.js';
 export type { BatchWriteOptions, WriteBatch } from './batch.js';
 export { type Client, type ClientOptions, createClient } from './client.js';
+export type { ConnectionLife } from './connection-life.js';
+export type { DisconnectOp } from './disconnect-ops.js';
 export type {
   DocumentChange,
   DocumentSnapshot,
@@ -21,7 +23,14 @@ export type {
 export { CdsError, type CdsErrorCode } from './errors.js';
 export type { Functions } from './functions.js';
 export type { BundleSection, LeaderboardRef, Leaderboards } from './leaderboards.js';
-export { type RealtimeRef, serverIncrement, serverTimestamp, type TransactionResult } from './realtime.js';
+export type { PresenceEntry, PresenceHandle, PresenceListener, PresenceState } from './presence.js';
+export {
+  type OnDisconnect,
+  type RealtimeRef,
+  serverIncrement,
+  serverTimestamp,
+  type TransactionResult,
+} from './realtime.js';
 export type { RealtimeSocket } from './socket.js';
 export { memoryStorage, type SessionStorage } from './storage.js';
 export {

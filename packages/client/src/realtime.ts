@@ -29,6 +29,39 @@ function pauseAfterLoss(losses: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, Math.random() * ceiling));
 }
 
+/**
+ * `ref(path).onDisconnect()` (§17): writes the server makes at the path when this client's connection
+ * ends. The client arms them again, in order, on every new connection, and writes back the value a
+ * dropped connection's op replaced (the last `set`/`update`/`remove` this client made at exactly
+ * that path while the op was kept), so "while connected" values survive reconnects.
+ */
+export class OnDisconnect {
+  constructor(
+    private readonly socket: () => RealtimeSocket,
+    private readonly path: string,
+  ) {}
+
+  /** Stores `value` at the path when the connection ends; resolves once the server acknowledged it. */
+  set(value: unknown): Promise<void> {
+    return this.socket().life.arm({ op: 'set', path: this.path, value });
+  }
+
+  /** Sets each key (a child path; null deletes) when the connection ends. */
+  update(values: Record<string, unknown>): Promise<void> {
+    return this.socket().life.arm({ op: 'patch', path: this.path, value: values });
+  }
+
+  /** Deletes the path when the connection ends. */
+  remove(): Promise<void> {
+    return this.socket().life.arm({ op: 'delete', path: this.path });
+  }
+
+  /** Forgets every op at or below the path, here and on the server. */
+  cancel(): Promise<void> {
+    return this.socket().life.cancel(this.path);
+  }
+}
+
 /** `ref(path)`: a node of the realtime tree (§3, §4). Writes go over the client's one socket. */
 export class RealtimeRef {
   readonly path: string;
@@ -66,6 +99,11 @@ export class RealtimeRef {
 
   remove(): Promise<void> {
     return this.socket().write({ action: 'delete', path: this.path });
+  }
+
+  /** The writes the server makes at this path when the client's connection ends (§17). */
+  onDisconnect(): OnDisconnect {
+    return new OnDisconnect(this.socket, this.path);
   }
 
   /** A child ref. */

@@ -1,3 +1,4 @@
+import { ConnectionLife } from './connection-life.js';
 import {
   DocumentListeners,
   isListenerId,
@@ -57,6 +58,8 @@ export class RealtimeSocket {
   private timer: ReturnType<typeof setTimeout> | null = null;
   private readonly writes: WriteQueue;
   private readonly calls = new SocketCalls();
+  /** §17: on-disconnect ops, presences and the connection state, redone on every connection. */
+  readonly life: ConnectionLife;
   /** The access token the server holds for this socket (handshake or last `auth`). */
   private token: string | null = null;
   private refreshTimer: ReturnType<typeof setTimeout> | null = null;
@@ -65,6 +68,12 @@ export class RealtimeSocket {
 
   constructor(private readonly options: SocketOptions) {
     this.writes = new WriteQueue(options.offlineWriteTimeoutMs ?? 60_000);
+    this.life = new ConnectionLife({
+      send: (message) => this.sendText(JSON.stringify(message)),
+      connect: () => this.connect(),
+      offlineTimeoutMs: options.offlineWriteTimeoutMs ?? 60_000,
+      onError: (error) => options.onError?.(error),
+    });
     options.session.onChange((token, sameUser) => this.tokenChanged(token, sameUser));
   }
 
@@ -75,7 +84,7 @@ export class RealtimeSocket {
   write(message: WriteMessage, state?: WriteState): Promise<void> {
     const sent = this.writes.add(message, (text) => this.sendText(text), state);
     this.connect();
-    return sent;
+    return sent.then(() => this.life.wrote(message));
   }
 
   /**
@@ -121,9 +130,11 @@ export class RealtimeSocket {
     this.listeners.clear();
     this.writes.failAll(error);
     this.calls.failAll(error);
+    this.life.clear(error);
     const socket = this.socket;
     this.socket = null;
     this.token = null;
+    this.life.closed();
     socket?.close(1000);
   }
 
@@ -148,6 +159,8 @@ export class RealtimeSocket {
     if (this.socket?.readyState !== 1 || token === this.token) return;
     if (token === null || !sameUser) {
       this.listeners.forgetSince();
+      // The ops and presences were the other user's: they run as this connection closes.
+      this.life.clear(new CdsError(401, 'Signed in as another user', 'unauthenticated'));
       this.socket?.close(4000, 'session changed');
       return;
     }
@@ -206,6 +219,7 @@ export class RealtimeSocket {
       this.connections += 1;
       for (const message of this.copies.subscribeMessages()) socket.send(JSON.stringify(message));
       for (const message of this.listeners.listenMessages()) socket.send(JSON.stringify(message));
+      this.life.opened();
       const current = this.options.session.currentToken();
       if (current && current !== this.token) this.tokenChanged(current, true);
       this.writes.sendAll((text) => this.sendText(text));
@@ -219,6 +233,7 @@ export class RealtimeSocket {
       this.refreshTimer = null;
       this.copies.flush();
       this.writes.dropped();
+      this.life.closed();
       this.calls.failAll(
         new CdsError(0, 'Connection lost before the function answered: it may or may not have run', 'network'),
       );
@@ -237,8 +252,8 @@ export class RealtimeSocket {
   }
 
   private retry(): void {
-    if (this.closed || this.timer || (this.copies.size === 0 && this.listeners.size === 0 && this.writes.size === 0))
-      return;
+    const idle = this.copies.size + this.listeners.size + this.writes.size + this.life.size === 0;
+    if (this.closed || this.timer || idle) return;
     const ceiling = Math.min(BACKOFF_MAX_MS, BACKOFF_BASE_MS * 2 ** this.attempt);
     this.attempt += 1;
     const delay = ceiling / 2 + (Math.random() * ceiling) / 2;
@@ -266,6 +281,8 @@ export class RealtimeSocket {
       // A call's answer.
     } else if ((message.event === 'ack' || message.event === 'error') && this.writes.settle(message)) {
       // A write's answer.
+    } else if ((message.event === 'ack' || message.event === 'error') && this.life.settle(message)) {
+      // An on-disconnect op's answer, or a presence write's.
     } else if (message.event === 'error') this.options.onError?.(socketError(message.message ?? 'error'));
   }
 }
