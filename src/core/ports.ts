@@ -8,9 +8,11 @@ import type { AdminStore, ServerKeyStore } from './admin/admin-store.js';
 import type { AccountStore } from './auth/account-store.js';
 import type { DocumentStore } from './documents/document-store.js';
 import type { IndexStore } from './documents/index-store.js';
+import type { TtlStore } from './documents/ttl-store.js';
 import type { EventStore } from './events/event-store.js';
 import type { ScheduleStore } from './functions/schedule-store.js';
 import type { LeaderboardAdminStore, LeaderboardStore } from './leaderboards/leaderboard-store.js';
+import type { DisconnectOpStore } from './realtime/disconnect-op-store.js';
 import type { TreeStore } from './realtime/tree-store.js';
 import type { RulesStore } from './rules/rules-store.js';
 import type { TransferStore } from './transfer/transfer-store.js';
@@ -31,6 +33,8 @@ export interface Stores {
   readonly rules: RulesStore;
   /** Declared document indexes (§15). */
   readonly indexes: IndexStore;
+  /** Collections' TTL fields and the sweep's lease (§17). */
+  readonly ttl: TtlStore;
   /** Webhook registrations (§16). */
   readonly webhooks: WebhookStore;
   /** Each webhook's last deliveries (§16). */
@@ -39,6 +43,8 @@ export interface Stores {
   readonly events: EventStore;
   /** The last tick each schedule ran for each project (§16). */
   readonly schedules: ScheduleStore;
+  /** On-disconnect writes and the instance leases they are kept under (§17). */
+  readonly disconnectOps: DisconnectOpStore;
 }
 
 /** One storage engine holding every store. */

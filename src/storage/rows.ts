@@ -17,6 +17,8 @@ import {
 import type { JsonValue } from '../core/json.js';
 import type { LeaderboardEntry, Standing } from '../core/leaderboards/leaderboard-model.js';
 import type { ArchivedStanding, EntryWrite, PeriodStanding } from '../core/leaderboards/leaderboard-store.js';
+import type { DisconnectOp, DisconnectWriteOp } from '../core/realtime/disconnect-op-store.js';
+import type { RuleAuth } from '../core/rules/compiled-ruleset.js';
 import type { ImportWebhookRow } from '../core/transfer/webhook-transfer.js';
 import type { NewWebhook, Webhook } from '../core/webhooks/webhook-store.js';
 
@@ -266,6 +268,58 @@ export const periodStandingRows = {
       statValue: row.stat_value,
       league: row.league,
       reward: row.reward,
+    };
+  },
+};
+
+/** An on-disconnect op (§17): a row of `disconnect_ops`, its value and auth as JSON text, times as numbers. */
+export interface DisconnectOpRow {
+  id: string;
+  instance_id: string;
+  connection_id: string;
+  seq: number;
+  project_id: number;
+  op: string;
+  path: string;
+  value: string;
+  user_id: number | null;
+  auth: string | null;
+  created_at: number;
+}
+
+export const disconnectOpRows = {
+  columns: 'id, instance_id, connection_id, seq, project_id, op, path, value, user_id, auth, created_at',
+  /** The row's values in `columns` order, for an insert. */
+  values(op: DisconnectOp): unknown[] {
+    const auth = op.auth === null ? null : JSON.stringify(op.auth);
+    const value = JSON.stringify(op.value);
+    return [
+      op.id,
+      op.instanceId,
+      op.connectionId,
+      op.seq,
+      op.projectId,
+      op.op,
+      op.path,
+      value,
+      op.userId,
+      auth,
+      op.createdAt,
+    ];
+  },
+  of(row: DisconnectOpRow): DisconnectOp {
+    return {
+      id: row.id,
+      instanceId: row.instance_id,
+      connectionId: row.connection_id,
+      seq: row.seq,
+      projectId: row.project_id,
+      op: row.op as DisconnectWriteOp,
+      path: row.path,
+      value: JSON.parse(row.value) as JsonValue,
+      userId: row.user_id,
+      auth: row.auth === null ? null : (JSON.parse(row.auth) as RuleAuth),
+      createdAt: row.created_at,
     };
   },
 };

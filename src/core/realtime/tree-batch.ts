@@ -10,9 +10,9 @@ import { TreeOverlay } from './tree-overlay.js';
 import type { TreeChange, TreeWrite, TreeWriteOutcome } from './tree-store.js';
 import { serializedChange } from './tree-value.js';
 
-/** Whether `writes` can be stored as their net effect: none reads the stored tree. */
+/** Whether `writes` can be stored as their net effect: none reads the stored tree (or an on-disconnect op's row). */
 export const readsNothing = (writes: readonly TreeWrite[]): boolean =>
-  writes.every((write) => write.hook === undefined && write.readBack === null);
+  writes.every((write) => write.hook === undefined && write.readBack === null && write.consumes === undefined);
 
 /** One set of a write, as its project's change log keeps it. */
 export interface LoggedChange {

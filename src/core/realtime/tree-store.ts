@@ -53,6 +53,12 @@ export interface TreeWrite {
    * transaction: always (`record` absent or `always`), or when the project has a webhook.
    */
   event?: TreeWriteEvent & { record?: EventRecord };
+  /**
+   * The id of the on-disconnect op this write runs (§17): the engine deletes the op's row in the
+   * write's transaction and refuses the write alone (`DisconnectOpGone`) when the row is gone, so
+   * an op runs once whichever instance runs it.
+   */
+  consumes?: string;
 }
 
 /** How one write of a batch ended: committed at its own version, or refused alone. */

@@ -3,6 +3,7 @@ import { type Storage, StoresBase } from '../../core/ports.js';
 import { PostgresAccountStore } from './account-store.js';
 import { PostgresAdminStore } from './admin-store.js';
 import { guardConnectionErrors } from './connection-errors.js';
+import { PostgresDisconnectOpStore } from './disconnect-op-store.js';
 import { PostgresDocumentStore } from './document-store.js';
 import { PostgresEventStore } from './event-store.js';
 import { PostgresIndexStore } from './index-store.js';
@@ -14,6 +15,7 @@ import { PostgresScheduleStore } from './schedule-store.js';
 import { PostgresServerKeyStore } from './server-key-store.js';
 import { PostgresTransferStore } from './transfer-store.js';
 import { PostgresTreeStore } from './tree-store.js';
+import { PostgresTtlStore } from './ttl-store.js';
 import { PostgresWebhookDeliveryStore } from './webhook-delivery-store.js';
 import { PostgresWebhookStore } from './webhook-store.js';
 
@@ -44,10 +46,12 @@ export class PostgresStorage extends StoresBase implements Storage {
       serverKeys: guardConnectionErrors(new PostgresServerKeyStore(pool)),
       rules: guardConnectionErrors(new PostgresRulesStore(pool)),
       indexes: guardConnectionErrors(new PostgresIndexStore(pool)),
+      ttl: guardConnectionErrors(new PostgresTtlStore(pool)),
       webhooks: guardConnectionErrors(new PostgresWebhookStore(pool)),
       webhookDeliveries: guardConnectionErrors(new PostgresWebhookDeliveryStore(pool)),
       events: guardConnectionErrors(new PostgresEventStore(pool)),
       schedules: guardConnectionErrors(new PostgresScheduleStore(pool)),
+      disconnectOps: guardConnectionErrors(new PostgresDisconnectOpStore(pool)),
     });
   }
 

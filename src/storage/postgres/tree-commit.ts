@@ -12,6 +12,7 @@
 import type pg from 'pg';
 import { type NewEvent, treeEvent } from '../../core/events/outbox-events.js';
 import type { JsonValue } from '../../core/json.js';
+import { DisconnectOpGone } from '../../core/realtime/disconnect-op-store.js';
 import { TreeOverlay } from '../../core/realtime/tree-overlay.js';
 import { descendantRange, ROOT_PATH } from '../../core/realtime/tree-path.js';
 import type {
@@ -142,10 +143,13 @@ export async function commitTreeWrites(
     const state = { overlay: new TreeOverlay(), oldFloor: Number(row.log_floor), first: version + 1, version };
     projects.set(row.project_id, state);
   }
+  const gone = await consumeOps(client, writes);
   const stored = await readStored(client, writes);
   const time = Date.now();
   const changes: { projectId: number; version: number; seq: number; path: string; value: JsonValue }[] = [];
   const outcomes = writes.map((write): TreeWriteOutcome => {
+    if (write.consumes !== undefined && gone.has(write.consumes))
+      return { ok: false, error: new DisconnectOpGone(write.consumes) };
     const project = projects.get(write.projectId) as ProjectState;
     const storedAt = (path: string) => stored.get(keyOf(write.projectId, path)) ?? [];
     let sets: TreeSet[];
@@ -189,6 +193,22 @@ async function recordTreeEvents(
     byProject.set(write.projectId, events);
   });
   for (const [projectId, events] of byProject) await appendEvents(client, projectId, events, time);
+}
+
+/**
+ * Deletes the rows of the on-disconnect ops the writes run (§17), after the version locks; answers
+ * the ids whose row was gone already (another instance ran the op): those writes are refused.
+ */
+async function consumeOps(client: Queryable, writes: readonly TreeWrite[]): Promise<Set<string>> {
+  const ids = writes.flatMap((write) => (write.consumes === undefined ? [] : [write.consumes]));
+  if (ids.length === 0) return new Set();
+  const { rows } = await client.query<{ id: string }>({
+    name: 'cds_tree_consume_ops',
+    text: 'DELETE FROM disconnect_ops WHERE id = ANY($1::text[]) RETURNING id',
+    values: [ids],
+  });
+  const consumed = new Set(rows.map((row) => row.id));
+  return new Set(ids.filter((id) => !consumed.has(id)));
 }
 
 /** The stored leaves at and below every path a hook or read-back names, by project and path; one statement. */

@@ -2,6 +2,7 @@ import Database from 'better-sqlite3';
 import { type Storage, type Stores, StoresBase } from '../../core/ports.js';
 import { SqliteAccountStore } from './account-store.js';
 import { SqliteAdminStore } from './admin-store.js';
+import { SqliteDisconnectOpStore } from './disconnect-op-store.js';
 import { SqliteDocumentStore } from './document-store.js';
 import { SqliteEventStore } from './event-store.js';
 import { GroupCommit } from './group-commit.js';
@@ -14,6 +15,7 @@ import { SqliteScheduleStore } from './schedule-store.js';
 import { SqliteServerKeyStore } from './server-key-store.js';
 import { SqliteTransferStore } from './transfer-store.js';
 import { SqliteTreeStore } from './tree-store.js';
+import { SqliteTtlStore } from './ttl-store.js';
 import { SqliteWebhookDeliveryStore } from './webhook-delivery-store.js';
 import { SqliteWebhookStore } from './webhook-store.js';
 
@@ -33,9 +35,11 @@ function sqliteStores(db: Database.Database, commits: GroupCommit): Stores {
     serverKeys: new SqliteServerKeyStore(db),
     rules: new SqliteRulesStore(db),
     indexes: new SqliteIndexStore(db),
+    ttl: new SqliteTtlStore(db),
     webhooks: new SqliteWebhookStore(db),
     webhookDeliveries: new SqliteWebhookDeliveryStore(db),
     schedules: new SqliteScheduleStore(db),
+    disconnectOps: new SqliteDisconnectOpStore(db),
   };
 }
 

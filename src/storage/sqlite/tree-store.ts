@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import { treeEvent } from '../../core/events/outbox-events.js';
 import type { JsonValue } from '../../core/json.js';
+import { DisconnectOpGone } from '../../core/realtime/disconnect-op-store.js';
 import { batchOutcomes, planTreeBatch, readsNothing } from '../../core/realtime/tree-batch.js';
 import { ancestorsOf, descendantRange, ROOT_PATH } from '../../core/realtime/tree-path.js';
 import {
@@ -66,6 +67,7 @@ const SQL = {
   firstPathAfter: `SELECT path FROM tree_leaves WHERE project_id = ? AND path >= ? AND path < ?
     ORDER BY path LIMIT 1`,
   firstPathAfterOpen: 'SELECT path FROM tree_leaves WHERE project_id = ? AND path >= ? ORDER BY path LIMIT 1',
+  consumeOp: 'DELETE FROM disconnect_ops WHERE id = ?',
   insertChange: `INSERT INTO tree_changes (project_id, version, seq, path, value, created_at)
     VALUES (?, ?, ?, ?, ?, ?)`,
   trimChanges: 'DELETE FROM tree_changes WHERE project_id = ? AND version > ? AND version <= ?',
@@ -115,15 +117,17 @@ export class SqliteTreeStore extends TreeStoreBase implements TreeStore {
       }),
     ) as Statements;
     const write = db.transaction(this.applyWrite.bind(this));
-    const writeAndRecord = db.transaction((w: TreeWrite, retention: ChangeLogRetention) =>
-      this.recorded(w, write(w.projectId, w.sets, retention, w.readBack, w.hook)),
-    );
+    const writeAndRecord = db.transaction((w: TreeWrite, retention: ChangeLogRetention) => {
+      this.consume(w);
+      return this.recorded(w, write(w.projectId, w.sets, retention, w.readBack, w.hook));
+    });
     // IMMEDIATE takes the write lock up front, so two processes never both read the old version.
     this.writeTransaction = (w, retention) => writeAndRecord.immediate(w, retention);
     // Nested in the batch's transaction, each write runs in a savepoint: a refused one is undone alone.
     const batch = db.transaction((writes: readonly TreeWrite[], retention: ChangeLogRetention) =>
       writes.map((w): TreeWriteOutcome => {
         try {
+          this.consume(w);
           return { ok: true, commit: this.recorded(w, write(w.projectId, w.sets, retention, w.readBack, w.hook)) };
         } catch (error) {
           // A failure that ended the transaction (I/O) fails the batch: nothing of it is written.
@@ -155,6 +159,12 @@ export class SqliteTreeStore extends TreeStoreBase implements TreeStore {
     retention: ChangeLogRetention,
   ): Promise<TreeCommit & { value: JsonValue }> {
     return this.writeTransaction(write, retention);
+  }
+
+  /** Deletes the row of the on-disconnect op the write runs (§17); a row already gone refuses the write. */
+  private consume(write: TreeWrite): void {
+    if (write.consumes === undefined) return;
+    if (this.statements.consumeOp.run(write.consumes).changes === 0) throw new DisconnectOpGone(write.consumes);
   }
 
   /** Records the write's `realtime.written` event when it asks for one (inside its transaction). */
