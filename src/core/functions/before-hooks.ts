@@ -14,6 +14,7 @@ import {
   type BeforeHookName,
   type BeforeHooks,
   type FieldLogger,
+  type FunctionLog,
   FunctionRejection,
   functionLog,
 } from './functions-module.js';
@@ -104,23 +105,38 @@ export class BeforeHookRunner implements WriteHooks {
     origin: HookOrigin,
     argument: unknown,
   ): Promise<unknown> {
-    const { clock, timeoutMs } = this.deps;
-    const logger = origin.log.child({ hook: name });
+    const { clock, timeoutMs, admin } = this.deps;
+    // The log and the admin API are made when a hook first uses them: most hooks use neither.
+    let logger: FieldLogger | undefined;
+    const log = () => {
+      logger ??= origin.log.child({ hook: name });
+      return logger;
+    };
+    let api: AdminApi | undefined;
+    let functionLogger: FunctionLog | undefined;
     const ctx = {
       project_id: projectId,
       caller:
         origin.userId === null
           ? null
           : { user_id: origin.userId, roles: await this.deps.rolesOf(projectId, origin.userId) },
-      request_id: origin.requestId,
-      log: functionLog(logger),
+      get request_id() {
+        return origin.requestId;
+      },
+      get log() {
+        functionLogger ??= functionLog(log());
+        return functionLogger;
+      },
       now: () => clock.now(),
-      admin: this.deps.admin(projectId),
+      get admin() {
+        api ??= admin(projectId);
+        return api;
+      },
     };
     try {
       const result = await withinTime(timeoutMs, () => hook(ctx, argument));
       if (result === TIMED_OUT) {
-        logger.warn({ timeout_ms: timeoutMs }, 'hook timed out');
+        log().warn({ timeout_ms: timeoutMs }, 'hook timed out');
         throw new AppError('unavailable', 'Hook timed out');
       }
       if (result === undefined) return undefined;
@@ -131,7 +147,7 @@ export class BeforeHookRunner implements WriteHooks {
     } catch (error) {
       if (error instanceof FunctionRejection || (error instanceof AppError && error.code === 'unavailable'))
         throw error;
-      logger.error({ err: error }, 'hook failed');
+      log().error({ err: error }, 'hook failed');
       throw new AppError('failed', 'Function failed', undefined, { cause: error });
     }
   }
