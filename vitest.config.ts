@@ -9,6 +9,7 @@ import { defineConfig } from 'vitest/config';
 const SERIAL = [
   'test/bus/bus.test.ts',
   'test/client/browser.test.ts',
+  'test/client/lobby-browser.test.ts',
   'test/console/**/*.test.ts',
   'test/e2e/scale-out-cluster.test.ts',
   'test/e2e/scale-out-outages.test.ts',
