@@ -185,6 +185,24 @@ describe('on-disconnect ops on the wire', () => {
     expect(withoutIds(second.sent)).toEqual([{ action: 'on_disconnect', op: 'delete', path: 'later' }]);
   });
 
+  it('signed out, an op and a presence fail with unauthenticated instead of waiting', async () => {
+    const session = new Session(memoryStorage(), 'session', () => Promise.reject(new Error('no session')));
+    const signedOut = new RealtimeSocket({
+      url: 'ws://127.0.0.1:1',
+      clientId: 'c',
+      clientSecret: 's',
+      session,
+      WebSocket: async () => FakeSocket,
+    });
+    const armed = caught(signedOut.life.arm({ op: 'delete', path: 'x' }));
+    const presence = signedOut.life.presence('lobby', {}, Promise.resolve(7));
+    expect(await armed).toMatchObject({ code: 'unauthenticated' });
+    expect(await caught(presence.joined)).toMatchObject({ code: 'unauthenticated' });
+    expect(signedOut.life.size).toBe(0);
+    expect(FakeSocket.made).toHaveLength(0);
+    signedOut.close();
+  });
+
   it('reports connected and each open and close to onConnectionChange until unsubscribed', async () => {
     const changes: boolean[] = [];
     const stop = socket.life.onChange((connected) => changes.push(connected));

@@ -209,7 +209,10 @@ export class RealtimeSocket {
       socket = new Ctor(`${this.options.url}/realtime/ws?${query}`);
     } catch (error) {
       // Signed out: writes cannot wait for a session that may never come.
-      if (error instanceof CdsError && error.code === 'unauthenticated') this.writes.failAll(error);
+      if (error instanceof CdsError && error.code === 'unauthenticated') {
+        this.writes.failAll(error);
+        this.life.clear(error);
+      }
       this.retry();
       return;
     }
