@@ -2,7 +2,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { type Config, loadConfig } from '../config.js';
+import type { Config } from '../config.js';
 import { servingPid } from '../serving-marker.js';
 import { backupSqlite, restoreSqlite } from '../storage/sqlite/backup.js';
 import { type OutputOptions, print } from './commands.js';
@@ -18,21 +18,21 @@ function generatedSecret(config: Config): string | null {
   return readFileSync(file, 'utf8').trim();
 }
 
-/** The configuration from the environment, which must be of the embedded SQLite database, and that database's file. */
-function sqliteDatabase(): { config: Config; database: string } {
-  const config = loadConfig(process.env);
+/** The configuration, which must be of the embedded SQLite database, and that database's file. */
+function sqliteDatabase(settings: () => Config): { config: Config; database: string } {
+  const config = settings();
   if (config.databaseUrl) throw new Error(ON_POSTGRES);
   return { config, database: join(config.dataDir, DATABASE_FILE) };
 }
 
 /** Adds `backup` and `restore` to the program. */
-export function registerBackupCommands(program: Command) {
+export function registerBackupCommands(program: Command, settings: () => Config) {
   program
     .command('backup <file>')
     .description('write a complete copy of the SQLite database while the service runs (PostgreSQL: use pg_dump)')
     .option('--json', 'print {file, bytes}')
     .action(async (file: string, options: OutputOptions) => {
-      const { config, database } = sqliteDatabase();
+      const { config, database } = sqliteDatabase(settings);
       if (!existsSync(database)) throw new Error(`No database at ${database}`);
       const target = resolve(file);
       const bytes = await backupSqlite(database, target, generatedSecret(config));
@@ -44,7 +44,7 @@ export function registerBackupCommands(program: Command) {
     .description('replace the SQLite database in CDS_DATA_DIR by a backup; the service must be stopped')
     .option('--json', 'print {file, restored}')
     .action(async (file: string, options: OutputOptions) => {
-      const { config, database } = sqliteDatabase();
+      const { config, database } = sqliteDatabase(settings);
       const pid = servingPid(config.dataDir);
       if (pid !== null) throw new Error(`A service (pid ${pid}) is using ${config.dataDir}: stop it first`);
       mkdirSync(config.dataDir, { recursive: true });

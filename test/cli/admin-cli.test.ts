@@ -1,17 +1,20 @@
-/** `cds admin create` (§6, §7) as a real child process against a temporary SQLite data directory. */
+/**
+ * `cds admin create` (§6, §7) against a temporary SQLite data directory, the command's program run in this
+ * process (`cdsInProcess`; cli.test.ts runs it as a process).
+ */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
-import { cdsRunner } from '../support/cli.js';
+import { cdsInProcess } from '../support/cli.js';
 
 describe('cds admin create (SQLite)', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'cds-admin-cli-'));
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
-  const cds = cdsRunner(dataDir);
+  const cds = cdsInProcess(dataDir);
   let orgId = 0;
 
   it('creates an admin and prints exactly {id, org_id, email, role} with --json', async () => {

@@ -1,14 +1,16 @@
-/** `cds index create | list | drop` and `cds query explain` (§15) as real child processes on SQLite. */
+/**
+ * `cds index create | list | drop` and `cds query explain` (§15) on SQLite, the command's program run in this
+ * process (`cdsInProcess`; cli.test.ts runs it as a process).
+ */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { cdsRunner } from '../support/cli.js';
+import { cdsInProcess } from '../support/cli.js';
 
-// Seven child processes: slow on a loaded machine, hence the long timeout.
 describe('cds index and cds query explain (SQLite)', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'cds-index-cli-'));
-  const cds = cdsRunner(dataDir);
+  const cds = cdsInProcess(dataDir);
   const ok = async (...args: string[]) => {
     const result = await cds(...args);
     expect(result.stderr).toBe('');
@@ -17,7 +19,7 @@ describe('cds index and cds query explain (SQLite)', () => {
   };
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
-  it('declares and builds an index, lists it, explains a query it serves, drops it', { timeout: 240_000 }, async () => {
+  it('declares and builds an index, lists it, explains a query it serves, drops it', async () => {
     const project = String((await ok('project', 'create', '--org', 'o', '--name', 'idx', '--json')).project_id);
     const fields = [
       { field: 'stats__level', order: 'asc' },

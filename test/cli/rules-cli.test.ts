@@ -1,11 +1,14 @@
-/** `cds rules get | set | test` (§9) as real child processes on SQLite, and `rules set` announcing on Redis. */
+/**
+ * `cds rules get | set | test` (§9) on SQLite, and `rules set` announcing on Redis: the command's program run in
+ * this process (`cdsInProcess`; cli.test.ts runs it as a process), its output and exit code as a process's.
+ */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OPEN_RULESET } from '../../src/core/rules/ruleset.js';
-import { cdsRunner } from '../support/cli.js';
+import { cdsInProcess } from '../support/cli.js';
 import { redisUnavailable, TEST_REDIS_URL, uniqueRedisPrefix } from '../support/services.js';
 
 const redis = await redisUnavailable();
@@ -14,7 +17,7 @@ const OWNER_ONLY = { documents: [{ match: 'users/{uid}', allow: { read: 'request
 describe('cds rules (SQLite)', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'cds-rules-cli-'));
   const prefix = uniqueRedisPrefix();
-  const cds = cdsRunner(dataDir);
+  const cds = cdsInProcess(dataDir);
   let project = '';
   let ann = 0;
   let bob = 0;
@@ -41,7 +44,7 @@ describe('cds rules (SQLite)', () => {
   }, 60_000);
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
-  it('get prints the open ruleset at revision 0, then what set saved', { timeout: 60_000 }, async () => {
+  it('get prints the open ruleset at revision 0, then what set saved', async () => {
     expect(JSON.parse(await ok('rules', 'get', '--project', project))).toEqual({
       rules: OPEN_RULESET,
       revision: 0,
@@ -57,9 +60,7 @@ describe('cds rules (SQLite)', () => {
     expect(again).toMatchObject({ rules: got.rules, revision: 2 });
   });
 
-  it('set refuses an invalid ruleset or an unknown project with a message and exit 1', {
-    timeout: 60_000,
-  }, async () => {
+  it('set refuses an invalid ruleset or an unknown project with a message and exit 1', async () => {
     const bad = await cds(
       'rules',
       'set',
@@ -75,9 +76,7 @@ describe('cds rules (SQLite)', () => {
     expect(JSON.parse(await ok('rules', 'get', '--project', project)).revision).toBe(2);
   });
 
-  it('test prints each decision and exits 1 naming each case that differs from its expect', {
-    timeout: 60_000,
-  }, async () => {
+  it('test prints each decision and exits 1 naming each case that differs from its expect', async () => {
     const cases = [
       { area: 'documents', method: 'get', path: `users/${ann}`, user_id: ann, expect: 'allow' },
       { area: 'documents', method: 'get', path: `/users/${bob}/`, user_id: ann, expect: 'allow' },
@@ -109,7 +108,7 @@ describe('cds rules (SQLite)', () => {
     );
   });
 
-  it('test refuses an unknown user, a bad case and invalid --rules with exit 1', { timeout: 60_000 }, async () => {
+  it('test refuses an unknown user, a bad case and invalid --rules with exit 1', async () => {
     const unknown = [{ area: 'documents', method: 'get', path: 'users/1', user_id: 99_999 }];
     const result = await cds('rules', 'test', '--project', project, file('unknown.json', unknown));
     expect(result.code).toBe(1);
@@ -130,13 +129,13 @@ describe('cds rules (SQLite)', () => {
   });
 
   describe.skipIf(redis)('with REDIS_URL', () => {
-    it('set announces the new revision on the configured bus', { timeout: 60_000 }, async () => {
+    it('set announces the new revision on the configured bus', async () => {
       const subscriber = new Redis(TEST_REDIS_URL);
       const heard: string[] = [];
       try {
         await subscriber.subscribe(`${prefix}:rules`);
         subscriber.on('message', (_channel: string, message: string) => heard.push(message));
-        const withRedis = cdsRunner(dataDir, { REDIS_URL: TEST_REDIS_URL, CDS_REDIS_PREFIX: prefix });
+        const withRedis = cdsInProcess(dataDir, { REDIS_URL: TEST_REDIS_URL, CDS_REDIS_PREFIX: prefix });
         const result = await withRedis('rules', 'set', '--project', project, file('r3.json', OWNER_ONLY));
         expect(result.code).toBe(0);
         const deadline = Date.now() + 2_000;

@@ -1,16 +1,16 @@
 /**
  * `cds webhooks create | list | delete | deliveries | retry` (§16) and webhooks in `cds export` / `cds import` (§8)
- * as real child processes on SQLite.
+ * on SQLite, the command's program run in this process (`cdsInProcess`; cli.test.ts runs it as a process).
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { cdsRunner } from '../support/cli.js';
+import { cdsInProcess } from '../support/cli.js';
 
 describe('cds webhooks and their export (SQLite)', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'cds-webhooks-cli-'));
-  const cds = cdsRunner(dataDir);
+  const cds = cdsInProcess(dataDir);
   const ok = async (...args: string[]) => {
     const result = await cds(...args);
     expect(result.stderr).toBe('');
@@ -19,8 +19,7 @@ describe('cds webhooks and their export (SQLite)', () => {
   };
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
-  // Many child processes: slow on a loaded machine, hence the long timeout.
-  it('creates, lists and deletes webhooks; export leaves secrets out unless asked', { timeout: 240_000 }, async () => {
+  it('creates, lists and deletes webhooks; export leaves secrets out unless asked', { timeout: 60_000 }, async () => {
     const project = String((await ok('project', 'create', '--org', 'o', '--name', 'hooks', '--json')).project_id);
     const created = await ok(
       ...['webhooks', 'create', '--project', project, '--url', 'https://hooks.example/cds'],
