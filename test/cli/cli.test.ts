@@ -1,4 +1,7 @@
-/** The `cds` CLI (§7) as a real child process against a temporary SQLite data directory. */
+/**
+ * The `cds` CLI (§7) against a temporary SQLite data directory: as a real child process (the bundled command, its
+ * output streams and exit codes), and the rest of the cases on the same program run in this process (`cdsInProcess`).
+ */
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,7 +9,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { openStorage } from '../../src/adapters.js';
 import { loadConfig } from '../../src/config.js';
 import { createServices } from '../../src/services.js';
-import { cdsRunner } from '../support/cli.js';
+import { cdsInProcess, cdsRunner } from '../support/cli.js';
 
 const PASSWORD = 'cli-password-1';
 
@@ -14,7 +17,8 @@ describe('cds CLI (SQLite)', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'cds-cli-'));
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
-  const cds = cdsRunner(dataDir);
+  const cds = cdsInProcess(dataDir);
+  const cdsProcess = cdsRunner(dataDir);
   const json = async (...args: string[]) => {
     const result = await cds(...args, '--json');
     expect(result.stderr).toBe('');
@@ -32,12 +36,13 @@ describe('cds CLI (SQLite)', () => {
   let client = { id: '', secret: '' };
   let token = '';
 
-  it('migrate creates the database and prints {migrated: true}', async () => {
+  it('migrate creates the database and prints {migrated: true}, as a process too', async () => {
     expect(await json('migrate')).toEqual({ migrated: true });
     expect(existsSync(join(dataDir, 'cds.sqlite'))).toBe(true);
     const human = await cds('migrate');
     expect(human.code).toBe(0);
     expect(human.stdout.trim().split('\n')).toHaveLength(1);
+    expect(await cdsProcess('migrate', '--json')).toEqual({ code: 0, stdout: '{"migrated":true}\n', stderr: '' });
   });
 
   it('project create prints the credentials once and reuses an organisation by name', async () => {
@@ -140,6 +145,18 @@ describe('cds CLI (SQLite)', () => {
     await fails(/User not found/, 'token', '--project', p, '--user', '999');
     await fails(/positive integer/, 'token', '--project', 'abc', '--user', '1');
     await fails(/--name/, 'project', 'create', '--org', 'acme');
+  });
+
+  it('as a process, exits 1 with the message on stderr, for a failure and for a refused command line', async () => {
+    for (const args of [
+      ['token', '--project', '999', '--user', '1'],
+      ['project', 'create', '--org', 'acme'],
+    ]) {
+      const result = await cdsProcess(...args);
+      expect(result.code).toBe(1);
+      expect(result.stdout).toBe('');
+      expect(result.stderr).toMatch(/Project not found|--name/);
+    }
   });
 
   it('made users and tokens the service accepts', async () => {
