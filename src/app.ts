@@ -118,6 +118,7 @@ export async function buildApp(
     functionObserver: metrics,
     consumerObserver: metrics,
     logger: http.log,
+    disconnect: { log: http.log, observer: metrics },
     ...(options.webhookDelivery ? { webhookDelivery: options.webhookDelivery } : {}),
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.rules ? { rules: options.rules } : {}),
@@ -138,6 +139,8 @@ export async function buildApp(
   });
   // Closing HTTP (also how tests stop an app) stops the reset schedule and any warm-up.
   http.addHook('onClose', async () => {
+    // After the sockets closed (preClose) and their on-disconnect writes ran.
+    await services.disconnectOps.stop();
     await services.consumers.stop();
     await services.schedules.stop();
     await services.leaderboards.stop();
@@ -167,8 +170,9 @@ export async function buildApp(
       maxSubscriptions: config.realtime.maxSubscriptions,
       maxBufferedBytes: config.realtime.wsMaxBufferedBytes,
       maxPayload: config.bodyLimit,
-      heartbeatMs: config.realtime.wsPingIntervalSeconds * 1000,
+      heartbeatMs: config.realtime.wsHeartbeatSeconds * 1000,
       functions: services.functions,
+      disconnectOps: services.disconnectOps,
     },
     http.log,
     services.listeners,
@@ -189,6 +193,7 @@ export async function buildApp(
   services.leaderboards.warm().catch((err: unknown) => http.log.error({ err }, 'leaderboard warm-up failed'));
   services.consumers.start();
   services.schedules.start();
+  services.disconnectOps.start();
   return {
     http,
     services,

@@ -31,7 +31,10 @@ const EnvSchema = Type.Object({
   CDS_REALTIME_LOG_MAX_AGE: Type.Integer({ minimum: 1, default: 600 }),
   CDS_REALTIME_READ_CACHE_MB: Type.Integer({ minimum: 0, maximum: 65_536, default: 64 }),
   CDS_WS_MAX_BUFFER: Type.Integer({ minimum: 65_536, default: 8 * 1024 * 1024 }),
-  CDS_WS_PING_INTERVAL: Type.Integer({ minimum: 1, default: 30 }),
+  CDS_WS_HEARTBEAT_S: Type.Optional(Type.Integer({ minimum: 1 })),
+  // Deprecated: the name of CDS_WS_HEARTBEAT_S before §17, read when the new name is not set.
+  CDS_WS_PING_INTERVAL: Type.Optional(Type.Integer({ minimum: 1 })),
+  CDS_INSTANCE_LEASE_MS: Type.Integer({ minimum: 1000, default: 15_000 }),
   CDS_LEADERBOARD_RESET_CHECK_MS: Type.Integer({ minimum: 0, default: 1000 }),
   CDS_LEADERBOARD_RESET_LEASE_MS: Type.Integer({ minimum: 1000, default: 300_000 }),
   CDS_FUNCTIONS_DIR: Type.String({ default: 'functions' }),
@@ -91,7 +94,10 @@ export interface Config {
     /** Bytes of large subtrees' JSON each process keeps between GETs (0: none). */
     readCacheBytes: number;
     wsMaxBufferedBytes: number;
-    wsPingIntervalSeconds: number;
+    /** Seconds between pings; a socket that missed two in a row is dropped (§17). */
+    wsHeartbeatSeconds: number;
+    /** How long an instance's lease on its sockets' on-disconnect writes lasts unrenewed (§17). */
+    instanceLeaseMs: number;
   };
   /** §5: how often due resets are looked for (0: never), and how long a reset lease lasts. */
   leaderboards: { resetCheckMs: number; resetLeaseMs: number };
@@ -150,7 +156,8 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       logMaxAgeSeconds: e.CDS_REALTIME_LOG_MAX_AGE,
       readCacheBytes: e.CDS_REALTIME_READ_CACHE_MB * 1024 * 1024,
       wsMaxBufferedBytes: e.CDS_WS_MAX_BUFFER,
-      wsPingIntervalSeconds: e.CDS_WS_PING_INTERVAL,
+      wsHeartbeatSeconds: e.CDS_WS_HEARTBEAT_S ?? e.CDS_WS_PING_INTERVAL ?? 10,
+      instanceLeaseMs: e.CDS_INSTANCE_LEASE_MS,
     },
     leaderboards: {
       resetCheckMs: e.CDS_LEADERBOARD_RESET_CHECK_MS,

@@ -17,6 +17,8 @@ import { DocumentService } from './core/documents/document-service.js';
 import { IndexService } from './core/documents/index-service.js';
 import { QueryStats, type QueryStatsSink } from './core/documents/query-stats.js';
 import { RuledDocumentService } from './core/documents/ruled-document-service.js';
+import { TtlService } from './core/documents/ttl-service.js';
+import { TtlSweeper } from './core/documents/ttl-sweeper.js';
 import { AfterHandlers } from './core/events/after-handlers.js';
 import { type ConsumerObserver, ConsumerRunner } from './core/events/consumer-runner.js';
 import { recordingWhere } from './core/events/event-recording.js';
@@ -30,6 +32,7 @@ import { createLeaderboards } from './core/leaderboards/create-leaderboards.js';
 import type { LeaderboardService } from './core/leaderboards/leaderboard-service.js';
 import { DocumentListenerService } from './core/listeners/document-listener-service.js';
 import type { Storage } from './core/ports.js';
+import { type DisconnectLog, type DisconnectObserver, DisconnectOps } from './core/realtime/disconnect-ops.js';
 import { TreeRules } from './core/realtime/tree-rules.js';
 import { TreeService } from './core/realtime/tree-service.js';
 import { DocumentAccessSource } from './core/rules/document-access.js';
@@ -72,6 +75,10 @@ export interface Services {
   rulesTester: RulesTester;
   /** Declared document indexes (§15). */
   indexes: IndexService;
+  /** Collections whose documents expire (§17). */
+  ttl: TtlService;
+  /** Deletes expired documents (§17), in the background once started. */
+  ttlSweeper: TtlSweeper;
   /** Document listeners' reads, log and rules (§10). */
   listeners: DocumentListenerService;
   /** The server functions' RPCs (§16). */
@@ -82,6 +89,8 @@ export interface Services {
   consumers: ConsumerRunner;
   /** The server functions' schedules (§16), run in the background once started. */
   schedules: ScheduleRunner;
+  /** On-disconnect writes of this instance's sockets (§17), under its lease once started. */
+  disconnectOps: DisconnectOps;
 }
 
 /** Where background failures (bus outages, lost broadcasts) are reported; `error` null for good news. */
@@ -107,6 +116,8 @@ export interface ServiceOptions {
   consumerObserver?: ConsumerObserver & WebhookObserver;
   /** Webhook delivery's retry times and time limit; default the contract's (tests shorten them). */
   webhookDelivery?: WebhookDeliveryOptions;
+  /** Where on-disconnect writes (§17) log drops and failures, and report each run; default nowhere. */
+  disconnect?: { log: DisconnectLog; observer?: DisconnectObserver };
 }
 
 /** Wires the services over `storage`. */
@@ -177,6 +188,7 @@ export function createServices(config: Config, storage: Storage, options: Servic
     clock,
     onError: (error, message) => log(error, message),
   });
+  const ttl = new TtlService({ store: storage.ttl, indexes, bus, clock, onError: (error, message) => log(error, message) });
   // Every commit of documents reaches this instance's listeners at once and the others' over the bus (§10).
   const documentCommits = new DocumentCommits(
     storage.documents,
@@ -191,6 +203,7 @@ export function createServices(config: Config, storage: Storage, options: Servic
     config.pathLimits,
     {
       indexes,
+      ttl,
       ...(options.queryStats ? { stats: new QueryStats(options.queryStats, clock) } : {}),
     },
     clock,
@@ -240,12 +253,23 @@ export function createServices(config: Config, storage: Storage, options: Servic
     timeoutMs: config.functions.timeoutMs,
     ...(options.functionObserver ? { observer: options.functionObserver } : {}),
   });
+  const disconnectOps = new DisconnectOps({
+    store: storage.disconnectOps,
+    tree,
+    clock,
+    pathLimits: config.pathLimits,
+    leaseMs: config.realtime.instanceLeaseMs,
+    log: options.disconnect?.log ?? { debug: () => undefined, warn: (details, message) => log(details.err, message) },
+    hookLog: eventLog,
+    ...(options.disconnect?.observer ? { observer: options.disconnect.observer } : {}),
+  });
   return {
+    disconnectOps,
     storage,
     auth,
     accounts,
     documents,
-    clientDocuments: new RuledDocumentService(documents, storage.documents, documentAccess, config.pathLimits),
+    clientDocuments: new RuledDocumentService(documents, documents, documentAccess, config.pathLimits),
     bus,
     tree,
     leaderboards,
@@ -280,7 +304,17 @@ export function createServices(config: Config, storage: Storage, options: Servic
       clock,
     }),
     indexes,
-    listeners: new DocumentListenerService(storage.documents, documentAccess, documentCommits),
+    ttl,
+    ttlSweeper: new TtlSweeper({
+      ttl: storage.ttl,
+      documents: storage.documents,
+      indexes,
+      commits: documentCommits,
+      clock,
+      owner: `cds-${randomUUID()}`,
+      log: eventLog,
+    }),
+    listeners: new DocumentListenerService(storage.documents, documentAccess, documentCommits, ttl),
     functions,
     consumers,
     schedules: new ScheduleRunner({

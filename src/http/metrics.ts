@@ -1,6 +1,7 @@
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { ConsumerObserver } from '../core/events/consumer-runner.js';
 import { FUNCTION_OUTCOMES, type FunctionObserver, type FunctionOutcome } from '../core/functions/function-observer.js';
+import type { DisconnectObserver, DisconnectOutcome } from '../core/realtime/disconnect-ops.js';
 import type { DeliveryStatus } from '../core/webhooks/delivery-store.js';
 import type { WebhookObserver } from '../core/webhooks/webhook-delivery.js';
 import type { HttpApp } from './server.js';
@@ -20,7 +21,7 @@ export interface FunctionCallCount {
  * observation, for the admin view of a project (`functionCalls`), which must not show one
  * organisation the calls of another.
  */
-export class Metrics implements FunctionObserver, ConsumerObserver, WebhookObserver {
+export class Metrics implements FunctionObserver, ConsumerObserver, WebhookObserver, DisconnectObserver {
   readonly registry = new Registry();
   readonly requests = new Counter({
     name: 'cds_http_requests_total',
@@ -82,6 +83,12 @@ export class Metrics implements FunctionObserver, ConsumerObserver, WebhookObser
     labelNames: ['consumer'] as const,
     registers: [this.registry],
   });
+  readonly disconnectOps = new Counter({
+    name: 'cds_disconnect_ops_total',
+    help: 'On-disconnect writes run by this instance, by outcome: ran, dropped (denied or refused when run, or run already)',
+    labelNames: ['outcome'] as const,
+    registers: [this.registry],
+  });
   /** project → function name → outcome → runs: the per-project tally of the same observations. */
   private readonly functionTally = new Map<number, Map<string, Map<FunctionOutcome, number>>>();
 
@@ -103,6 +110,10 @@ export class Metrics implements FunctionObserver, ConsumerObserver, WebhookObser
 
   attempted(status: DeliveryStatus): void {
     this.webhookDeliveries.inc({ status });
+  }
+
+  disconnectOp(outcome: DisconnectOutcome): void {
+    this.disconnectOps.inc({ outcome });
   }
 
   pending(consumer: string, events: number | null): void {

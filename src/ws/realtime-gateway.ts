@@ -11,6 +11,7 @@ import { type FunctionCaller, functionLog } from '../core/functions/functions-mo
 import type { JsonValue } from '../core/json.js';
 import type { DocumentListenerService } from '../core/listeners/document-listener-service.js';
 import type { PathLimits } from '../core/paths.js';
+import type { DisconnectOps } from '../core/realtime/disconnect-ops.js';
 import type { TreeService } from '../core/realtime/tree-service.js';
 import { authenticate, type ClientAuthenticator, type Credentials, credentialsFromHeaders } from '../http/auth-hook.js';
 import type { HttpApp } from '../http/server.js';
@@ -32,8 +33,13 @@ export interface GatewayOptions {
   maxBufferedBytes: number;
   /** Largest client message in bytes. */
   maxPayload: number;
-  /** Interval of pings; a socket that missed one is dropped (default 30 s). */
+  /**
+   * Interval of pings (`CDS_WS_HEARTBEAT_S`, default 10 s); a ping unanswered after the pong wait
+   * (half the interval, at most 5 s) is missed, and a socket that missed two in a row is dropped.
+   */
   heartbeatMs?: number;
+  /** On-disconnect writes (§17); without them `on_disconnect` is refused. */
+  disconnectOps?: DisconnectOps;
   /** How long a gap in a project's versions may wait before it is filled from the change log. */
   gapWaitMs?: number;
   /** How often each project's feed checks the database for commits whose broadcast was lost (default 5 s). */
@@ -74,6 +80,7 @@ export class RealtimeGateway {
   /** The caller each handshake was admitted as, from the auth hook to `accept`. */
   private readonly callers = new WeakMap<FastifyRequest, SessionCaller>();
   private heartbeat: NodeJS.Timeout | null = null;
+  private pongCheck: NodeJS.Timeout | null = null;
   private permissionTimer: NodeJS.Timeout | null = null;
   private grantTimer: NodeJS.Timeout | null = null;
   private checkingPermissions = false;
@@ -172,6 +179,8 @@ export class RealtimeGateway {
     clearTimeout(timer);
     for (const session of sessions) session.terminate();
     await closing;
+    // The closed connections' on-disconnect writes run before the service goes on closing (§17).
+    await this.options.disconnectOps?.settled();
     await Promise.all([...this.feeds.values(), ...this.documentFeeds.values()].map((feed) => feed.close()));
     this.feeds.clear();
     this.documentFeeds.clear();
@@ -180,7 +189,12 @@ export class RealtimeGateway {
   private accept(socket: WebSocket, caller: SessionCaller): void {
     const projectId = caller.projectId;
     const feed = this.feedOf(projectId);
-    const session = new RealtimeSession(socket, caller, feed, {
+    // Another instance took this one's ops (its lease lapsed): the client reconnects and stores them again.
+    const disconnect =
+      this.options.disconnectOps?.connection(projectId, caller.userId, () =>
+        session.close(1012, 'On-disconnect writes taken over: reconnect'),
+      ) ?? null;
+    const session: RealtimeSession = new RealtimeSession(socket, caller, feed, {
       tree: this.tree,
       pathLimits: this.options.pathLimits,
       maxSubscriptions: this.options.maxSubscriptions,
@@ -192,13 +206,12 @@ export class RealtimeGateway {
       listeners: (send, freeSlots) => this.listenersOf(caller, send, freeSlots),
       callFunction: (functionCaller, name, input) => this.callFunction(projectId, functionCaller, name, input),
       log: this.log,
+      disconnect,
     });
     this.sessions.add(session);
     // Start the feed now, so the first subscribe finds it ready.
     feed.ready().catch((error: unknown) => this.log.warn({ err: error }, 'realtime feed not ready'));
-    this.heartbeat ??= setInterval(() => {
-      for (const each of this.sessions) each.heartbeat();
-    }, this.options.heartbeatMs ?? 30_000).unref();
+    this.heartbeat ??= this.startHeartbeat();
     this.permissionTimer ??= setInterval(() => {
       void this.checkPermissions();
     }, this.options.permissionCheckMs ?? 5_000).unref();
@@ -262,8 +275,25 @@ export class RealtimeGateway {
     }
   }
 
+  /** Pings every socket each interval, and checks for their pongs once the pong wait is over. */
+  private startHeartbeat(): NodeJS.Timeout {
+    const intervalMs = this.options.heartbeatMs ?? 10_000;
+    // Half the interval at most, so a check never meets the next ping.
+    const pongWaitMs = Math.min(Math.floor(intervalMs / 2), 5_000);
+    return setInterval(() => {
+      for (const each of this.sessions) each.ping();
+      if (this.pongCheck) clearTimeout(this.pongCheck);
+      this.pongCheck = setTimeout(() => {
+        this.pongCheck = null;
+        for (const each of this.sessions) each.checkPong();
+      }, pongWaitMs).unref();
+    }, intervalMs).unref();
+  }
+
   private stopTimers(): void {
     if (this.heartbeat) clearInterval(this.heartbeat);
+    if (this.pongCheck) clearTimeout(this.pongCheck);
+    this.pongCheck = null;
     if (this.permissionTimer) clearInterval(this.permissionTimer);
     if (this.grantTimer) clearInterval(this.grantTimer);
     this.heartbeat = null;

@@ -5,6 +5,7 @@ import type { ChildLogger, HookOrigin } from '../core/functions/before-hooks.js'
 import { type FunctionCaller, FunctionRejection } from '../core/functions/functions-module.js';
 import type { JsonValue } from '../core/json.js';
 import type { PathLimits } from '../core/paths.js';
+import type { ConnectionOps } from '../core/realtime/connection-ops.js';
 import {
   ackMessage,
   authAckMessage,
@@ -64,6 +65,8 @@ export interface SessionOptions extends SocketLimits {
   callFunction: (caller: FunctionCaller, name: string, input: JsonValue) => Promise<string>;
   /** The log a player's write's before hook (§16) writes to. */
   log: ChildLogger;
+  /** The connection's on-disconnect writes (§17); null when the service runs none. */
+  disconnect: ConnectionOps | null;
 }
 
 type WriteMessage = Extract<ClientMessage, { action: 'set' | 'patch' | 'delete' }>;
@@ -101,6 +104,8 @@ export class RealtimeSession {
       closing: () => {
         this.subscriptions.end();
         this.listeners.close();
+        // The connection has ended, however it did: its on-disconnect writes run now (§17).
+        options.disconnect?.end().catch(options.onError);
       },
       closed: () => {
         this.token.stop();
@@ -130,9 +135,14 @@ export class RealtimeSession {
     });
   }
 
-  /** Pings the client; a client that did not answer the previous ping is dropped. */
-  heartbeat(): void {
-    this.out.heartbeat();
+  /** Pings the client (a heartbeat). */
+  ping(): void {
+    this.out.ping();
+  }
+
+  /** After the pong wait: drops a client that missed two pings in a row. */
+  checkPong(): void {
+    this.out.checkPong();
   }
 
   /** Throws unless the caller may still hold the connection (the gateway closes it with 1008 then). */
@@ -232,7 +242,20 @@ export class RealtimeSession {
       case 'call':
         // Not awaited: a function may take seconds, and the connection's next messages need not wait for it.
         this.startCall(message);
+        return;
+      case 'on_disconnect':
+        return this.storeOnDisconnect(message);
     }
+  }
+
+  /** Stores or cancels an on-disconnect write (§17), answering `ack` once it is stored. */
+  private async storeOnDisconnect(message: Extract<ClientMessage, { action: 'on_disconnect' }>): Promise<void> {
+    const ops = this.options.disconnect;
+    if (!ops) throw new AppError('unavailable', 'On-disconnect writes are not available');
+    // An admin socket needs `document.manage` as for its writes; a cancel only removes its own ops.
+    if (message.request.op !== 'cancel') await this.caller.requireWrite();
+    await ops.request(message.request);
+    this.out.send(ackMessage('on_disconnect', message.path, message.id));
   }
 
   /** Runs a `call` (§16) and answers `result`, or `error` with the status the HTTP route would answer. */

@@ -35,7 +35,10 @@ interface RawSocket {
  * turn ends, the slow-consumer limit, heartbeats and the closing handshake with its grace timer.
  */
 export class SessionSocket {
-  private alive = true;
+  /** A ping went out and no sign of life came since. */
+  private awaitingPong = false;
+  /** Pings missed in a row. */
+  private missed = 0;
   private corked = false;
   private ending = false;
   private graceTimer: NodeJS.Timeout | null = null;
@@ -48,6 +51,8 @@ export class SessionSocket {
     private readonly end: SocketEnd,
   ) {
     socket.on('pong', () => this.markAlive());
+    // A client's own ping is a sign of life too (ws answers it with a pong by itself).
+    socket.on('ping', () => this.markAlive());
     socket.on('close', () => this.onSocketClosed());
   }
 
@@ -56,19 +61,27 @@ export class SessionSocket {
     return this.ending;
   }
 
-  /** The client showed a sign of life (a message or a pong). */
+  /** The client showed a sign of life (a message, a ping or a pong). */
   markAlive(): void {
-    this.alive = true;
+    this.awaitingPong = false;
+    this.missed = 0;
   }
 
-  /** Pings the client; a client that did not answer the previous ping is dropped. */
-  heartbeat(): void {
-    if (!this.alive) {
-      this.socket.terminate();
-      return;
-    }
-    this.alive = false;
+  /** Pings the client (a heartbeat, §17); `checkPong` later tells whether it answered. */
+  ping(): void {
+    this.awaitingPong = true;
     this.socket.ping();
+  }
+
+  /**
+   * Once the pong wait after a ping is over: a ping with no sign of life since is missed, and a
+   * client that missed two in a row is dropped (its connection ends: on-disconnect writes run).
+   */
+  checkPong(): void {
+    if (!this.awaitingPong) return;
+    this.awaitingPong = false;
+    this.missed += 1;
+    if (this.missed >= 2) this.socket.terminate();
   }
 
   pause(): void {

@@ -1,7 +1,7 @@
 /**
- * The WebSocket protocol of §4: parsing client messages (`{action, path, value?, id?, since?}`)
- * and building the server's `init`, `resume`, `update`, `ack`, `error`, `result` and `cancel` messages as JSON
- * text.
+ * The WebSocket protocol of §4: parsing client messages (`{action, path, value?, id?, since?}`,
+ * §17's `on_disconnect` with its `op`) and building the server's `init`, `resume`, `update`,
+ * `ack`, `error`, `result` and `cancel` messages as JSON text.
  */
 import { AppError } from '../errors.js';
 import { isJsonObject, type JsonObject, type JsonValue } from '../json.js';
@@ -23,7 +23,15 @@ export type ClientMessage =
   /** §10: handled by the connection's document listeners, which check the rest of the message. */
   | { action: 'listen' | 'unlisten'; body: JsonObject; id?: MessageId }
   /** §16: a server function, by name, with its input (null when absent). */
-  | { action: 'call'; name: string; input: JsonValue; id?: MessageId };
+  | { action: 'call'; name: string; input: JsonValue; id?: MessageId }
+  /** §17: a write stored to run when the connection ends, or `cancel` of those at or below `path`. */
+  | { action: 'on_disconnect'; request: DisconnectRequest; path: string; id?: MessageId };
+
+/** What an `on_disconnect` message asks (§17), its path normalized; `value` checked as the write's. */
+export type DisconnectRequest =
+  | { op: 'set'; path: string; value: JsonValue }
+  | { op: 'patch'; path: string; value: JsonObject }
+  | { op: 'delete' | 'cancel'; path: string };
 
 /** The actions that write (and are answered by `ack` once committed). */
 export type WriteAction = 'set' | 'patch' | 'delete';
@@ -31,7 +39,20 @@ export type WriteAction = 'set' | 'patch' | 'delete';
 /** Either a message or the reason it was refused (with the id to echo when one was readable). */
 export type ParsedClientMessage = { ok: true; message: ClientMessage } | { ok: false; error: string; id?: MessageId };
 
-const ACTIONS = new Set(['subscribe', 'unsubscribe', 'set', 'patch', 'delete', 'auth', 'listen', 'unlisten', 'call']);
+const ACTIONS = new Set([
+  'subscribe',
+  'unsubscribe',
+  'set',
+  'patch',
+  'delete',
+  'auth',
+  'listen',
+  'unlisten',
+  'call',
+  'on_disconnect',
+]);
+
+const DISCONNECT_OPS = new Set(['set', 'patch', 'delete', 'cancel']);
 
 function refuse(error: string, id?: MessageId): ParsedClientMessage {
   return id === undefined ? { ok: false, error } : { ok: false, error, id };
@@ -87,6 +108,7 @@ export function parseClientMessage(text: string, limits: PathLimits = defaultPat
   const ifMatch = parsed.if_match;
   if (ifMatch !== undefined && typeof ifMatch !== 'string') return refuse('if_match must be a string', id);
   const write = ifMatch === undefined ? base : { ...base, ifMatch };
+  if (action === 'on_disconnect') return parseDisconnect(parsed, path, id);
   switch (action) {
     case 'subscribe': {
       const since = parsed.since;
@@ -107,6 +129,24 @@ export function parseClientMessage(text: string, limits: PathLimits = defaultPat
     default:
       return refuse(`Unknown action '${action}'`, id);
   }
+}
+
+/** The rest of an `on_disconnect` message (§17): its `op` and, for a set or patch, its value. */
+function parseDisconnect(parsed: JsonObject, path: string, id: MessageId | undefined): ParsedClientMessage {
+  const op = parsed.op;
+  if (typeof op !== 'string' || !DISCONNECT_OPS.has(op)) {
+    return refuse(op === undefined ? 'op is required' : "op must be 'set', 'patch', 'delete' or 'cancel'", id);
+  }
+  let request: DisconnectRequest;
+  if (op === 'set') {
+    if (!('value' in parsed)) return refuse('value is required', id);
+    request = { op, path, value: parsed.value as JsonValue };
+  } else if (op === 'patch') {
+    if (!isJsonObject(parsed.value)) return refuse('value must be an object', id);
+    request = { op, path, value: parsed.value };
+  } else request = { op: op as 'delete' | 'cancel', path };
+  const message = { action: 'on_disconnect' as const, request, path };
+  return { ok: true, message: id === undefined ? message : { ...message, id } };
 }
 
 function withId(message: Record<string, JsonValue>, id: MessageId | undefined): string {
@@ -135,7 +175,11 @@ export function updateMessageOfJson(path: string, valueJson: string, version: nu
 }
 
 /** `ack`: a write committed, or an unsubscribe done. */
-export function ackMessage(action: WriteAction | 'unsubscribe', path: string, id?: MessageId): string {
+export function ackMessage(
+  action: WriteAction | 'unsubscribe' | 'on_disconnect',
+  path: string,
+  id?: MessageId,
+): string {
   return withId({ event: 'ack', action, path }, id);
 }
 

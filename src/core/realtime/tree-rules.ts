@@ -132,6 +132,21 @@ export class TreeRules {
     return new CallerRules(ruleset, auth, new Date(this.deps.clock.now()));
   }
 
+  /**
+   * The rules a stored `request.auth` is held to under the project's ruleset now: an on-disconnect
+   * write (§17) runs with the auth its user had when it was stored.
+   */
+  async withAuth(projectId: number, auth: RuleAuth): Promise<CallerRules> {
+    const ruleset = this.deps.source.fresh?.(projectId) ?? (await this.deps.source.compiled(projectId));
+    if (ruleset.open) return OPEN_CALLER;
+    return new CallerRules(ruleset, auth, new Date(this.deps.clock.now()));
+  }
+
+  /** The user's `request.auth` now (remembered a few seconds). */
+  authOf(projectId: number, userId: number): Promise<RuleAuth> {
+    return this.deps.auth.of(projectId, userId);
+  }
+
   /** Calls `listener` with the project id whenever a project's ruleset changes; returns a function that stops. */
   onChange(listener: (projectId: number) => void): () => void {
     return this.deps.source.onChange(listener);

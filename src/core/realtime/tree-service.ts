@@ -5,6 +5,7 @@ import { type HookOrigin, unusableReplacement, type WriteHooks } from '../functi
 import type { RealtimeWriteArgument } from '../functions/functions-module.js';
 import { isJsonObject, type JsonObject, type JsonValue } from '../json.js';
 import { defaultPathLimits, type PathLimits } from '../paths.js';
+import type { RuleAuth } from '../rules/compiled-ruleset.js';
 import { commitChannel, decodeCommits } from './commit-event.js';
 import { type SubtreeJson, SubtreeJsonCache } from './subtree-cache.js';
 import { type TreeMatch, TreePreconditionFailed, treeEtag, treeWriteHook } from './tree-atomic.js';
@@ -44,6 +45,12 @@ export interface TreeWriteOptions {
   placed?: () => void;
   /** Who asked, when a client did: the write goes through the project's `realtime.write` hook. */
   origin?: HookOrigin;
+  /**
+   * An on-disconnect write (§17): the op it runs (its stored row is deleted in the write's
+   * transaction, and the write refused when it is gone) and the `request.auth` its rules see, the
+   * user's when it was stored (null: a trusted caller's op, no rules).
+   */
+  stored?: { opId: string; auth: RuleAuth | null };
 }
 
 /** A path and the value stored there after a write (or for a read). */
@@ -161,7 +168,7 @@ export class TreeService {
   ): Promise<TreeValue & { version: number; etag: string }> {
     const path = this.parsePath(rawPath);
     let set = planSet(path, value, this.limits);
-    await this.requireWrite(projectId, userId, [set]);
+    await this.requireWrite(projectId, userId, [set], write);
     const replacement = await this.runHook(projectId, write.origin, { op: 'set', path, value });
     if (replacement !== undefined) set = replacedPlan(write.origin, () => planSet(path, replacement, this.limits));
     const hook = treeWriteHook(path, [set], write.ifMatch) ?? undefined;
@@ -185,7 +192,7 @@ export class TreeService {
   ): Promise<TreeValue & { version: number; etag: string | null }> {
     const path = this.parsePath(rawPath);
     let sets = planPatch(path, value, this.limits);
-    const rules = await this.rulesFor(projectId, userId);
+    const rules = await this.rulesOfWrite(projectId, userId, write);
     if (rules) {
       // A PATCH without keys changes nothing at `path`, and needs `write` there.
       const writes: PlannedWrite[] = sets.length > 0 ? sets : [{ path, value: await this.valueAt(projectId)(path) }];
@@ -217,7 +224,7 @@ export class TreeService {
     write: TreeWriteOptions = {},
   ): Promise<{ deleted: string; version: number }> {
     const path = this.parsePath(rawPath);
-    await this.requireWrite(projectId, userId, [{ path, value: null }]);
+    await this.requireWrite(projectId, userId, [{ path, value: null }], write);
     const replacement = await this.runHook(projectId, write.origin, { op: 'delete', path, value: null });
     if (replacement !== undefined) {
       throw unusableReplacement(write.origin as HookOrigin, 'realtime.write', 'a delete takes no replacement');
@@ -243,7 +250,7 @@ export class TreeService {
 
   /** Hands a checked write to the commits, telling `write.placed`. */
   private place(treeWrite: TreeWrite, write: TreeWriteOptions): Promise<TreeCommit & { value: JsonValue }> {
-    const committed = this.commits.commit(treeWrite);
+    const committed = this.commits.commit(write.stored ? { ...treeWrite, consumes: write.stored.opId } : treeWrite);
     write.placed?.();
     return committed;
   }
@@ -271,6 +278,23 @@ export class TreeService {
     if (userId === undefined || !this.options.rules) return null;
     const rules = await this.options.rules.of(projectId, userId);
     return rules.open ? null : rules;
+  }
+
+  /** The rules a write is held to: the caller's now, or for an on-disconnect write (§17) those of its stored auth. */
+  private async rulesOfWrite(
+    projectId: number,
+    userId: number | undefined,
+    write: TreeWriteOptions,
+  ): Promise<CallerRules | null> {
+    if (!write.stored) return this.rulesFor(projectId, userId);
+    if (write.stored.auth === null || !this.options.rules) return null;
+    const rules = await this.options.rules.withAuth(projectId, write.stored.auth);
+    return rules.open ? null : rules;
+  }
+
+  /** The `request.auth` of client user `userId` now (§17 stores it with an on-disconnect write); null without rules. */
+  async ruleAuthOf(projectId: number, userId: number): Promise<RuleAuth | null> {
+    return this.options.rules ? this.options.rules.authOf(projectId, userId) : null;
   }
 
   /** Calls `listener` with the project id whenever a project's ruleset changes; returns a function that stops. */
@@ -335,8 +359,13 @@ export class TreeService {
     return async (path) => (await this.store.snapshot(projectId, path)).value;
   }
 
-  private async requireWrite(projectId: number, userId: number | undefined, writes: PlannedWrite[]): Promise<void> {
-    const rules = await this.rulesFor(projectId, userId);
+  private async requireWrite(
+    projectId: number,
+    userId: number | undefined,
+    writes: PlannedWrite[],
+    write: TreeWriteOptions = {},
+  ): Promise<void> {
+    const rules = await this.rulesOfWrite(projectId, userId, write);
     if (rules && !(await rules.mayWrite(writes, this.valueAt(projectId)))) throw deniedByRules();
   }
 }
