@@ -14,7 +14,7 @@ import type { ServerMessage, TestSocket } from '../support/ws-client.js';
 import { jsonValueText, NESTING_DEPTHS, nested, notJson } from './inputs.js';
 import { FUZZ_SEED, fuzzRuns } from './invariants.js';
 
-const RUNS = { sqlite: fuzzRuns(300), postgres: fuzzRuns(150) };
+const RUNS = { sqlite: fuzzRuns(200), postgres: fuzzRuns(100) };
 const ANSWERS = new Set(['init', 'resume', 'ack', 'error', 'snapshot']);
 
 /** A tree path as a socket sends it (not URL-encoded). */
