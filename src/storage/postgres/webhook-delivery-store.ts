@@ -13,11 +13,15 @@ ON CONFLICT (webhook_id, seq) DO UPDATE SET status = EXCLUDED.status, attempts =
   last_status_code = EXCLUDED.last_status_code, last_error = EXCLUDED.last_error,
   next_attempt_at = EXCLUDED.next_attempt_at, redeliver = EXCLUDED.redeliver, json = EXCLUDED.json`;
 
-// Of each webhook written and each of the two statuses, the rows older than the `keep` latest.
-const TRIM = `DELETE FROM webhook_deliveries d USING unnest($1::int[]) AS w(id), unnest('{delivered,failed}'::text[]) AS s(status)
-WHERE d.webhook_id = w.id AND d.status = s.status AND d.seq < (
-  SELECT seq FROM webhook_deliveries WHERE webhook_id = w.id AND status = s.status
-  ORDER BY seq DESC LIMIT 1 OFFSET $2 - 1)`;
+// Of each webhook written and each of the two statuses, the rows older than the `keep` latest. Each
+// cut is found once, first: correlated with the deleted rows, it was worked out again row by row
+// under the prepared statement's generic plan (a batch of 100 deliveries recorded in 30–65 ms).
+const TRIM = `WITH cut AS MATERIALIZED (
+  SELECT w.id AS webhook_id, s.status, (SELECT seq FROM webhook_deliveries
+    WHERE webhook_id = w.id AND status = s.status ORDER BY seq DESC LIMIT 1 OFFSET $2 - 1) AS seq
+  FROM unnest($1::int[]) AS w(id), unnest('{delivered,failed}'::text[]) AS s(status))
+DELETE FROM webhook_deliveries d USING cut
+WHERE d.webhook_id = cut.webhook_id AND d.seq < cut.seq AND d.status = cut.status`;
 
 interface DeliveryRow {
   webhook_id: number;
