@@ -16,7 +16,7 @@ const SERIAL = [
   'test/e2e/scale-out-revocation.test.ts',
   'test/e2e/workers.test.ts',
   'test/http/admin-auth.test.ts',
-  'test/http/auth.test.ts',
+  'test/http/auth-timing.test.ts',
   'test/rules/rules-two-instances.test.ts',
   'test/ws/realtime-rules.test.ts',
 ];
@@ -69,7 +69,16 @@ export default defineConfig({
         // lives for the group (isolate: false): a fresh process per file imported the service's
         // modules again for each (about 5 s a file on a busy machine, 70 s of the group).
         resolve,
-        test: { ...common, name: 'serial', include: SERIAL, maxWorkers: 1, isolate: false },
+        // Its own group order, after the parallel group's 0: vitest requires one for a non-isolated
+        // project whose maxWorkers differs from another's.
+        test: {
+          ...common,
+          name: 'serial',
+          include: SERIAL,
+          maxWorkers: 1,
+          isolate: false,
+          sequence: { groupOrder: 1 },
+        },
       },
     ],
   },
