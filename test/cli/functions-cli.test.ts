@@ -8,7 +8,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { cdsRunner } from '../support/cli.js';
+import { cdsInProcess, cdsRunner } from '../support/cli.js';
 import { startServerProcess } from '../support/server-process.js';
 
 const root = mkdtempSync(join(tmpdir(), 'cds-functions-'));
@@ -118,11 +118,13 @@ describe('server function modules (§16) loaded by real processes', () => {
   it('serves the folder’s RPCs when the service starts on it, and refuses to start on a broken one', async () => {
     const dir = folder('served', { 'rewards.ts': REWARDS_TS });
     const dataDir = join(root, 'served-data');
-    const created = await cdsRunner(dataDir)('project', 'create', '--org', 'o', '--name', 'p', '--json');
+    // The project, user and token are set up by the cds program in this process; the service is the process here.
+    const setup = cdsInProcess(dataDir);
+    const created = await setup('project', 'create', '--org', 'o', '--name', 'p', '--json');
     const project = JSON.parse(created.stdout);
     const user = JSON.parse(
       (
-        await cdsRunner(dataDir)(
+        await setup(
           'user',
           'create',
           '--project',
@@ -136,8 +138,7 @@ describe('server function modules (§16) loaded by real processes', () => {
       ).stdout,
     );
     const token = JSON.parse(
-      (await cdsRunner(dataDir)('token', '--project', String(project.project_id), '--user', String(user.id), '--json'))
-        .stdout,
+      (await setup('token', '--project', String(project.project_id), '--user', String(user.id), '--json')).stdout,
     ).access_token;
     const server = await startServerProcess({ CDS_DATA_DIR: dataDir, CDS_FUNCTIONS_DIR: dir });
     try {
@@ -160,6 +161,5 @@ describe('server function modules (§16) loaded by real processes', () => {
     await expect(startServerProcess({ CDS_DATA_DIR: dataDir, CDS_FUNCTIONS_DIR: broken }, 10_000)).rejects.toThrow(
       /broken\.mjs: failed to load: boom at start/,
     );
-    // Four processes (three `cds` runs and the service): 28 s on a loaded machine.
-  }, 90_000);
+  }, 60_000);
 });
