@@ -15,6 +15,7 @@ import { adminAuthRoutes } from './http/routes/admin-auth.js';
 import { adminDocumentRoutes } from './http/routes/admin-documents.js';
 import { adminFunctionRoutes } from './http/routes/admin-functions.js';
 import { adminIndexRoutes } from './http/routes/admin-indexes.js';
+import { adminTtlRoutes } from './http/routes/admin-ttl.js';
 import { adminLeaderboardRoutes } from './http/routes/admin-leaderboards.js';
 import { adminProjectDataRoutes } from './http/routes/admin-project-data.js';
 import { adminProjectRoutes } from './http/routes/admin-projects.js';
@@ -143,9 +144,11 @@ export async function buildApp(
     await services.disconnectOps.stop();
     await services.consumers.stop();
     await services.schedules.stop();
+    await services.ttlSweeper.stop();
     await services.leaderboards.stop();
     await services.rules.close();
     await services.indexes.close();
+    await services.ttl.close();
   });
   const guard = services.admins;
   adminAuthRoutes(http, { admins: services.admins });
@@ -156,6 +159,7 @@ export async function buildApp(
   adminLeaderboardRoutes(http, { guard, leaderboards: services.leaderboards, projects: services.projectAdmin });
   adminRulesRoutes(http, { guard, rules: services.rules, tester: services.rulesTester });
   adminIndexRoutes(http, { guard, indexes: services.indexes, documents: services.documents });
+  adminTtlRoutes(http, { guard, ttl: services.ttl });
   adminProjectDataRoutes(http, { guard, documents: services.documents, tree: services.tree });
   adminFunctionRoutes(http, {
     guard,
@@ -182,6 +186,7 @@ export async function buildApp(
   await http.ready();
   await services.rules.listen();
   await services.indexes.listen();
+  await services.ttl.listen();
   // Declarations a process that died left `building` are built again, in the background (§15).
   services.indexes.resume().catch((err: unknown) => http.log.error({ err }, 'resuming index builds failed'));
   // Before the warm-up: a move another instance makes while a bucket loads is then replayed into it.
@@ -192,6 +197,7 @@ export async function buildApp(
   );
   services.leaderboards.warm().catch((err: unknown) => http.log.error({ err }, 'leaderboard warm-up failed'));
   services.consumers.start();
+  services.ttlSweeper.start();
   services.schedules.start();
   services.disconnectOps.start();
   return {

@@ -188,7 +188,7 @@ export function createServices(config: Config, storage: Storage, options: Servic
     clock,
     onError: (error, message) => log(error, message),
   });
-  const ttl = new TtlService({ store: storage.ttl, indexes, bus, clock, onError: (error, message) => log(error, message) });
+  const ttl = new TtlService({ store: storage.ttl, indexes, bus, clock, onError: log });
   // Every commit of documents reaches this instance's listeners at once and the others' over the bus (§10).
   const documentCommits = new DocumentCommits(
     storage.documents,
@@ -312,7 +312,7 @@ export function createServices(config: Config, storage: Storage, options: Servic
       commits: documentCommits,
       clock,
       owner: `cds-${randomUUID()}`,
-      log: eventLog,
+      log,
     }),
     listeners: new DocumentListenerService(storage.documents, documentAccess, documentCommits, ttl),
     functions,

@@ -22,7 +22,7 @@ export class DocumentFeed extends OrderedFeed<DocumentCommitRecord> {
 
   constructor(
     readonly projectId: number,
-    service: DocumentListenerService,
+    private readonly service: DocumentListenerService,
     bus: Bus,
     options: FeedOptions,
   ) {
@@ -31,7 +31,9 @@ export class DocumentFeed extends OrderedFeed<DocumentCommitRecord> {
 
   protected deliver(commit: DocumentCommitRecord): void {
     if (commit.changes.length === 0 || this.index.size === 0) return;
-    for (const member of this.index.concerned(commit.changes.map((change) => change.path))) member.deliver(commit);
+    // Once per commit for every listener: documents it leaves expired are absent (§17).
+    const live = this.service.liveCommit(this.projectId, commit);
+    for (const member of this.index.concerned(live.changes.map((change) => change.path))) member.deliver(live);
   }
 
   protected historyLost(): void {

@@ -83,7 +83,7 @@ export class DocumentListener implements DocumentFeedMember {
       this.host.send(listenerResumeMessage(this.id, since));
       for (const commit of history.commits) {
         if (commit.version > read.version) break;
-        const changes = this.view.replay(commit.changes, this.visible);
+        const changes = this.view.replay(service.liveCommit(projectId, commit).changes, this.visible);
         if (changes.length > 0) this.host.send(changesMessage(this.id, commit.version, changes));
       }
       this.view.replace(read.documents);

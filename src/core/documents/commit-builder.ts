@@ -88,10 +88,12 @@ export interface DecidedMutation {
  */
 export function decideMutation(
   mutation: DocumentMutation,
-  current: StoredDocument | null,
+  stored: StoredDocument | null,
   commit: DocumentCommit,
   changes: CallChanges,
 ): DecidedMutation {
+  // An expired document (§17) is absent to the write: it is replaced as a new one.
+  const current = stored && mutation.expired?.(stored) ? null : stored;
   const change = mutation.decide(mutation.readsStored ? current : null, commit);
   const path = mutation.path.path;
   const { version } = commit;

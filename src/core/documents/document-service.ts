@@ -33,6 +33,8 @@ import { DOCUMENT_NOT_FOUND } from './document-writes.js';
 import type { IndexSource } from './index-service.js';
 import { chooseIndex } from './indexes.js';
 import type { QueryStats } from './query-stats.js';
+import { collectionOf, isExpired } from './ttl.js';
+import { expiringMutations, liveFilter, noTtls, type TtlSource } from './ttl-service.js';
 
 /** What the list endpoint takes beyond the collection. */
 export interface ListRequest {
@@ -74,11 +76,14 @@ export function documentJsonPath(json: DocumentJson): string {
 export interface QueryPlanning {
   indexes?: IndexSource;
   stats?: QueryStats;
+  /** The collections whose documents expire (§17): absent to reads and writes once expired. */
+  ttl?: TtlSource;
 }
 
 /** The document store's rules (§2, §11) over any storage engine. */
 export class DocumentService {
   private readonly writes: DocumentWrites;
+  private readonly ttl: TtlSource;
 
   constructor(
     private readonly store: DocumentStore,
@@ -88,8 +93,19 @@ export class DocumentService {
     clock: Clock = systemClock,
     hooks: WriteHooks = noHooks,
   ) {
-    this.writes = new DocumentWrites(commits, limits, clock, hooks, async (projectId, path) => {
-      const found = await store.getWithCollections(projectId, path);
+    this.ttl = planning.ttl ?? noTtls;
+    // Writes to a TTL collection treat an expired document as absent (§17), as reads do.
+    const writer: DocumentWriter = {
+      apply: (projectId, mutations) => {
+        const ttls = this.ttl.cached(projectId);
+        if (ttls?.size === 0) return commits.apply(projectId, mutations);
+        return (ttls ? Promise.resolve(ttls) : this.ttl.of(projectId)).then((known) =>
+          commits.apply(projectId, expiringMutations(known, mutations, this.ttl)),
+        );
+      },
+    };
+    this.writes = new DocumentWrites(writer, limits, clock, hooks, async (projectId, path) => {
+      const found = await this.getWithCollections(projectId, path);
       return found ? { ...parseDocumentJson(found.document), version: found.version } : null;
     });
   }
@@ -126,9 +142,22 @@ export class DocumentService {
   /** The document with the names of its child collections and its version; 404 when missing. */
   async get(projectId: number, rawPath: string): Promise<DocumentWithCollections> {
     const { path } = parseDocumentPath(rawPath, this.limits);
-    const record = await this.store.getWithCollections(projectId, path);
+    const record = await this.getWithCollections(projectId, path);
     if (!record) throw notFound(DOCUMENT_NOT_FOUND);
     return record;
+  }
+
+  /**
+   * The document at a normalized path with its child collections, or null when it is absent or
+   * expired (§17; its data is parsed only in a TTL collection).
+   */
+  async getWithCollections(projectId: number, path: string): Promise<DocumentWithCollections | null> {
+    const found = await this.store.getWithCollections(projectId, path);
+    if (!found) return null;
+    const ttls = this.ttl.cached(projectId) ?? (await this.ttl.of(projectId));
+    if (ttls.size === 0) return found;
+    const field = ttls.get(collectionOf(path));
+    return field && isExpired(parseDocumentJson(found.document).data, field, this.ttl.now()) ? null : found;
   }
 
   /** Shallow-merges `patch` into the document, then applies the transforms; 404 when missing. */
@@ -165,11 +194,13 @@ export class DocumentService {
     const parent = parseParentPath(request.parentPath, this.limits);
     const limit = request.limit ?? DEFAULT_LIST_LIMIT;
     const startAfter = request.startAfter ? this.startAfterPath(parent, collection, request.startAfter) : undefined;
-    if (filter) {
+    const ttls = this.ttl.cached(projectId) ?? (await this.ttl.of(projectId));
+    // A TTL collection's list is a query, which leaves expired documents out (§17).
+    if (filter || ttls.has(collection)) {
       return this.run(projectId, {
         collection,
         parent,
-        where: filter,
+        where: filter ?? [],
         limit,
         ...(startAfter ? { startAfter } : {}),
       });
@@ -192,7 +223,14 @@ export class DocumentService {
 
   /** The options `query` would run with, with the index it would use (§15 explain). */
   async plannedQuery(projectId: number, rawCollection: string, request: QueryRequest): Promise<QueryDocumentsOptions> {
-    return this.withIndex(projectId, this.queryOptions(rawCollection, request, []));
+    return this.withIndex(projectId, await this.withLive(projectId, this.queryOptions(rawCollection, request, [])));
+  }
+
+  /** `options` keeping only live documents when the collection's documents expire (§17). */
+  private async withLive(projectId: number, options: QueryDocumentsOptions): Promise<QueryDocumentsOptions> {
+    const ttls = this.ttl.cached(projectId) ?? (await this.ttl.of(projectId));
+    const live = ttls.size === 0 ? undefined : liveFilter(ttls, options.collection, this.ttl);
+    return live ? { ...options, live } : options;
   }
 
   /** The database's plan of a query, with the index chosen (§15 explain). */
@@ -233,7 +271,7 @@ export class DocumentService {
    * turn, so an index dropped in this process (out of the cache first) is never planned with.
    */
   private async run(projectId: number, options: QueryDocumentsOptions): Promise<DocumentJson[]> {
-    const planned = await this.withIndex(projectId, options);
+    const planned = await this.withIndex(projectId, await this.withLive(projectId, options));
     const { documents, rowsScanned } = await this.store.query(projectId, planned);
     this.planning.stats?.record(projectId, options.collection, options.where, {
       returned: documents.length,
@@ -263,6 +301,15 @@ export class DocumentService {
   ): Promise<{ documents: DocumentRecord[]; total: number }> {
     const collection = parseCollectionName(rawCollection);
     const parent = parseParentPath(rawParent, this.limits);
+    const ttls = this.ttl.cached(projectId) ?? (await this.ttl.of(projectId));
+    const live = liveFilter(ttls, collection, this.ttl);
+    if (live) {
+      const [documents, total] = await Promise.all([
+        this.run(projectId, { collection, parent, where: [], offset: page.offset, limit: page.limit }),
+        this.ttl.countLive(projectId, parent, collection, live),
+      ]);
+      return { documents: documents.map(parseDocumentJson), total };
+    }
     const [documents, total] = await Promise.all([
       this.store.list(projectId, { parent, collection, offset: page.offset, limit: page.limit }),
       this.store.countChildren(projectId, parent, collection),

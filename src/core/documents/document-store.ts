@@ -5,6 +5,7 @@ import type { DocumentPath } from '../paths.js';
 import type { ChangeLogRetention } from '../realtime/tree-store.js';
 import type { OrderBy, WhereClause } from '../where.js';
 import type { IndexPlan } from './indexes.js';
+import type { LiveFilter } from './ttl.js';
 
 /** A stored document as the API returns it. */
 export interface DocumentRecord {
@@ -62,6 +63,11 @@ export interface DocumentMutation {
    * the stored id if there is one (deletes always read).
    */
   readsStored: boolean;
+  /**
+   * True when the stored document has expired (§17 TTL): it then counts as absent, so `decide` is
+   * given null and a write stores a new document over it (a new id, `created`). The engine reads.
+   */
+  expired?(stored: StoredDocument): boolean;
   decide(stored: StoredDocument | null, commit: DocumentCommit): DocumentChange;
 }
 
@@ -106,6 +112,8 @@ export interface QueryDocumentsOptions {
   offset?: number;
   /** The declared index to seek on (§15), chosen by `chooseIndex`; none: the path indexes. */
   index?: IndexPlan;
+  /** Only documents not expired by this TTL field (§17): every read of a TTL collection. */
+  live?: LiveFilter;
 }
 
 /** A query's documents and how many rows (index entries and the documents they lead to) it read. */

@@ -8,12 +8,15 @@ import type { CommitSource } from '../bus.js';
 import type { DocumentCommits, LocalDocumentCommitListener } from '../documents/document-commits.js';
 import { parseDocumentJson } from '../documents/document-service.js';
 import type {
+  DocumentChangeEntry,
   DocumentCommitRecord,
   DocumentHistory,
   DocumentRecord,
   DocumentStore,
   QueryDocumentsOptions,
 } from '../documents/document-store.js';
+import { collectionOf, isExpired } from '../documents/ttl.js';
+import { liveFilter, noTtls, type TtlSource } from '../documents/ttl-service.js';
 import type { DocumentAccess, DocumentAccessSource } from '../rules/document-access.js';
 import { matchesNothing } from '../where.js';
 import { decodeDocumentCommits, documentChannel } from './document-commit-event.js';
@@ -33,6 +36,8 @@ export class DocumentListenerService {
     >,
     private readonly accessSource: DocumentAccessSource,
     private readonly commits: Pick<DocumentCommits, 'origin' | 'onLocalCommits'>,
+    /** The collections whose documents expire (§17): absent to snapshots and changes once expired. */
+    private readonly ttl: TtlSource = noTtls,
   ) {}
 
   /** Marks this instance's commits on the bus: its feeds had them already (`onLocalCommits`). */
@@ -58,10 +63,17 @@ export class DocumentListenerService {
   /** The listener's result and its version, read in one transaction and filtered by the rules. */
   async read(projectId: number, target: ListenTarget, access: DocumentAccess): Promise<ListenerRead> {
     if (target.kind === 'document') {
-      const { version, document } = await this.store.documentSnapshot(projectId, target.path);
-      return { version, documents: document ? [document] : [] };
+      const [ttls, { version, document }] = await Promise.all([
+        this.ttl.of(projectId),
+        this.store.documentSnapshot(projectId, target.path),
+      ]);
+      const field = ttls.get(collectionOf(target.path));
+      const expired = document && field && isExpired(document.data, field, this.ttl.now());
+      return { version, documents: document && !expired ? [document] : [] };
     }
     const options: QueryDocumentsOptions = { collection: target.collection, where: target.where };
+    const live = liveFilter(await this.ttl.of(projectId), target.collection, this.ttl);
+    if (live) options.live = live;
     if (target.parent !== undefined) options.parent = target.parent;
     if (target.orderBy) options.orderBy = target.orderBy;
     const plan = access.listPlan(target.parent ?? null, target.collection);
@@ -77,6 +89,25 @@ export class DocumentListenerService {
     if (filterEach) documents = documents.filter((document) => access.mayList(document));
     if (target.limit !== undefined) documents = documents.slice(0, target.limit);
     return { version: snapshot.version, documents };
+  }
+
+  /**
+   * A commit as listeners see it: a document it leaves expired (§17) is absent after it, so a
+   * listener holding it sees it \`removed\` and one that does not never sees it. The same commit
+   * when the project has no TTL collection.
+   */
+  liveCommit<C extends { changes: readonly DocumentChangeEntry[] }>(projectId: number, commit: C): C {
+    const ttls = this.ttl.latest(projectId);
+    if (!ttls || ttls.size === 0) return commit;
+    const now = this.ttl.now();
+    let changes: DocumentChangeEntry[] | null = null;
+    for (const [i, change] of commit.changes.entries()) {
+      const field = ttls.get(collectionOf(change.path));
+      if (!field || change.data === null || !isExpired(change.data, field, now)) continue;
+      changes ??= [...commit.changes];
+      changes[i] = { ...change, data: null };
+    }
+    return changes ? { ...commit, changes } : commit;
   }
 
   /** Where a feed of the project's document commits hears of them and reads the ones it missed. */

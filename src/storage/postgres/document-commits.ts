@@ -35,7 +35,9 @@ export const postgresCommitSql = {
 JOIN unnest($1::int[], $2::text[]) AS k(project_id, path) ON d.project_id = k.project_id AND d.path = k.path`,
   /**
    * A commit's outcome in one statement: the documents it deletes (`$8`, `$9`) and those it
-   * writes (one row per element of `$1`–`$7`; a new row takes the given id, a stored one keeps its own).
+   * writes (one row per element of `$1`–`$7`; a new row takes the given id, a stored one keeps its own
+   * unless `$10`: the commit read the stored documents, so core decided each id, a new one over an
+   * expired document, §17).
    */
   write: `WITH gone AS (
   DELETE FROM documents d USING unnest($8::int[], $9::text[]) AS g(project_id, path)
@@ -43,7 +45,8 @@ JOIN unnest($1::int[], $2::text[]) AS k(project_id, path) ON d.project_id = k.pr
 )
 INSERT INTO documents (project_id, path, parent, collection, id, data, version)
 SELECT * FROM unnest($1::int[], $2::text[], $3::text[], $4::text[], $5::uuid[], $6::jsonb[], $7::bigint[])
-ON CONFLICT (project_id, path) DO UPDATE SET data = EXCLUDED.data, version = EXCLUDED.version, updated_at = now()
+ON CONFLICT (project_id, path) DO UPDATE SET data = EXCLUDED.data, version = EXCLUDED.version, updated_at = now(),
+  id = CASE WHEN $10::boolean THEN EXCLUDED.id ELSE documents.id END
 RETURNING project_id, path, id, (xmax = 0) AS created,
   -- The statement's snapshot predates its own write: this is the data before it (the log's \`previous\`).
   (SELECT o.data FROM documents o WHERE o.project_id = documents.project_id AND o.path = documents.path) AS previous`,
@@ -215,7 +218,7 @@ export class PostgresDocumentCommits {
           ? { ok: true, applied: decided.applied, commit: project.accept(decided.changes.list()) }
           : decided;
       });
-      const written = await writeSlots(client, slots);
+      const written = await writeSlots(client, slots, read);
       // Without a read, each document is written once: the write statement tells its id and data before.
       if (!read) for (const project of projects.values()) withStoredRows(project, written);
       await logCommits(client, projects.values());
@@ -341,7 +344,11 @@ function decideCall(call: ApplyCall, commit: DocumentCommit, slots: Map<string, 
 }
 
 /** Stores the final state of every document the commit changed: written ones upserted, the rest deleted. */
-async function writeSlots(client: pg.PoolClient, slots: Map<string, Slot>): Promise<Map<string, WrittenRow>> {
+async function writeSlots(
+  client: pg.PoolClient,
+  slots: Map<string, Slot>,
+  read: boolean,
+): Promise<Map<string, WrittenRow>> {
   const writes: Slot[] = [];
   const deletes: Slot[] = [];
   for (const slot of slots.values()) {
@@ -364,6 +371,7 @@ async function writeSlots(client: pg.PoolClient, slots: Map<string, Slot>): Prom
       documents.map((document) => document.version),
       deletes.map((slot) => slot.projectId),
       deletes.map((slot) => slot.path.path),
+      read,
     ],
   });
   return new Map(rows.map((row) => [keyOf(row.project_id, row.path), row]));

@@ -7,6 +7,7 @@ import type pg from 'pg';
 import type { DocumentJson, QueryDocumentsOptions, QueryResult } from '../../core/documents/document-store.js';
 import { exactlySought } from '../../core/documents/indexes.js';
 import { compileSeeks, indexScope } from './index-sql.js';
+import { compileLive } from './ttl-sql.js';
 import { compileOrderBy, compileWhere, PgParamList } from './where-sql.js';
 
 /** The `{id, path, data}` of the row `alias` as JSON text (`DocumentJson`), so nothing is parsed and serialized again in Node. */
@@ -163,10 +164,12 @@ export function postgresQuerySql(projectId: number, options: QueryDocumentsOptio
   if (options.startAfter !== undefined) scope.push(`path > ${params.add(options.startAfter)}`);
   const candidates = [...scope, ...(plan ? compileSeeks(plan, params) : [])].join(' AND ');
   const sought = exactlySought(plan);
-  const residual = compileWhere(
+  const clauses = compileWhere(
     options.where.filter((clause) => !sought.has(clause)),
     params,
   );
+  // An expired document (§17) is a candidate read and not returned, as one a clause drops.
+  const residual = options.live ? `${clauses} AND ${compileLive(options.live, params)}` : clauses;
   const orderBy = compileOrderBy(options.orderBy);
   const streamed = plan ? plan.ordered : !options.orderBy;
   const offset = options.offset ?? 0;

@@ -522,6 +522,23 @@ CREATE TABLE ttl_sweep_lease (
   expires_at BIGINT NOT NULL
 );
 INSERT INTO ttl_sweep_lease (id, owner, expires_at) VALUES (1, '', 0);
+-- The epoch milliseconds of an ISO 8601 time in the one form that expires (core's isoTimeMs:
+-- YYYY-MM-DDTHH:MM:SS, a fraction of 1-9 digits cut to milliseconds, Z or +-HH:MM; a real day of
+-- the month, year 0001-9999), else NULL. Nested CASEs: make_date runs only on a checked string.
+CREATE FUNCTION cds_time_ms(t text) RETURNS bigint LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $fn$
+SELECT CASE WHEN t ~ '^\\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\\d|3[01])T([01]\\d|2[0-3]):[0-5]\\d:[0-5]\\d(\\.\\d{1,9})?(Z|[+-]([01]\\d|2[0-3]):[0-5]\\d)$'
+  AND left(t, 4) <> '0000' THEN
+  CASE WHEN extract(month FROM make_date(left(t, 4)::int, substr(t, 6, 2)::int, 1) + (substr(t, 9, 2)::int - 1))
+    = substr(t, 6, 2)::int THEN
+    (make_date(left(t, 4)::int, substr(t, 6, 2)::int, substr(t, 9, 2)::int) - DATE '1970-01-01')::bigint * 86400000
+    + substr(t, 12, 2)::bigint * 3600000 + substr(t, 15, 2)::bigint * 60000 + substr(t, 18, 2)::bigint * 1000
+    + CASE WHEN substr(t, 20, 1) = '.' THEN rpad(left(substring(t FROM '^.{20}(\\d+)'), 3), 3, '0')::bigint ELSE 0 END
+    - CASE WHEN right(t, 1) = 'Z' THEN 0
+      ELSE (CASE WHEN substr(right(t, 6), 1, 1) = '-' THEN -1 ELSE 1 END)
+        * (substr(right(t, 6), 2, 2)::bigint * 60 + right(t, 2)::bigint) * 60000 END
+  END
+END
+$fn$;
 `,
   },
 ];

@@ -5,6 +5,7 @@
 import type Database from 'better-sqlite3';
 import type { DocumentJson, QueryDocumentsOptions, QueryResult } from '../../core/documents/document-store.js';
 import { sqliteQuerySql } from './document-sql.js';
+import { registerTimeFunction } from './ttl-sql.js';
 import type { SqliteParams } from './where-sql.js';
 
 /** A statement whose only column is a `DocumentJson`, read with `pluck`. */
@@ -35,6 +36,7 @@ export class SqliteDocumentQueries {
       if (++this.rowsSeen > this.rowCap) throw new WholeSortTooLarge();
       return 1;
     });
+    registerTimeFunction(db);
   }
 
   /** Runs a query; synchronous, so a caller's transaction holds it together with other reads. */

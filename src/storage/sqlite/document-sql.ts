@@ -5,6 +5,7 @@
 import type { QueryDocumentsOptions } from '../../core/documents/document-store.js';
 import { exactlySought } from '../../core/documents/indexes.js';
 import { compileSeeks, indexScope, sqliteIndexName } from './index-sql.js';
+import { compileLive } from './ttl-sql.js';
 import { compileOrderBy, compileWhere, SqliteParamList, type SqliteParams } from './where-sql.js';
 
 /** A row's `{id, path, data}` as JSON text (`data` is stored as JSONB; json() renders it). */
@@ -26,8 +27,9 @@ export const sqliteDocumentSql = {
     'SELECT id, path, json(data) AS data, version FROM documents INDEXED BY documents_by_path WHERE project_id = @project AND path = @path',
   insert: `INSERT INTO documents (project_id, path, parent, collection, id, data, created_at, updated_at, version)
 VALUES (@project, @path, @parent, @collection, @id, jsonb(@data), @now, @now, @version)`,
+  /** Sets `id` too: the id core decided, a new one when the stored document had expired (§17). */
   update:
-    'UPDATE documents INDEXED BY documents_by_path SET data = jsonb(@data), updated_at = @now, version = @version WHERE project_id = @project AND path = @path',
+    'UPDATE documents INDEXED BY documents_by_path SET id = @id, data = jsonb(@data), updated_at = @now, version = @version WHERE project_id = @project AND path = @path',
   delete: 'DELETE FROM documents INDEXED BY documents_by_path WHERE project_id = @project AND path = @path',
   list: `SELECT ${DOCUMENT_JSON} FROM documents INDEXED BY documents_by_parent
 WHERE project_id = @project AND parent = @parent AND collection = @collection AND path > @after
@@ -104,8 +106,10 @@ export function sqliteQuerySql(
     params.values.after = options.startAfter;
     scope.push('path > @after');
   }
+  // An expired document (§17) is a row read and not returned, as one a clause drops.
+  const live = options.live ? [compileLive(options.live, params)] : [];
   const whole = `SELECT ${DOCUMENT_JSON} FROM documents INDEXED BY ${index}
-WHERE ${[...scope, ...seeks, ROW_SEEN, where].join(' AND ')}
+WHERE ${[...scope, ...seeks, ROW_SEEN, where, ...live].join(' AND ')}
 ORDER BY ${orderBy}`;
   const sql = `${whole} LIMIT @limit OFFSET @offset`;
   // The path indexes yield path order; a declared index its own, which `ordered` says serves the query's.

@@ -167,7 +167,7 @@ export class SqliteDocumentStore implements DocumentStore {
       return applied;
     }
     const columns = { ...this.columns(projectId, path, change.data), now: commit.time, version: commit.version };
-    if (stored) this.statements.update.run(columns);
+    if (stored) this.statements.update.run({ ...columns, id: applied.kind === 'written' ? applied.id : stored.id });
     else this.statements.insert.run({ ...columns, id: change.newId });
     return applied;
   }
