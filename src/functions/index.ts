@@ -13,7 +13,13 @@ import {
   type ScheduledFunction,
 } from '../core/functions/functions-module.js';
 
-export type { AdminApi, AdminDocument, AdminQueryOptions, AdminWriteOptions } from '../core/functions/admin-api.js';
+export type {
+  AdminApi,
+  AdminDocument,
+  AdminHistoryOptions,
+  AdminQueryOptions,
+  AdminWriteOptions,
+} from '../core/functions/admin-api.js';
 export { HttpError } from '../core/functions/admin-api.js';
 export type { FunctionCaller, FunctionLog } from '../core/functions/functions-module.js';
 export { reject } from '../core/functions/functions-module.js';

@@ -69,6 +69,8 @@ export interface FunctionsTestService {
     create(slug: string, settings?: JsonObject): Promise<void>;
     /** A player's stat submission (`leaderboards.stat` hooks run): the player's standing. */
     submit(slug: string, value: number, options?: AsPlayer): Promise<JsonObject>;
+    /** Ends the board's period now as the admin API does (`POST /admin/projects/{id}/leaderboards/{slug}/reset`). */
+    reset(slug: string): Promise<void>;
   };
   /** `POST /auth/signup` (`auth.signup` hooks run): the new player, signed in. */
   signup(
@@ -81,6 +83,11 @@ export interface FunctionsTestService {
    * also looks for due ticks each second on its own.
    */
   runSchedules(): Promise<void>;
+  /**
+   * Resolves once the after handlers have been handed every event committed so far (a handler that
+   * failed and waits for its retry is not waited for). The service also hands them events on its own.
+   */
+  afterHandlers(): Promise<void>;
   /** Stops the service and removes its data. */
   close(): Promise<void>;
 }

@@ -194,6 +194,10 @@ export const startFunctionsTestService: typeof Api.startFunctionsTestService = a
           headers: asPlayer(opts.as),
           body: { value },
         }),
+      reset: async (slug) => {
+        const url = `/admin/projects/${projectId}/leaderboards/${encodeURIComponent(slug)}/reset`;
+        await ask({ method: 'POST', url, headers: await asAdmin() });
+      },
     },
     signup: async (username, opts = {}) => {
       const body = {
@@ -210,6 +214,7 @@ export const startFunctionsTestService: typeof Api.startFunctionsTestService = a
       return { user_id: answer.user.id, username, access_token: answer.access_token, nickname: answer.user.nickname };
     },
     runSchedules: () => app.services.schedules.runDue(),
+    afterHandlers: () => app.services.consumers.settled(),
     close: async () => {
       await app.close();
       rmSync(dataDir, { recursive: true, force: true });

@@ -110,6 +110,16 @@ export class ConsumerRunner {
     for (const consumer of this.known.get(projectId) ?? []) this.kick(projectId, consumer.name);
   }
 
+  /**
+   * Resolves once every consumer has been handed the events committed before the call, as far as it
+   * can take them now (one waiting to retry a failed event is not waited for): for tests.
+   */
+  async settled(): Promise<void> {
+    await this.polling;
+    await this.round();
+    while (this.tasks.size > 0) await Promise.all([...this.tasks.values()].map((task) => task.done));
+  }
+
   /** Stops and gives up this instance's leases, after the work under way. */
   async stop(): Promise<void> {
     this.stopped = true;

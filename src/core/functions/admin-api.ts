@@ -10,6 +10,7 @@ import { parseVersionTags } from '../documents/document-writes.js';
 import { AppError, detailOf, statusOf, type ValidationIssue } from '../errors.js';
 import type { JsonObject, JsonValue } from '../json.js';
 import type { LeaderboardService } from '../leaderboards/leaderboard-service.js';
+import type { HistoryView } from '../leaderboards/leaderboard-views.js';
 import type { TreeService } from '../realtime/tree-service.js';
 
 const HTTP_ERROR = Symbol.for('client-data-service.http-error');
@@ -50,6 +51,16 @@ export interface AdminQueryOptions {
   parent_path?: string;
 }
 
+/** Which archived standings to read, as the history route's query parameters name them. */
+export interface AdminHistoryOptions {
+  /** The start of the period (ISO 8601); the latest archived period when absent. */
+  period?: string;
+  /** The league (default: the lowest). */
+  league?: string;
+  limit?: number;
+  offset?: number;
+}
+
 /** A document as the admin API answers it: `{id, path, data}` and the version of its last write. */
 export interface AdminDocument extends DocumentRecord {
   version: number;
@@ -73,6 +84,8 @@ export interface AdminApi {
   leaderboards: {
     submit(slug: string, userId: number, value: number): Promise<unknown>;
     me(slug: string, userId: number): Promise<unknown>;
+    /** The final standings of an archived period (`GET /admin/projects/{id}/leaderboards/{slug}/history`; `me` is null). */
+    history(slug: string, options?: AdminHistoryOptions): Promise<HistoryView>;
   };
   users: {
     get(id: number): Promise<unknown>;
@@ -104,6 +117,9 @@ function writeRequest(options: AdminWriteOptions): WriteRequest {
     ...(ifMatch !== undefined ? { precondition: { ifMatch: parseVersionTags(String(ifMatch)) } } : {}),
   };
 }
+
+/** No player: the history's `me` is null. */
+const NO_USER = 0;
 
 const parsed = (json: string) => JSON.parse(json) as DocumentRecord;
 
@@ -146,6 +162,7 @@ export function adminApi(deps: AdminApiDeps, projectId: number): AdminApi {
       submit: (slug, userId, value) => asHttp(() => leaderboards.submit(projectId, slug, userId, value, 'server')),
       me: (slug, userId) =>
         asHttp(async () => (await leaderboards.bundle(projectId, userId, slug, { include: ['me'] })).me),
+      history: (slug, options = {}) => asHttp(() => leaderboards.history(projectId, NO_USER, slug, options)),
     },
     users: {
       get: (id) => asHttp(() => users.getUser(projectId, id)),
