@@ -1,10 +1,12 @@
 /**
  * §17 presence through the SDK against a real server process: two tabs (two clients) of one user are
  * one `onPresence` entry with two connections; one tab closing leaves the user present, both closing
- * removes them; `update(state)` reaches the others; `leave()` removes the node at once.
+ * removes them; `update(state)` reaches the others; `leave()` removes the node at once; a dropped
+ * connection's node is deleted and the reconnected client is present again under a new connection id.
  */
 import { describe, expect, it } from 'vitest';
 import type { Client, PresenceEntry } from '../../packages/client/src/index.js';
+import { startCutProxy } from './cut-proxy.js';
 import { serviceForSuite, until } from './service.js';
 
 const suite = serviceForSuite();
@@ -89,6 +91,28 @@ describe('presence()', () => {
     const check = watchPresence(await suite.guest('presence-watcher-3'), 'presence/two');
     await check.reaches([[bobId, 1, { name: 'Bob' }]]);
     expect(room.lists).toHaveLength(calls);
+  });
+
+  it('after a dropped connection the node is deleted, and written again under the new connection id', async () => {
+    const proxy = await startCutProxy(Number(new URL(suite.service.url).port));
+    try {
+      const eve = suite.client({ url: proxy.url });
+      const eveId = (await eve.auth.guest('presence-eve')).id;
+      const room = watchPresence(await suite.guest('presence-watcher-5'), 'presence/drop');
+      await eve.presence('presence/drop', { name: 'Eve' }).joined;
+      await room.reaches([[eveId, 1, { name: 'Eve' }]]);
+      const first = eve.socket.life.connectionId;
+
+      proxy.cut();
+      await room.reaches([]);
+      proxy.resume();
+      await room.reaches([[eveId, 1, { name: 'Eve' }]]);
+      const second = eve.socket.life.connectionId;
+      expect(second).not.toBe(first);
+      expect(Object.keys((await eve.ref(`presence/drop/${eveId}`).get()) as object)).toEqual([second]);
+    } finally {
+      await proxy.close();
+    }
   });
 
   it('leave() removes the node and its on-disconnect delete; the client stays connected', async () => {
