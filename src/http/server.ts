@@ -1,7 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { Ajv, type Options as AjvOptions, type ValidateFunction } from 'ajv';
-import fastJsonStringify from 'fast-json-stringify';
 import Fastify, {
   type FastifyBaseLogger,
   type FastifyInstance,
@@ -22,7 +20,7 @@ import { answerExpectContinue } from './expect-continue.js';
 import { logSerializers, redactPaths } from './logging.js';
 import { registerOpenApi } from './openapi.js';
 import { type RateLimits, registerRateLimits } from './rate-limit.js';
-import { addStorableTextKeyword, withInputLimits } from './schema-limits.js';
+import { lazySerializer, lazyValidator } from './schema-compilers.js';
 import { coalesceResponseWrites } from './write-coalescing.js';
 
 /** A Fastify instance whose route schemas are TypeBox schemas. */
@@ -46,44 +44,6 @@ export interface HttpOptions {
 }
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
-
-const ajvBase: AjvOptions = { allErrors: true, useDefaults: true, removeAdditional: false, strict: false };
-// Bodies are JSON already: a string where a number belongs is an error, not something to convert.
-const bodyAjv = new Ajv({ ...ajvBase, coerceTypes: false });
-// Query strings and path parameters are text: `limit=5` must become 5, `limit=abc` a 422.
-const textAjv = new Ajv({ ...ajvBase, coerceTypes: 'array' });
-addStorableTextKeyword(bodyAjv);
-addStorableTextKeyword(textAjv);
-
-/*
- * Validators and serializers compiled once per schema object in a process: the same TypeBox
- * schema serves several routes (the `/client` copies, shared bodies), and compiling every route's
- * schemas was most of an app's build (about 0.85 s of a start, and of every app a test builds).
- */
-const validators = new Map<Ajv, WeakMap<object, ValidateFunction>>([
-  [bodyAjv, new WeakMap()],
-  [textAjv, new WeakMap()],
-]);
-const serializers = new WeakMap<object, (data: unknown) => string>();
-
-function compiledValidator(ajv: Ajv, schema: unknown): ValidateFunction {
-  const cache = validators.get(ajv) as WeakMap<object, ValidateFunction>;
-  let validate = cache.get(schema as object);
-  if (!validate) {
-    validate = ajv.compile(withInputLimits(schema) as object);
-    cache.set(schema as object, validate);
-  }
-  return validate;
-}
-
-function compiledSerializer(schema: unknown): (data: unknown) => string {
-  let serialize = serializers.get(schema as object);
-  if (!serialize) {
-    serialize = fastJsonStringify(schema as Parameters<typeof fastJsonStringify>[0]);
-    serializers.set(schema as object, serialize);
-  }
-  return serialize;
-}
 
 function emptyBodyAsObject(request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void {
   if (request.body === undefined || request.body === null) request.body = {};
@@ -127,10 +87,8 @@ export async function createHttpApp(options: HttpOptions): Promise<HttpApp> {
 
   app.decorateRequest('projectId', 0);
   app.decorateRequest('userId', 0);
-  app.setValidatorCompiler(({ schema, httpPart }) =>
-    compiledValidator(httpPart === 'body' ? bodyAjv : textAjv, schema),
-  );
-  app.setSerializerCompiler(({ schema }) => compiledSerializer(schema));
+  app.setValidatorCompiler(({ schema, httpPart }) => lazyValidator(httpPart, schema));
+  app.setSerializerCompiler(({ schema }) => lazySerializer(schema));
 
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
