@@ -43,6 +43,13 @@ export interface DisconnectOpsOptions {
   observer?: DisconnectObserver;
 }
 
+/**
+ * Whether a run failed for want of the database (503 other than a before hook's time-out): the op
+ * stays stored and is tried again. Any other failure (rules, a hook's refusal or time-out) drops it.
+ */
+const isOutage = (error: unknown): boolean =>
+  error instanceof AppError && error.code === 'unavailable' && error.message !== 'Hook timed out';
+
 /** Default lease: another instance runs a dead one's ops within 20 s of its last renewal (§17: 30 s). */
 export const DEFAULT_INSTANCE_LEASE_MS = 15_000;
 
@@ -194,7 +201,7 @@ export class DisconnectOps implements ConnectionOpsHost {
       this.options.observer?.disconnectOp('ran');
       return true;
     } catch (error) {
-      if (error instanceof AppError && error.code === 'unavailable') {
+      if (isOutage(error)) {
         this.options.log.warn({ err: error, op: op.id }, 'on-disconnect write postponed: database unavailable');
         return false;
       }
