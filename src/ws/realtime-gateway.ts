@@ -319,7 +319,7 @@ export class RealtimeGateway {
     const functions = this.options.functions;
     if (!functions) return Promise.reject(new AppError('not_found', 'Function not found'));
     const requestId = randomUUID();
-    const log = functionLog(this.log.child({ function: name, request_id: requestId }));
+    const log = functionLog(() => this.log.child({ function: name, request_id: requestId }));
     return functions.call({ projectId, caller, name, input, requestId, log });
   }
 

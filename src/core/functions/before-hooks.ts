@@ -14,7 +14,6 @@ import {
   type BeforeHookName,
   type BeforeHooks,
   type FieldLogger,
-  type FunctionLog,
   FunctionRejection,
   functionLog,
 } from './functions-module.js';
@@ -113,7 +112,6 @@ export class BeforeHookRunner implements WriteHooks {
       return logger;
     };
     let api: AdminApi | undefined;
-    let functionLogger: FunctionLog | undefined;
     const ctx = {
       project_id: projectId,
       caller:
@@ -123,10 +121,7 @@ export class BeforeHookRunner implements WriteHooks {
       get request_id() {
         return origin.requestId;
       },
-      get log() {
-        functionLogger ??= functionLog(log());
-        return functionLogger;
-      },
+      log: functionLog(log),
       now: () => clock.now(),
       get admin() {
         api ??= admin(projectId);

@@ -47,14 +47,19 @@ export class FunctionCalls {
   }
 
   private async run(rpc: FoundRpc, call: RpcCall): Promise<string> {
-    const { clock } = this.deps;
+    const { clock, admin } = this.deps;
+    let api: AdminApi | undefined;
     const ctx = {
       project_id: call.projectId,
       caller: call.caller,
       request_id: call.requestId,
       log: call.log,
       now: () => clock.now(),
-      admin: this.deps.admin(call.projectId),
+      // Made when the function first uses it.
+      get admin() {
+        api ??= admin(call.projectId);
+        return api;
+      },
     };
     try {
       const result = await withinTime(this.deps.timeoutMs, () => rpc.run(ctx, call.input));

@@ -43,7 +43,7 @@ export function functionRoutes(app: HttpApp, deps: FunctionRouteDeps): void {
         const caller: FunctionCaller = key
           ? { server_key: key.keyId }
           : { user_id: request.userId, roles: await deps.rolesOf(projectId, request.userId) };
-        const log = functionLog(request.log.child({ function: request.params.name }));
+        const log = functionLog(() => request.log.child({ function: request.params.name }));
         const result = await deps.functions.call({
           projectId,
           caller,
