@@ -1,5 +1,6 @@
 /**
- * The WebSocket protocol (§4 realtime tree, §10 document listeners, §14 `auth`) as an AsyncAPI 3
+ * The WebSocket protocol (§4 realtime tree, §10 document listeners, §14 `auth`, §16 `call`, §17
+ * `on_disconnect`) as an AsyncAPI 3
  * document, served at `GET /asyncapi.json` beside the OpenAPI one, so client authors have one
  * machine-readable contract. Payloads are TypeBox schemas (JSON Schema).
  */
@@ -51,6 +52,17 @@ export const ListenerChange = Type.Object({
 export const SnapshotEvent = listenerEvent('snapshot', { documents: Type.Array(Document) });
 export const ChangesEvent = listenerEvent('changes', { changes: Type.Array(ListenerChange) });
 
+/** §17: a write stored to run when the connection ends, or the cancel of those at or below `path`. */
+export const OnDisconnectMessage = Type.Object({
+  action: Type.Literal('on_disconnect'),
+  op: Type.Union([Type.Literal('set'), Type.Literal('patch'), Type.Literal('delete'), Type.Literal('cancel')]),
+  path: Path,
+  value: Type.Optional(
+    Type.Unknown({ description: 'set: any value (.sv server values resolved when it runs); patch: an object' }),
+  ),
+  id: Type.Optional(Id),
+});
+
 const clientMessages: Record<string, { summary: string; payload: TSchema }> = {
   subscribe: {
     summary: 'Subscribe to a tree path; with since, resume from the change log',
@@ -98,6 +110,11 @@ const clientMessages: Record<string, { summary: string; payload: TSchema }> = {
     summary: 'Call a server function by name (answered by result, or error with status)',
     payload: object({ action: action('call'), name: Type.String(), input: Type.Unknown(), id: Id }, ['input', 'id']),
   },
+  onDisconnect: {
+    summary:
+      'Store a set, patch or delete to run when this connection ends (at most 64), or cancel every stored one at or below path; answered by ack with action on_disconnect',
+    payload: OnDisconnectMessage,
+  },
 };
 
 const serverMessages: Record<string, { summary: string; payload: TSchema }> = {
@@ -117,7 +134,7 @@ const serverMessages: Record<string, { summary: string; payload: TSchema }> = {
     ]),
   },
   ack: {
-    summary: 'A write committed, an unsubscribe, unlisten or auth done',
+    summary: 'A write committed, an on_disconnect stored or cancelled, an unsubscribe, unlisten or auth done',
     payload: object({ event: event('ack'), action: Type.String(), path: Path, id: Type.Union([Id, ListenerId]) }, [
       'path',
       'id',

@@ -12,7 +12,7 @@ describe('GET /asyncapi.json', () => {
     await t?.close();
   });
 
-  it('describes every client action and server event of §4, §10 and §16', async () => {
+  it('describes every client action and server event of §4, §10, §16 and §17', async () => {
     const response = await t.app.http.inject({ method: 'GET', url: '/asyncapi.json' });
     expect(response.statusCode).toBe(200);
     const document = response.json();
@@ -28,7 +28,18 @@ describe('GET /asyncapi.json', () => {
           .filter(Boolean),
       );
     expect(names('action')).toEqual(
-      new Set(['subscribe', 'unsubscribe', 'set', 'patch', 'delete', 'auth', 'listen', 'unlisten', 'call']),
+      new Set([
+        'subscribe',
+        'unsubscribe',
+        'set',
+        'patch',
+        'delete',
+        'auth',
+        'listen',
+        'unlisten',
+        'call',
+        'on_disconnect',
+      ]),
     );
     expect(names('event')).toEqual(
       new Set(['init', 'update', 'resume', 'ack', 'error', 'cancel', 'snapshot', 'changes', 'result']),
