@@ -25,6 +25,7 @@ import { registerIndexCommands } from './index-commands.js';
 import { positiveInteger } from './positive-integer.js';
 import { registerRulesCommands } from './rules-commands.js';
 import { registerTransferCommands } from './transfer-commands.js';
+import { registerTtlCommands } from './ttl-commands.js';
 import { registerWebhookCommands } from './webhook-commands.js';
 
 /**
@@ -170,6 +171,7 @@ export function buildProgram(env: Record<string, string | undefined>): Command {
   registerAdminCommands(program, withServices);
   registerRulesCommands(program, withServices);
   registerIndexCommands(program, withServices);
+  registerTtlCommands(program, withServices);
   registerWebhookCommands(program, withServices);
   registerBackupCommands(program, config);
   registerFunctionCommands(program, config);

@@ -20,6 +20,15 @@ for (const engine of engines) {
     });
 
     const put = (path: string, data: JsonObject) => t.app.services.documents.put(t.project.projectId, path, data);
+    type Listened = {
+      event: string;
+      id?: string;
+      documents?: { path: string }[];
+      changes?: { document: { path: string } }[];
+    };
+    const listen = async (ws: Awaited<ReturnType<RealtimeTestApp['socket']>>, message: Record<string, unknown>) =>
+      (await ws.request(message as { id: string })) as unknown as Listened;
+    const paths = (m: Listened) => (m.documents ?? []).map((d) => d.path);
     const changeTypes = (ws: Awaited<ReturnType<RealtimeTestApp['socket']>>, id: string) =>
       listenerMessages(ws, id)
         .filter((m) => m.event === 'changes')
@@ -31,23 +40,24 @@ for (const engine of engines) {
       await put('lobbies/b', { closes_at: new Date(T + 3_600_000).toISOString(), n: 2 });
       const ws = await t.socket();
       try {
-        const early = await ws.request({ action: 'listen', id: 'early', collection: 'lobbies' });
-        expect((early.documents as { path: string }[]).map((d) => d.path)).toEqual(['lobbies/a', 'lobbies/b']);
+        const early = await listen(ws, { action: 'listen', id: 'early', collection: 'lobbies' });
+        expect(paths(early)).toEqual(['lobbies/a', 'lobbies/b']);
         clock.set(T + 1);
-        const late = await ws.request({ action: 'listen', id: 'late', collection: 'lobbies', order_by: 'n' });
-        expect((late.documents as { path: string }[]).map((d) => d.path)).toEqual(['lobbies/b']);
-        const doc = await ws.request({ action: 'listen', id: 'doc', doc: 'lobbies/a' });
-        expect(doc.documents).toEqual([]);
+        const late = await listen(ws, { action: 'listen', id: 'late', collection: 'lobbies', order_by: 'n' });
+        expect(paths(late)).toEqual(['lobbies/b']);
+        const doc = await listen(ws, { action: 'listen', id: 'doc', doc: 'lobbies/a' });
+        expect(paths(doc)).toEqual([]);
         // Written already expired: no listener sees it; written live later: it is added.
         await put('lobbies/c', { closes_at: T, n: 3 });
         // A held document written with a time already past leaves the result at once.
         await put('lobbies/b', { closes_at: T - 5, n: 2 });
         await put('lobbies/d', { closes_at: T + 60_000, n: 4 });
-        await ws.waitForCount((m) => m.id === 'late' && m.event === 'changes', 2);
+        await ws.waitForCount((m) => m.id === 'late' && (m as unknown as Listened).event === 'changes', 2);
         expect(changeTypes(ws, 'late')).toEqual(['removed lobbies/b', 'added lobbies/d']);
         // The early listener still holds a (expired, not swept yet) until the sweep deletes it.
         await t.app.services.ttlSweeper.sweep();
-        await ws.waitFor((m) => m.id === 'early' && (m.changes ?? []).some((c) => c.document.path === 'lobbies/a'));
+        const sweptA = (m: Listened) => (m.changes ?? []).some((c) => c.document.path === 'lobbies/a');
+        await ws.waitFor((m) => m.id === 'early' && sweptA(m as unknown as Listened));
         expect(changeTypes(ws, 'early')).toEqual(['removed lobbies/b', 'added lobbies/d', 'removed lobbies/a']);
         expect([...copyOf(ws, 'early').documents.keys()]).toEqual(['lobbies/d']);
         expect(changeTypes(ws, 'doc')).toEqual([]);
