@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --quick] [-- --generator wrk|autocannon] [-- --engines sqlite,postgres] [-- --only http,fanout,memory,redis,scale-out,fanout-mixed,workers] [-- --profile] [-- --match <text>] [-- --seconds N --warmup N] [-- --subscribers 100,1000] [-- --workers N] [-- --from-source]`:
+ * `npm run bench [-- --quick] [-- --generator wrk|autocannon] [-- --engines sqlite,postgres] [-- --only http,fanout,memory,redis,disconnect,scale-out,fanout-mixed,workers] [-- --profile] [-- --match <text>] [-- --seconds N --warmup N] [-- --subscribers 100,1000] [-- --workers N] [-- --from-source]`:
  * every workload against the service on each engine and, in the same run, against the bare
  * baselines; the service runs as `npm start` runs it (`dist/src/main.js`, built first when older
  * than the sources; `--from-source`: `src/main.ts` through tsx, bench/service-entry.ts); prints the Markdown of BENCHMARKS.md (progress goes to stderr) and writes the
@@ -18,7 +18,7 @@ import { benchSettings, type Engine, loadGenerator } from './settings.js';
 import { runBaselineSuite, runServiceSuite, type Section, type SuiteContext } from './suites.js';
 import { runWorkersSuite } from './workers.js';
 
-const SECTIONS: Section[] = ['http', 'fanout', 'memory', 'redis'];
+const SECTIONS: Section[] = ['http', 'fanout', 'memory', 'redis', 'disconnect'];
 // Run after the engines' suites: two instances on PostgreSQL and Redis (bench/scale-out.ts).
 const SCALE_OUT = 'scale-out';
 // The realtime issue's shape: 1,000 subscribers on one path + 100 on distinct paths, one writer

@@ -16,6 +16,7 @@ import {
   serviceWorkloads,
 } from './http-workloads.js';
 import { INDEXED, INDEXED_PUT, putRequest, UNINDEXED, UNINDEXED_PUT_BASELINE } from './indexed-collections.js';
+import { disconnectRows } from './on-disconnect.js';
 import {
   type BenchResult,
   BOARD_READY,
@@ -41,7 +42,7 @@ import { type BenchSettings, type Engine, matches } from './settings.js';
 import { webhookRows } from './webhooks.js';
 
 /** The parts of a run that can be left out while developing (`--only`). */
-export type Section = 'http' | 'fanout' | 'memory' | 'redis';
+export type Section = 'http' | 'fanout' | 'memory' | 'redis' | 'disconnect';
 
 /** What a suite needs: the baseline process runs through the whole run, so that each service
  * workload can be measured in turns with its baseline. */
@@ -440,6 +441,7 @@ export async function runServiceSuite(context: SuiteContext, engine: Engine): Pr
       if (sections.has('http')) await hookedPutRow(context, engine, service, prepared);
       if (sections.has('http')) await webhookRows(context, engine, service, prepared);
       if (sections.has('fanout')) await fanoutRows(context, engine, target, { url: context.bare.wsUrl, headers: {} });
+      if (sections.has('disconnect')) await disconnectRows(context, engine, service, headers);
     } finally {
       const code = await service.server.stop();
       if (code !== 0) log(`  service exited with ${code}; log: ${service.server.logFile}`);
