@@ -281,6 +281,7 @@ export function createServices(config: Config, storage: Storage, options: Servic
       leaderboards,
       rules,
       indexes,
+      ttl,
       limits: config.pathLimits,
       clock,
       recording,

@@ -28,6 +28,7 @@ import { type PathLimits, parseCollectionName, parseDocumentPath } from '../path
 import { OPEN_RULESET, parseRuleset, type Ruleset } from '../rules/ruleset.js';
 import { webhookProblems } from '../webhooks/webhook-events.js';
 import { isWebhookSecret } from '../webhooks/webhook-signing.js';
+import { importedTtls } from './ttl-transfer.js';
 
 const Iso = Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{3}Z$' });
 
@@ -90,6 +91,9 @@ export const ExportIndexSchema = Type.Object({
   ),
 });
 
+/** A collection's TTL field (§17). */
+export const ExportTtlSchema = Type.Object({ collection: Type.String(), field: Type.String() });
+
 /** A webhook (§16); `secret` only in files written with `--with-secrets`. */
 export const ExportWebhookSchema = Type.Object({
   url: Type.String(),
@@ -115,6 +119,8 @@ export const ProjectExportSchema = Type.Object({
   indexes: Type.Optional(Type.Array(ExportIndexSchema)),
   // Optional: files exported before webhooks existed import without any (§16).
   webhooks: Type.Optional(Type.Array(ExportWebhookSchema)),
+  // Optional: files exported before expiring documents existed import without any (§17).
+  ttl: Type.Optional(Type.Array(ExportTtlSchema)),
 });
 
 /** A declared index of an import, checked as `POST …/indexes` checks it. */
@@ -219,6 +225,7 @@ export function parseProjectExport(input: unknown, limits: PathLimits): ProjectE
     checkLeaderboard(board, `leaderboards[${i}]`);
   }
   importedIndexes(file);
+  importedTtls(file);
   for (const [i, webhook] of (file.webhooks ?? []).entries()) {
     const issue = webhookProblems(webhook, [])[0];
     const at = `webhooks[${i}]`;

@@ -3,6 +3,8 @@ import type { Clock } from '../clock.js';
 import type { DocumentCommits } from '../documents/document-commits.js';
 import type { IndexService } from '../documents/index-service.js';
 import { indexSignature, MAX_INDEXES_PER_PROJECT } from '../documents/indexes.js';
+import { collectionOf, isExpired } from '../documents/ttl.js';
+import type { TtlService } from '../documents/ttl-service.js';
 import { AppError, notFound } from '../errors.js';
 import { type EventRecord, type EventRecording, recordOf } from '../events/event-recording.js';
 import { type CommitEvents, documentEvents, treeEvent } from '../events/outbox-events.js';
@@ -23,6 +25,7 @@ import {
 } from './export-format.js';
 import { type ImportRows, importLookup, planImport } from './import-plan.js';
 import type { ImportCommit, TransferStore } from './transfer-store.js';
+import { importedTtls } from './ttl-transfer.js';
 
 /** What an import loaded. */
 export interface ImportSummary {
@@ -80,6 +83,8 @@ export class TransferService {
       rules: Pick<RulesService, 'changed'>;
       /** Where the file's index declarations are counted against the limit and, once committed, built. */
       indexes: Pick<IndexService, 'list' | 'startBuilds'>;
+      /** Where the file's TTL settings are read from and, once the import committed, set (§17). */
+      ttl?: Pick<TtlService, 'list' | 'set'>;
       limits: PathLimits;
       clock: Clock;
       /** Which projects record their events (§16); none by default. */
@@ -90,7 +95,17 @@ export class TransferService {
   /** Everything of a project in the §8 format; webhooks without their secrets unless asked. */
   async exportProject(projectId: number, options: ExportOptions = {}): Promise<ProjectExport> {
     await this.requireProject(projectId);
-    const file = await this.deps.store.exportProject(projectId);
+    const file = { ...(await this.deps.store.exportProject(projectId)) };
+    if (this.deps.ttl) {
+      file.ttl = await this.deps.ttl.list(projectId);
+      // An expired document (§17) is absent to the export as to every read.
+      const fields = new Map(file.ttl.map((ttl) => [ttl.collection, ttl.field.split('__')]));
+      const now = this.deps.clock.now();
+      file.documents = file.documents.filter((document) => {
+        const field = fields.get(collectionOf(document.path));
+        return !field || !isExpired(document.data as JsonObject, field, now);
+      });
+    }
     if (options.withSecrets) return file;
     return { ...file, webhooks: (file.webhooks ?? []).map(({ secret: _left, ...webhook }) => webhook) };
   }
@@ -102,6 +117,7 @@ export class TransferService {
     const tree = this.treeSets(file);
     const rules = importedRules(file);
     const indexes = importedIndexes(file);
+    const ttls = importedTtls(file);
     await this.checkIndexLimit(projectId, indexes);
     const now = this.deps.clock.now();
     // The plan is made inside the engine's transaction; the summary reads which secrets it made.
@@ -128,6 +144,7 @@ export class TransferService {
     if (commit.rules) await this.deps.rules.changed(projectId, commit.rules);
     // Built as a POST builds them: in the background, queries using them once `ready`.
     await this.deps.indexes.startBuilds(projectId, commit.indexes);
+    for (const { collection, field } of ttls) await this.deps.ttl?.set(projectId, collection, field);
     return {
       documents: file.documents.length,
       users: file.users.length,
