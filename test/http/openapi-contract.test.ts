@@ -318,6 +318,17 @@ for (const engine of engines) {
       await expectStatus(200, 'DELETE', `${indexes}/${declared.id}`, owner);
       await expectStatus(404, 'DELETE', `${indexes}/${declared.id}`, owner);
 
+      // Expiring documents (§17).
+      const ttl = `${project}/ttl/sessions`;
+      await expectStatus(404, 'GET', ttl, viewer);
+      await expectStatus(200, 'PUT', ttl, { ...owner, body: { field: 'expires_at' } });
+      await expectStatus(422, 'PUT', ttl, { ...owner, body: { field: 5 } });
+      await expectStatus(403, 'PUT', ttl, { ...viewer, body: { field: 'x' } });
+      await expectStatus(200, 'GET', ttl, viewer);
+      await t.app.services.indexes.whenBuilt();
+      await expectStatus(200, 'DELETE', ttl, owner);
+      await expectStatus(404, 'DELETE', ttl, owner);
+
       // Leaderboards: administration, then the client routes on both prefixes (§5).
       const boards = `${project}/leaderboards`;
       await expectStatus(201, 'POST', boards, {
