@@ -45,4 +45,5 @@ export type Contract = [
   Check<Same<sdk.ListenerChangeWire, Static<typeof ws.ListenerChange>>>,
   Check<Same<sdk.SnapshotEvent, Static<typeof ws.SnapshotEvent>>>,
   Check<Same<sdk.ChangesEvent, Static<typeof ws.ChangesEvent>>>,
+  Check<Same<sdk.OnDisconnectMessage, Static<typeof ws.OnDisconnectMessage>>>,
 ];

@@ -1,5 +1,6 @@
 import { CdsError, socketError } from './errors.js';
 import { below, replaceAt } from './tree.js';
+import type { OnDisconnectMessage } from './types.js';
 import type { WriteMessage } from './write-queue.js';
 
 /** A §17 on-disconnect op as the SDK keeps it (`cancel` is sent, never kept). */
@@ -38,7 +39,7 @@ interface Reply {
 const OWN_ID = /^o\d+$/;
 
 /** Sends a message on the open socket; false when it is not open. */
-export type Send = (message: Record<string, unknown>) => boolean;
+export type Send = (message: Record<string, unknown> | OnDisconnectMessage) => boolean;
 
 /**
  * The on-disconnect ops of one client (§17): sent as `on_disconnect` messages, kept, and armed
@@ -173,7 +174,7 @@ export class DisconnectOps {
 
   private sendOp(op: KeptOp, send: Send): boolean {
     const id = this.nextId();
-    const message = { action: 'on_disconnect', id, op: op.op, path: op.path, ...opValue(op) };
+    const message: OnDisconnectMessage = { action: 'on_disconnect', id, op: op.op, path: op.path, ...opValue(op) };
     this.sent.set(id, { op });
     if (!send(message)) {
       this.sent.delete(id);

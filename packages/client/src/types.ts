@@ -276,6 +276,18 @@ export interface BatchResult {
   results: ({ id: string; path: string; version: number; created?: boolean } | { deleted: string })[];
 }
 
+/**
+ * §17 `on_disconnect`: a write the server runs when this connection ends, or the `cancel` of those
+ * at or below `path` (`id`: the SDK names these messages `o1`, `o2`…, as its own presence writes).
+ */
+export interface OnDisconnectMessage {
+  action: 'on_disconnect';
+  op: 'set' | 'patch' | 'delete' | 'cancel';
+  path: string;
+  value?: unknown;
+  id?: string | number;
+}
+
 /** A §10 `listen` for one document (`id`: the SDK names listeners `l1`, `l2`…). */
 export interface ListenDocumentMessage {
   action: 'listen';
