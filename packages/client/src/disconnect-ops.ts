@@ -82,7 +82,7 @@ export class DisconnectOps {
   cancel(path: string, send: Send): Promise<void> {
     for (const op of this.kept.filter((k) => below(path, k.path) !== null)) {
       if (op.timer) clearTimeout(op.timer);
-      // Never sent: nothing to cancel on the server (one sent resolves on its own ack).
+      // Whether or not the server had it, the op is gone once the cancel is through: its caller is done.
       for (const waiter of op.waiters.splice(0)) waiter.resolve();
     }
     this.kept = this.kept.filter((k) => below(path, k.path) === null);
