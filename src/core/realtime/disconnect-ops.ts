@@ -77,7 +77,6 @@ export class DisconnectOps implements ConnectionOpsHost {
   /** Takes the lease and renews it, claiming lapsed ones, until `stop`. */
   start(): void {
     if (this.timer) return;
-    void this.lease();
     this.timer = setInterval(() => void this.tick(), Math.max(200, Math.floor(this.options.leaseMs / 3)));
     this.timer.unref();
     void this.tick();
@@ -175,7 +174,11 @@ export class DisconnectOps implements ConnectionOpsHost {
       if (this.connections.has(op.connectionId) || this.running.has(op.connectionId)) continue;
       byConnection.set(op.connectionId, [...(byConnection.get(op.connectionId) ?? []), op]);
     }
-    for (const [connectionId, ops] of byConnection) void this.run(connectionId, Promise.resolve(ops));
+    for (const [connectionId, ops] of byConnection) {
+      this.run(connectionId, Promise.resolve(ops)).catch((error: unknown) =>
+        this.options.log.warn({ err: error }, 'on-disconnect writes of a taken-over connection failed'),
+      );
+    }
   }
 
   private async runInOrder(ops: Promise<readonly DisconnectOp[]>): Promise<void> {
