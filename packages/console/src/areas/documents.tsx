@@ -2,6 +2,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, encodePath, query } from '../api.js';
 import { Dialog, ErrorAlert, Pager, parseJson, pretty, ReadOnly, useAction, useLoad, useProject } from '../ui.js';
+import { TtlSetting } from './ttl-setting.js';
 
 interface Doc {
   id: string;
@@ -54,6 +55,7 @@ function Documents(props: { parent: string; collection: string; selected: string
   return (
     <section aria-label="Documents">
       <h3>Documents in {props.collection}</h3>
+      <TtlSetting collection={props.collection} />
       <ErrorAlert error={listing.error} />
       <ul>
         {(listing.data?.documents ?? []).map((doc) => (
