@@ -5,8 +5,10 @@
  * resolved when they run; `cancel` at or below a path; the 64 limit; bad input; the rules when
  * stored and when run (with the auth of when it was stored); admin sockets; a client's own ping.
  */
+import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TOO_MANY_DISCONNECT_OPS } from '../../src/core/realtime/connection-ops.js';
+import { TEST_JWT_SECRET } from '../support/app.js';
 import { engines } from '../support/engines.js';
 import { freshProject, type RealtimeTestApp, startRealtimeApp } from '../support/realtime.js';
 import { MemoryRulesSource } from '../support/rules.js';
@@ -214,6 +216,21 @@ for (const engine of engines) {
       } finally {
         await t.close().catch(() => undefined);
       }
+    });
+
+    it('runs the ops of a socket closed with 4001 when its token expires (§14)', async () => {
+      const t = await freshProject(shared);
+      const token = await new SignJWT({ pid: t.project.projectId, typ: 'access', epoch: 0 })
+        .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+        .setSubject(String(t.userId))
+        .setIssuedAt()
+        .setExpirationTime(Math.floor(Date.now() / 1000) + 2)
+        .sign(new TextEncoder().encode(TEST_JWT_SECRET));
+      const expiring = await t.socket({ ...t.headers, authorization: `Bearer ${token}` });
+      await expiring.request({ action: 'on_disconnect', op: 'set', path: 'expired/ann', value: 4001, id: 1 });
+      expect((await expiring.closed).code).toBe(4001);
+      for (let i = 0; i < 200 && (await read(t, 'expired/ann')) === null; i++) await sleep(25);
+      expect(await read(t, 'expired/ann')).toBe(4001);
     });
 
     it('lets an admin socket store ops too (no rules), and answers a client ping with a pong', async () => {
