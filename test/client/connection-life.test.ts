@@ -135,6 +135,27 @@ describe('on-disconnect ops on the wire', () => {
     ]);
   });
 
+  it('writes nothing back after a write holding a server increment (it would be counted twice)', async () => {
+    void socket.life.arm({ op: 'delete', path: 'hits' });
+    void socket.life.arm({ op: 'set', path: 'me', value: 'gone' });
+    const first = await opened(1);
+    first.ackAll();
+    const hits = socket.write({ action: 'set', path: 'hits', value: { n: { '.sv': { increment: 1 } } } });
+    const me = socket.write({ action: 'set', path: 'me', value: { hp: 3 } });
+    first.ackAll();
+    await Promise.all([hits, me]);
+    const patch = socket.write({ action: 'patch', path: 'me', value: { score: { '.sv': { increment: 5 } } } });
+    first.ackAll();
+    await patch;
+
+    first.close(1006);
+    const second = await opened(2);
+    expect(withoutIds(second.sent)).toEqual([
+      { action: 'on_disconnect', op: 'delete', path: 'hits' },
+      { action: 'on_disconnect', op: 'set', path: 'me', value: 'gone' },
+    ]);
+  });
+
   it('cancel forgets the ops at and below the path (sent when connected, at once when not)', async () => {
     void socket.life.arm({ op: 'delete', path: 'rooms/r1/7' });
     void socket.life.arm({ op: 'delete', path: 'rooms/r1' });

@@ -1,7 +1,7 @@
 import { CdsError, socketError } from './errors.js';
 import { below, replaceAt } from './tree.js';
 import type { OnDisconnectMessage } from './types.js';
-import type { WriteMessage } from './write-queue.js';
+import { holdsIncrement, type WriteMessage } from './write-queue.js';
 
 /** A §17 on-disconnect op as the SDK keeps it (`cancel` is sent, never kept). */
 export interface DisconnectOp {
@@ -96,6 +96,11 @@ export class DisconnectOps {
   /** An acknowledged write of the client: when an op is kept at its path, it is the value to restore there. */
   wrote(message: WriteMessage): void {
     if (message.if_match !== undefined || !this.kept.some((k) => k.path === message.path)) return;
+    // Its stored value is the server's sum, unknown here; written back, the increment would apply twice.
+    if (message.action !== 'delete' && holdsIncrement(message.value)) {
+      this.restores.delete(message.path);
+      return;
+    }
     if (message.action !== 'patch') {
       this.restores.set(message.path, message);
       return;

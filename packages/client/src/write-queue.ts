@@ -37,7 +37,7 @@ interface Reply {
 }
 
 /** True when `value` holds `{".sv": {"increment": n}}` somewhere. */
-function holdsIncrement(value: unknown): boolean {
+export function holdsIncrement(value: unknown): boolean {
   if (typeof value !== 'object' || value === null) return false;
   const sv = (value as Record<string, unknown>)['.sv'];
   if (typeof sv === 'object' && sv !== null) return true;
