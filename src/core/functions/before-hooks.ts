@@ -69,9 +69,16 @@ export interface BeforeHookDeps {
   observer?: FunctionObserver;
 }
 
+/** A hook that ran past `CDS_HOOK_TIMEOUT_MS`: `503 Hook timed out`. */
+export class HookTimedOut extends AppError {
+  constructor() {
+    super('unavailable', 'Hook timed out');
+  }
+}
+
 /** A hook's outcome for the metrics: its own time-out is `503 Hook timed out`. */
 const hookOutcome = (error: unknown): FunctionOutcome =>
-  error instanceof AppError && error.code === 'unavailable' ? 'timed_out' : outcomeOf(error);
+  error instanceof HookTimedOut ? 'timed_out' : outcomeOf(error);
 
 /** The failure of a hook whose return the write cannot use: `500 Function failed`, its reason logged. */
 export function unusableReplacement(origin: HookOrigin, name: BeforeHookName, why: string): AppError {
@@ -132,7 +139,7 @@ export class BeforeHookRunner implements WriteHooks {
       const result = await withinTime(timeoutMs, () => hook(ctx, argument));
       if (result === TIMED_OUT) {
         log().warn({ timeout_ms: timeoutMs }, 'hook timed out');
-        throw new AppError('unavailable', 'Hook timed out');
+        throw new HookTimedOut();
       }
       if (result === undefined) return undefined;
       // As JSON: what a replacement holds beyond it (a Date, a class instance) is never stored.
@@ -140,8 +147,7 @@ export class BeforeHookRunner implements WriteHooks {
       if (text === undefined) throw new TypeError(`the hook returned ${typeof result}, which is not JSON`);
       return JSON.parse(text) as unknown;
     } catch (error) {
-      if (error instanceof FunctionRejection || (error instanceof AppError && error.code === 'unavailable'))
-        throw error;
+      if (error instanceof FunctionRejection || error instanceof HookTimedOut) throw error;
       log().error({ err: error }, 'hook failed');
       throw new AppError('failed', 'Function failed', undefined, { cause: error });
     }

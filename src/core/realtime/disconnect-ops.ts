@@ -9,7 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../clock.js';
 import { AppError } from '../errors.js';
-import type { ChildLogger, HookOrigin } from '../functions/before-hooks.js';
+import { type ChildLogger, type HookOrigin, HookTimedOut } from '../functions/before-hooks.js';
 import type { JsonObject } from '../json.js';
 import type { PathLimits } from '../paths.js';
 import { ConnectionOps, type ConnectionOpsHost } from './connection-ops.js';
@@ -48,7 +48,7 @@ export interface DisconnectOpsOptions {
  * stays stored and is tried again. Any other failure (rules, a hook's refusal or time-out) drops it.
  */
 const isOutage = (error: unknown): boolean =>
-  error instanceof AppError && error.code === 'unavailable' && error.message !== 'Hook timed out';
+  error instanceof AppError && error.code === 'unavailable' && !(error instanceof HookTimedOut);
 
 /** Default lease: another instance runs a dead one's ops within 20 s of its last renewal (§17: 30 s). */
 export const DEFAULT_INSTANCE_LEASE_MS = 15_000;
