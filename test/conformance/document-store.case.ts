@@ -2,6 +2,8 @@
  * Behavioural tests of the `DocumentStore` port (§2), run against every engine by
  * test/storage/document-store.test.ts. Each test writes into its own fresh project ids.
  */
+
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { parseDocumentJson } from '../../src/core/documents/document-service.js';
 import type {
@@ -10,6 +12,7 @@ import type {
   DocumentWithCollections,
   QueryDocumentsOptions,
 } from '../../src/core/documents/document-store.js';
+import { putMutation } from '../../src/core/documents/document-writes.js';
 import { AppError } from '../../src/core/errors.js';
 import type { JsonObject } from '../../src/core/json.js';
 import { parseDocumentPath } from '../../src/core/paths.js';
@@ -57,7 +60,18 @@ export function documentStoreCases(engine: EngineFixture): void {
         expect(first).toEqual({ id: expect.stringMatching(UUID), path: 'users/u1', data: { a: 1 }, created: true });
         const second = await put('users/u1', { b: 2 });
         expect(second).toEqual({ id: first.id, path: 'users/u1', data: { b: 2 }, created: false });
-        expect(await store.get(project, 'users/u1')).toEqual({ id: first.id, path: 'users/u1', data: { b: 2 } });
+        const read = await store.get(project, 'users/u1');
+        expect(read).toEqual({ id: first.id, path: 'users/u1', data: { b: 2 }, version: expect.any(Number) });
+      });
+
+      it('get answers the version of the document’s last write', async () => {
+        const path = parseDocumentPath('versions/v1');
+        const first = await store.apply(project, [putMutation(path, { n: 1 }, randomUUID())]);
+        expect((await store.get(project, 'versions/v1'))?.version).toBe(first.applied[0]?.version);
+        await put('versions/other', { n: 0 });
+        const second = await store.apply(project, [putMutation(path, { n: 2 }, randomUUID())]);
+        expect(second.applied[0]?.version).toBeGreaterThan(first.applied[0]?.version ?? Infinity);
+        expect((await store.get(project, 'versions/v1'))?.version).toBe(second.applied[0]?.version);
       });
 
       it('round-trips data to a deep-equal object', async () => {
@@ -81,7 +95,7 @@ export function documentStoreCases(engine: EngineFixture): void {
         const id = '7c0e5bd8-6d8f-4e43-9b52-3a8f1e2f1f4a';
         const record = await insert(store, project, parseDocumentPath(`posts/${id}`), id, { t: 'x' });
         expect(record).toEqual({ id, path: `posts/${id}`, data: { t: 'x' } });
-        expect(await store.get(project, `posts/${id}`)).toEqual(record);
+        expect(await store.get(project, `posts/${id}`)).toEqual({ ...record, version: expect.any(Number) });
         await expect(insert(store, project, parseDocumentPath(`posts/${id}`), id, {})).rejects.toThrow();
       });
 
@@ -94,7 +108,12 @@ export function documentStoreCases(engine: EngineFixture): void {
         const merged = await merge(store, project, 'users/u1', { a: 2, nested: { x: 9 }, gone: null, added: [1] });
         const data = { a: 2, nested: { x: 9 }, keep: 'k', gone: null, added: [1] };
         expect(merged).toEqual({ id, path: 'users/u1', data });
-        expect(await store.get(project, 'users/u1')).toEqual({ id, path: 'users/u1', data });
+        expect(await store.get(project, 'users/u1')).toEqual({
+          id,
+          path: 'users/u1',
+          data,
+          version: expect.any(Number),
+        });
       });
 
       it('merge of a missing document is null and creates nothing', async () => {
@@ -503,9 +522,14 @@ export function documentStoreCases(engine: EngineFixture): void {
           id: original.id,
           path: 'users/u1',
           data: { secret: 1 },
+          version: expect.any(Number),
         });
         expect((await store.get(project, 'users/u1/posts/p1'))?.data).toEqual({ secret: 2 });
-        expect(await store.get(other, 'users/u1')).toEqual({ id: copy.id, path: 'users/u1', data: { mine: true } });
+        expect(await store.get(other, 'users/u1')).toMatchObject({
+          id: copy.id,
+          path: 'users/u1',
+          data: { mine: true },
+        });
       });
     });
   });

@@ -18,6 +18,7 @@ import type {
   DocumentStore,
   DocumentWithCollections,
   QueryDocumentsOptions,
+  StoredDocument,
 } from './document-store.js';
 import {
   type BatchResult,
@@ -104,10 +105,7 @@ export class DocumentService {
         );
       },
     };
-    this.writes = new DocumentWrites(writer, limits, clock, hooks, async (projectId, path) => {
-      const found = await this.getWithCollections(projectId, path);
-      return found ? { ...parseDocumentJson(found.document), version: found.version } : null;
-    });
+    this.writes = new DocumentWrites(writer, limits, clock, hooks, (projectId, path) => this.stored(projectId, path));
   }
 
   /** Inserts or replaces the document at `rawPath`. */
@@ -158,6 +156,15 @@ export class DocumentService {
     if (ttls.size === 0) return found;
     const field = ttls.get(collectionOf(path));
     return field && isExpired(parseDocumentJson(found.document).data, field, this.ttl.now()) ? null : found;
+  }
+
+  /** The document at a normalized path as a write's hook is shown it, or null when absent or expired (§17). */
+  private async stored(projectId: number, path: string): Promise<StoredDocument | null> {
+    const found = await this.store.get(projectId, path);
+    if (!found) return null;
+    const ttls = this.ttl.cached(projectId) ?? (await this.ttl.of(projectId));
+    const field = ttls.get(collectionOf(path));
+    return field && isExpired(found.data, field, this.ttl.now()) ? null : found;
   }
 
   /** Shallow-merges `patch` into the document, then applies the transforms; 404 when missing. */

@@ -190,8 +190,8 @@ export interface DocumentStore {
      */
     events?: EventRecord,
   ): Promise<AppliedCall>;
-  /** The document at `path`, or null. */
-  get(projectId: number, path: string): Promise<DocumentRecord | null>;
+  /** The document at `path` and the version of its last write, or null (expired ones included: core decides). */
+  get(projectId: number, path: string): Promise<StoredDocument | null>;
   /**
    * The document at `path` with `childCollections(path)` in one call (one statement on
    * PostgreSQL, which document GET needs); null when the document does not exist, even when

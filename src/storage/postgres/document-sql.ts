@@ -32,6 +32,7 @@ const BOUND_TERMS: SkipScanTerms = { project: '$1', prefix: '$2::text', start: '
 /** The fixed statements of the PostgreSQL document store, exported so tests can EXPLAIN exactly them. */
 export const postgresDocumentSql = {
   get: 'SELECT id, path, data FROM documents WHERE project_id = $1 AND path = $2',
+  getStored: 'SELECT id, path, data, version::float8 AS version FROM documents WHERE project_id = $1 AND path = $2',
   list: `SELECT ${DOCUMENT_JSON} FROM documents
 WHERE project_id = $1 AND parent = $2 AND collection = $3 AND path > $4
 ORDER BY path LIMIT $5`,

@@ -13,6 +13,7 @@ import type {
   QueryDocumentsOptions,
   QueryResult,
   QuerySnapshot,
+  StoredDocument,
 } from '../../core/documents/document-store.js';
 import type { EventRecord } from '../../core/events/event-recording.js';
 import { defaultRetention } from '../../core/realtime/tree-service.js';
@@ -119,8 +120,10 @@ export class PostgresDocumentStore implements DocumentStore {
     );
   }
 
-  async get(projectId: number, path: string): Promise<DocumentRecord | null> {
-    const { rows } = await this.pool.query<DocumentRecord>(prepared('get', postgresDocumentSql.get, [projectId, path]));
+  async get(projectId: number, path: string): Promise<StoredDocument | null> {
+    const { rows } = await this.pool.query<StoredDocument>(
+      prepared('getStored', postgresDocumentSql.getStored, [projectId, path]),
+    );
     return rows[0] ?? null;
   }
 

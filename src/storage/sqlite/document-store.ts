@@ -16,6 +16,7 @@ import type {
   QueryDocumentsOptions,
   QueryResult,
   QuerySnapshot,
+  StoredDocument,
 } from '../../core/documents/document-store.js';
 import type { EventRecord } from '../../core/events/event-recording.js';
 import { documentEvents } from '../../core/events/outbox-events.js';
@@ -172,9 +173,9 @@ export class SqliteDocumentStore implements DocumentStore {
     return applied;
   }
 
-  async get(projectId: number, path: string): Promise<DocumentRecord | null> {
-    const row = this.statements.get.get({ project: projectId, path });
-    return row ? toRecord(row) : null;
+  async get(projectId: number, path: string): Promise<StoredDocument | null> {
+    const row = this.statements.getStored.get({ project: projectId, path });
+    return row ? { ...toRecord(row), version: row.version } : null;
   }
 
   async getWithCollections(projectId: number, path: string): Promise<DocumentWithCollections | null> {
