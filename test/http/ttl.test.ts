@@ -1,11 +1,25 @@
 /** Expiring documents (§17) over HTTP on both engines: the admin routes, every read, writes, and the sweep. */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { parseDocumentJson } from '../../src/core/documents/document-service.js';
+import { FunctionRegistry } from '../../src/core/functions/function-registry.js';
 import type { JsonObject } from '../../src/core/json.js';
+import { defineFunctions } from '../../src/functions/index.js';
 import { adminFixture } from '../support/admin.js';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { ManualClock } from '../support/clock.js';
 import { engines } from '../support/engines.js';
+
+/** The `document.written` events an after handler was given (§16: a sweep's deletes are announced). */
+const written: { path: string; deleted: boolean; previous: unknown }[] = [];
+const functions = FunctionRegistry.of([
+  {
+    file: 'events.ts',
+    definition: defineFunctions({
+      projects: '*',
+      after: { 'document.written': (_ctx, event) => void written.push(event.data as (typeof written)[number]) },
+    }),
+  },
+]);
 
 for (const engine of engines) {
   describe.skipIf(engine.unavailable)(`expiring documents (§17) on ${engine.name}`, () => {
@@ -17,7 +31,8 @@ for (const engine of engines) {
     let collection: string;
     let tests = 0;
     beforeAll(async () => {
-      t = await startTestApp(engine, {}, { clock });
+      written.length = 0;
+      t = await startTestApp(engine, {}, { clock, functions });
       f = await adminFixture(t);
     });
     afterAll(async () => {
@@ -201,6 +216,12 @@ for (const engine of engines) {
         `${collection}/later`,
       ]);
       expect(await sweeper.sweep()).toBe(0);
+      // Announced as any delete: a document.written event with deleted: true and the data it had.
+      await t.app.services.consumers.settled();
+      expect(written.filter((event) => event.path === `${collection}/old`).at(-1)).toMatchObject({
+        deleted: true,
+        previous: { expires: T },
+      });
     });
   });
 }
