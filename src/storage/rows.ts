@@ -14,6 +14,7 @@ import {
   type IndexState,
   indexSignature,
 } from '../core/documents/indexes.js';
+import type { StoredTtl } from '../core/documents/ttl-store.js';
 import type { JsonValue } from '../core/json.js';
 import type { LeaderboardEntry, Standing } from '../core/leaderboards/leaderboard-model.js';
 import type { ArchivedStanding, EntryWrite, PeriodStanding } from '../core/leaderboards/leaderboard-store.js';
@@ -144,6 +145,24 @@ export const webhookRows = {
     if (row.secret === null) throw new Error('an imported webhook to create has no secret');
     return row.secret;
   },
+};
+
+/** A collection's TTL setting (§17): a row of `document_ttls`, its field path joined by `__`. */
+export interface TtlRow {
+  project_id: number;
+  collection: string;
+  field: string;
+  index_id: number | null;
+}
+
+export const ttlRows = {
+  columns: 'project_id, collection, field, index_id',
+  of: (row: TtlRow): StoredTtl => ({
+    projectId: row.project_id,
+    collection: row.collection,
+    field: row.field.split('__'),
+    indexId: row.index_id,
+  }),
 };
 
 /** A declared index (§15): a row of `document_indexes`, its fields stored as JSON text in their API form. */

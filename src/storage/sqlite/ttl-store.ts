@@ -5,23 +5,12 @@
 import type Database from 'better-sqlite3';
 import type { LiveFilter } from '../../core/documents/ttl.js';
 import type { StoredTtl, TtlStore } from '../../core/documents/ttl-store.js';
+import { type TtlRow, ttlRows } from '../rows.js';
 import { compileLive, registerTimeFunction } from './ttl-sql.js';
 import { SqliteParamList } from './where-sql.js';
 
-interface TtlRow {
-  project_id: number;
-  collection: string;
-  field: string;
-  index_id: number | null;
-}
-
-const COLUMNS = 'project_id, collection, field, index_id';
-const toTtl = (row: TtlRow): StoredTtl => ({
-  projectId: row.project_id,
-  collection: row.collection,
-  field: row.field.split('__'),
-  indexId: row.index_id,
-});
+const COLUMNS = ttlRows.columns;
+const toTtl = ttlRows.of;
 
 export class SqliteTtlStore implements TtlStore {
   constructor(private readonly db: Database.Database) {
