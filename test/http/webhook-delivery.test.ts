@@ -28,7 +28,9 @@ for (const engine of engines) {
     const receiver = new WebhookReceiver();
     beforeAll(async () => {
       await receiver.start();
-      t = await startTestApp(engine, {}, { webhookDelivery: { firstRetryMs: 5, giveUpMs: 300 } });
+      // Give-up after 3 s: the events failing three times must be retried, not given up, on a loaded
+      // machine (300 ms was passed there), while the give-up case below still ends in seconds.
+      t = await startTestApp(engine, {}, { webhookDelivery: { firstRetryMs: 5, giveUpMs: 3000 } });
       f = await adminFixture(t);
       hooks = `/admin/projects/${f.projectId}/webhooks`;
     });
