@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient } from '../../packages/client/src/index.js';
-import { CHROMIUM, chromiumAvailable, launchChromium } from '../support/chromium.js';
+import { CHROMIUM, chromiumAvailable, closeChromium, launchChromium } from '../support/chromium.js';
 import { type Service, startService } from './service.js';
 import { type StaticProxy, startStaticProxy } from './static-proxy.js';
 
@@ -57,7 +57,7 @@ describe.skipIf(!available && !required)('@cds/client in headless Chromium', () 
     );
   });
   afterAll(async () => {
-    await browser?.close();
+    await closeChromium(browser);
     await site?.close();
     await example?.close();
     await service?.stop();

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient } from '../../packages/client/src/index.js';
-import { CHROMIUM, chromiumAvailable, launchChromium } from '../support/chromium.js';
+import { CHROMIUM, chromiumAvailable, closeChromium, launchChromium } from '../support/chromium.js';
 import { type Service, startService, until } from './service.js';
 import { type StaticProxy, startStaticProxy } from './static-proxy.js';
 
@@ -42,7 +42,7 @@ describe.skipIf(!available && !required)('examples/lobby in headless Chromium', 
     );
   });
   afterAll(async () => {
-    await browser?.close();
+    await closeChromium(browser);
     await example?.close();
     await service?.stop();
     rmSync(scratch, { recursive: true, force: true });

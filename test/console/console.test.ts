@@ -12,7 +12,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_PASSWORD, adminFixture, type TestAdmin } from '../support/admin.js';
 import { startTestApp, type TestApp } from '../support/app.js';
-import { CHROMIUM, chromiumAvailable, launchChromium } from '../support/chromium.js';
+import { CHROMIUM, chromiumAvailable, closeChromium, launchChromium } from '../support/chromium.js';
 import { engines } from '../support/engines.js';
 import { expectUi } from './ui-expect.js';
 
@@ -50,7 +50,7 @@ describe.skipIf(!available && !required)('web console (§13) in headless Chromiu
   });
   afterAll(async () => {
     expect(pageErrors).toEqual([]);
-    await browser?.close();
+    await closeChromium(browser);
     await t?.close();
   });
 

@@ -11,7 +11,7 @@ import { FunctionRegistry } from '../../src/core/functions/function-registry.js'
 import { defineFunctions, reject } from '../../src/functions/index.js';
 import { ADMIN_PASSWORD, adminFixture, type TestAdmin } from '../support/admin.js';
 import { startTestApp, type TestApp } from '../support/app.js';
-import { CHROMIUM, chromiumAvailable, launchChromium } from '../support/chromium.js';
+import { CHROMIUM, chromiumAvailable, closeChromium, launchChromium } from '../support/chromium.js';
 import { engines } from '../support/engines.js';
 import { expectUi } from './ui-expect.js';
 
@@ -58,7 +58,7 @@ describe.skipIf(!available && !required)('web console (§13): server functions i
   });
   afterAll(async () => {
     expect(pageErrors).toEqual([]);
-    await browser?.close();
+    await closeChromium(browser);
     await t?.close();
   });
 

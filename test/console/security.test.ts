@@ -14,7 +14,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_PASSWORD, adminFixture, type TestAdmin } from '../support/admin.js';
 import { startTestApp, type TestApp } from '../support/app.js';
-import { CHROMIUM, chromiumAvailable, launchChromium } from '../support/chromium.js';
+import { CHROMIUM, chromiumAvailable, closeChromium, launchChromium } from '../support/chromium.js';
 import { sqliteEngine } from '../support/engines.js';
 import { expectUi } from './ui-expect.js';
 
@@ -94,7 +94,7 @@ describe.skipIf(!available && !required)('console security (issue 34) in headles
     });
   });
   afterAll(async () => {
-    await browser?.close();
+    await closeChromium(browser);
     await t?.close();
   });
 

@@ -10,7 +10,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_PASSWORD, adminFixture, type TestAdmin } from '../support/admin.js';
 import { startTestApp, type TestApp } from '../support/app.js';
-import { CHROMIUM, chromiumAvailable, launchChromium } from '../support/chromium.js';
+import { CHROMIUM, chromiumAvailable, closeChromium, launchChromium } from '../support/chromium.js';
 import { engines } from '../support/engines.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';
 import { expectUi } from './ui-expect.js';
@@ -45,7 +45,7 @@ describe.skipIf(!available && !required)('web console (§13): webhooks in headle
   });
   afterAll(async () => {
     expect(pageErrors).toEqual([]);
-    await browser?.close();
+    await closeChromium(browser);
     await t?.close();
     await receiver.stop();
   });

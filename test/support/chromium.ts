@@ -29,3 +29,19 @@ export function launchChromium(): Promise<Browser> {
     ],
   });
 }
+
+/**
+ * Closes the browser, waiting at most `ms`: a Chromium that does not exit in time (seen once on a
+ * loaded machine, the suite's afterAll then timing out after 60 s) is left to the end of the test
+ * process instead of failing a suite whose tests passed. Says so on the console.
+ */
+export async function closeChromium(browser: Browser | undefined, ms = 10_000): Promise<void> {
+  if (!browser) return;
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<'late'>((resolve) => {
+    timer = setTimeout(() => resolve('late'), ms);
+  });
+  const outcome = await Promise.race([browser.close().then(() => 'closed' as const), late]);
+  clearTimeout(timer);
+  if (outcome === 'late') console.warn(`Chromium did not close within ${ms} ms; left to the test process's exit`);
+}
