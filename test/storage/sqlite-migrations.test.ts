@@ -88,7 +88,11 @@ describe('SQLite migration 5: documents as a rowid table with JSONB data', () =>
       expect(String(table)).not.toMatch(/WITHOUT ROWID/i);
       const types = storage.db.prepare('SELECT DISTINCT typeof(data) FROM documents').pluck().all();
       expect(types).toEqual(['blob']);
-      expect(await storage.documents.get(1, 'users/u1')).toMatchObject({ id: 'id-u1', path: 'users/u1', data: { a: 1 } });
+      expect(await storage.documents.get(1, 'users/u1')).toMatchObject({
+        id: 'id-u1',
+        path: 'users/u1',
+        data: { a: 1 },
+      });
       expect(await storage.documents.childCollections(1, 'users/u1')).toEqual(['posts']);
       const listed = await storage.documents.list(1, { parent: 'users/u1', collection: 'posts', limit: 10 });
       expect(listed.map(parseDocumentJson)).toEqual([{ id: 'id-p1', path: 'users/u1/posts/p1', data: { b: [2] } }]);
