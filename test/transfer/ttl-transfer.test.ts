@@ -76,5 +76,33 @@ for (const engine of engines) {
       expect(await t.app.services.ttl.list(target)).toEqual([]);
       expect(await t.app.services.storage.documents.get(target, 'codes/a')).toBeNull();
     });
+
+    it('refuses settings whose sweep indexes would pass the 64 indexes of a project, before importing anything', async () => {
+      const target = await emptyProject();
+      for (let i = 0; i < 63; i += 1) {
+        await t.app.services.indexes.create(target, { collection: 'full', fields: [{ field: `f${i}` }] });
+      }
+      const file = {
+        format: 'cds-export',
+        version: 1,
+        documents: [{ path: 'codes/a', data: {} }],
+        realtime: null,
+        users: [],
+        leaderboards: [],
+        // One index led by `f0` exists already; `until` needs a 64th, `expires` a 65th.
+        ttl: [
+          { collection: 'full', field: 'f0' },
+          { collection: 'codes', field: 'until' },
+          { collection: 'sessions', field: 'expires' },
+        ],
+      } as ProjectExport;
+      await expect(t.app.services.transfer.importProject(target, file)).rejects.toThrow(/ttl: its sweep indexes would give the project more than 64 indexes/);
+      expect(await t.app.services.storage.documents.get(target, 'codes/a')).toBeNull();
+      expect(await t.app.services.ttl.list(target)).toEqual([]);
+      // Without the third setting it fits: all of it is imported.
+      await t.app.services.transfer.importProject(target, { ...file, ttl: file.ttl?.slice(0, 2) });
+      expect(await t.app.services.storage.documents.get(target, 'codes/a')).not.toBeNull();
+      expect((await t.app.services.ttl.list(target)).map((ttl) => ttl.collection)).toEqual(['codes', 'full']);
+    });
   });
 }

@@ -118,7 +118,7 @@ export class TransferService {
     const rules = importedRules(file);
     const indexes = importedIndexes(file);
     const ttls = importedTtls(file);
-    await this.checkIndexLimit(projectId, indexes);
+    await this.checkIndexLimit(projectId, indexes, ttls);
     const now = this.deps.clock.now();
     // The plan is made inside the engine's transaction; the summary reads which secrets it made.
     const planned: { rows?: ImportRows } = {};
@@ -160,14 +160,30 @@ export class TransferService {
     };
   }
 
-  /** A project may not end with more indexes than a POST would let it have (checked before, not in, the transaction). */
-  private async checkIndexLimit(projectId: number, indexes: ImportedIndex[]): Promise<void> {
-    if (indexes.length === 0) return;
+  /**
+   * A project may not end with more indexes than a POST would let it have, counting those its TTL
+   * settings declare (a setting's sweep needs an index led by its field, made when none is there):
+   * checked before the transaction, so that the settings, set after it, cannot be refused then.
+   */
+  private async checkIndexLimit(
+    projectId: number,
+    indexes: ImportedIndex[],
+    ttls: readonly { collection: string; field: string }[],
+  ): Promise<void> {
+    if (indexes.length === 0 && ttls.length === 0) return;
     const existing = (await this.deps.indexes.list(projectId)).indexes;
     const signatures = new Set(existing.map((index) => JSON.stringify([index.collection, index.fields])));
     const added = indexes.filter((index) => !signatures.has(indexSignature(index.collection, index.fields))).length;
     if (existing.length + added > MAX_INDEXES_PER_PROJECT) {
       throw badItem('indexes', `the project would have more than ${MAX_INDEXES_PER_PROJECT} indexes`);
+    }
+    const led = new Set([
+      ...existing.map((index) => `${index.collection}/${index.fields[0]?.field}`),
+      ...indexes.map((index) => `${index.collection}/${index.fields[0]?.field.join('__')}`),
+    ]);
+    const forTtls = ttls.filter((ttl) => !led.has(`${ttl.collection}/${ttl.field}`)).length;
+    if (existing.length + added + forTtls > MAX_INDEXES_PER_PROJECT) {
+      throw badItem('ttl', `its sweep indexes would give the project more than ${MAX_INDEXES_PER_PROJECT} indexes`);
     }
   }
 
