@@ -35,7 +35,7 @@ import type { IndexSource } from './index-service.js';
 import { chooseIndex } from './indexes.js';
 import type { QueryStats } from './query-stats.js';
 import { collectionOf, isExpired } from './ttl.js';
-import { expiringMutations, liveFilter, noTtls, type TtlSource } from './ttl-service.js';
+import { expiringMutations, liveFilter, noTtls, type ProjectTtls, type TtlSource } from './ttl-service.js';
 
 /** What the list endpoint takes beyond the collection. */
 export interface ListRequest {
@@ -152,19 +152,25 @@ export class DocumentService {
   async getWithCollections(projectId: number, path: string): Promise<DocumentWithCollections | null> {
     const found = await this.store.getWithCollections(projectId, path);
     if (!found) return null;
-    const ttls = this.ttl.cached(projectId) ?? (await this.ttl.of(projectId));
-    if (ttls.size === 0) return found;
-    const field = ttls.get(collectionOf(path));
-    return field && isExpired(parseDocumentJson(found.document).data, field, this.ttl.now()) ? null : found;
+    return (await this.expired(projectId, path, () => parseDocumentJson(found.document).data)) ? null : found;
   }
 
   /** The document at a normalized path as a write's hook is shown it, or null when absent or expired (§17). */
   private async stored(projectId: number, path: string): Promise<StoredDocument | null> {
     const found = await this.store.get(projectId, path);
     if (!found) return null;
-    const ttls = this.ttl.cached(projectId) ?? (await this.ttl.of(projectId));
-    const field = ttls.get(collectionOf(path));
-    return field && isExpired(found.data, field, this.ttl.now()) ? null : found;
+    return (await this.expired(projectId, path, () => found.data)) ? null : found;
+  }
+
+  /** The project's TTL collections: at once when cached, else once read. */
+  private ttls(projectId: number): ProjectTtls | Promise<ProjectTtls> {
+    return this.ttl.cached(projectId) ?? this.ttl.of(projectId);
+  }
+
+  /** Whether the stored document at `path` has expired (§17); its `data` is asked for in a TTL collection only. */
+  private async expired(projectId: number, path: string, data: () => JsonObject): Promise<boolean> {
+    const field = (await this.ttls(projectId)).get(collectionOf(path));
+    return field !== undefined && isExpired(data(), field, this.ttl.now());
   }
 
   /** Shallow-merges `patch` into the document, then applies the transforms; 404 when missing. */
@@ -201,7 +207,7 @@ export class DocumentService {
     const parent = parseParentPath(request.parentPath, this.limits);
     const limit = request.limit ?? DEFAULT_LIST_LIMIT;
     const startAfter = request.startAfter ? this.startAfterPath(parent, collection, request.startAfter) : undefined;
-    const ttls = this.ttl.cached(projectId) ?? (await this.ttl.of(projectId));
+    const ttls = await this.ttls(projectId);
     // A TTL collection's list is a query, which leaves expired documents out (§17).
     if (filter || ttls.has(collection)) {
       return this.run(projectId, {
@@ -235,7 +241,7 @@ export class DocumentService {
 
   /** `options` keeping only live documents when the collection's documents expire (§17). */
   private async withLive(projectId: number, options: QueryDocumentsOptions): Promise<QueryDocumentsOptions> {
-    const ttls = this.ttl.cached(projectId) ?? (await this.ttl.of(projectId));
+    const ttls = await this.ttls(projectId);
     const live = ttls.size === 0 ? undefined : liveFilter(ttls, options.collection, this.ttl);
     return live ? { ...options, live } : options;
   }
@@ -308,7 +314,7 @@ export class DocumentService {
   ): Promise<{ documents: DocumentRecord[]; total: number }> {
     const collection = parseCollectionName(rawCollection);
     const parent = parseParentPath(rawParent, this.limits);
-    const ttls = this.ttl.cached(projectId) ?? (await this.ttl.of(projectId));
+    const ttls = await this.ttls(projectId);
     const live = liveFilter(ttls, collection, this.ttl);
     if (live) {
       const [documents, total] = await Promise.all([
