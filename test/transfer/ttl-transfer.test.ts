@@ -96,7 +96,9 @@ for (const engine of engines) {
           { collection: 'sessions', field: 'expires' },
         ],
       } as ProjectExport;
-      await expect(t.app.services.transfer.importProject(target, file)).rejects.toThrow(/ttl: its sweep indexes would give the project more than 64 indexes/);
+      await expect(t.app.services.transfer.importProject(target, file)).rejects.toThrow(
+        /ttl: its sweep indexes would give the project more than 64 indexes/,
+      );
       expect(await t.app.services.storage.documents.get(target, 'codes/a')).toBeNull();
       expect(await t.app.services.ttl.list(target)).toEqual([]);
       // Without the third setting it fits: all of it is imported.
