@@ -146,3 +146,16 @@ export function parseJson(text: string, field: string): unknown {
 export function ReadOnly({ what }: { what: string }) {
   return <p class="note">Read-only: your role cannot change {what}.</p>;
 }
+
+/** A secret the API answers once: a read-only field to copy it from, and where to keep it. */
+export function ShownOnce({ label, value, keep = 'store it now' }: { label: string; value: string; keep?: string }) {
+  return (
+    <div class="secret" role="status">
+      <label>
+        {label}
+        <input readOnly value={value} size={Math.min(80, value.length + 2)} onFocus={(e) => e.currentTarget.select()} />
+      </label>
+      <p class="note">Shown this once: {keep}.</p>
+    </div>
+  );
+}

@@ -1,26 +1,13 @@
 /** Server keys and client credentials (§13): create, rotate, revoke; a new secret is shown once, read-only. */
 import { useState } from 'preact/hooks';
 import { api } from '../api.js';
-import { ErrorAlert, ReadOnly, useAction, useLoad, useProject } from '../ui.js';
+import { ErrorAlert, ReadOnly, ShownOnce, useAction, useLoad, useProject } from '../ui.js';
 
 interface ServerKey {
   id: number;
   name: string;
   role: string;
   created_at: string;
-}
-
-/** A secret the API answers once: a read-only field to copy it from. */
-function ShownOnce({ label, value }: { label: string; value: string }) {
-  return (
-    <div class="secret" role="status">
-      <label>
-        {label}
-        <input readOnly value={value} size={Math.min(80, value.length + 2)} onFocus={(e) => e.currentTarget.select()} />
-      </label>
-      <p class="note">Shown this once: store it now.</p>
-    </div>
-  );
 }
 
 function ServerKeys() {

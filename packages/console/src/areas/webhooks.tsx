@@ -5,7 +5,7 @@
  */
 import { useState } from 'preact/hooks';
 import { api, encodePath, query } from '../api.js';
-import { ErrorAlert, ReadOnly, useAction, useLoad, useProject } from '../ui.js';
+import { ErrorAlert, ReadOnly, ShownOnce, useAction, useLoad, useProject } from '../ui.js';
 
 interface Webhook {
   id: number;
@@ -216,15 +216,7 @@ export function WebhooksArea() {
       ) : (
         <ReadOnly what="webhooks" />
       )}
-      {secret ? (
-        <div class="secret" role="status">
-          <label>
-            Signing secret
-            <input readOnly value={secret} size={secret.length + 2} onFocus={(e) => e.currentTarget.select()} />
-          </label>
-          <p class="note">Shown this once: store it with your receiver.</p>
-        </div>
-      ) : null}
+      {secret ? <ShownOnce label="Signing secret" value={secret} keep="store it with your receiver" /> : null}
       {selected ? <Deliveries key={selected.id} webhook={selected} manage={manage} /> : null}
     </>
   );
