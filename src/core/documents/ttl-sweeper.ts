@@ -93,11 +93,14 @@ export class TtlSweeper {
   }
 
   private async sweepRound(): Promise<number> {
+    // Read first: a database without TTL settings is not written to every round for the lease.
+    const settings = await this.deps.ttl.all();
+    if (settings.length === 0) return 0;
     const now = this.deps.clock.now();
     const claimed = await this.deps.ttl.claimSweep(this.deps.owner, now, now + (this.deps.leaseMs ?? 30_000));
     if (!claimed) return 0;
     let deleted = 0;
-    for (const setting of await this.deps.ttl.all()) {
+    for (const setting of settings) {
       try {
         deleted += await this.sweepCollection(setting);
       } catch (error) {
