@@ -150,6 +150,19 @@ for (const engine of engines) {
       expect(data.seen.stored).toMatchObject({ path: 'seen/s', version, data: { a: 1 } });
     });
 
+    it('documents.write is shown stored: null for an expired document (§17: absent to the write)', async () => {
+      const { projectId } = t.project;
+      await t.app.services.ttl.set(projectId, 'seen', 'expires');
+      try {
+        await t.app.services.documents.put(projectId, 'seen/old', { expires: 1, a: 1 });
+        const put = await call('PUT', '/documents/docs/seen/old', { data: { b: 2 } });
+        expect(put.statusCode, put.body).toBe(200);
+        expect(put.json()).toMatchObject({ created: true, data: { seen: { stored: null } } });
+      } finally {
+        await t.app.services.ttl.clear(projectId, 'seen');
+      }
+    });
+
     it('checks path, body and rules before the hook, and the rules judge the write as asked, not the replacement', async () => {
       expect((await call('PUT', '/documents/docs/slow', { data: {} })).statusCode).toBe(400);
       expect((await call('PATCH', '/documents/docs/slow/x', { data: 1 })).statusCode).toBe(422);
