@@ -9,8 +9,8 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { CLUSTER_ENV, call, firstStart, freshSchema, killServer, signUp, stopAll } from '../support/cluster.js';
-import { type EngineFixture, engines } from '../support/engines.js';
+import { CLUSTER_ENV, call, firstStart, freshDatabase, killServer, signUp, stopAll } from '../support/cluster.js';
+import { engines } from '../support/engines.js';
 import { type ServerProcess, startServerProcess } from '../support/server-process.js';
 import { open, type TestSocket } from '../support/ws-client.js';
 
@@ -34,22 +34,13 @@ export default defineFunctions({
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const INCREMENT = { '.sv': { increment: 1 } };
 
-function freshDatabase(engine: EngineFixture['name'], dir: string) {
-  const data = { CDS_DATA_DIR: join(dir, 'data') };
-  if (engine === 'postgres') {
-    const schema = freshSchema();
-    return { env: { ...schema.env, ...data }, drop: () => schema.drop() };
-  }
-  return { env: data, drop: async () => undefined };
-}
-
 for (const engine of engines) {
   describe.skipIf(engine.unavailable)(`on-disconnect writes across a SIGKILL on ${engine.name}`, () => {
     const dir = mkdtempSync(join(tmpdir(), 'cds-on-disconnect-'));
     const functions = join(dir, 'functions');
     mkdirSync(functions);
     writeFileSync(join(functions, 'hold.mjs'), HOOK);
-    const database = freshDatabase(engine.name, dir);
+    const database = freshDatabase(engine.name, join(dir, 'data'));
     const env = {
       ...CLUSTER_ENV,
       ...database.env,

@@ -9,8 +9,8 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { CLUSTER_ENV, call, firstStart, freshSchema, killServer, signUp, stopAll } from '../support/cluster.js';
-import { type EngineFixture, engines } from '../support/engines.js';
+import { CLUSTER_ENV, call, firstStart, freshDatabase, killServer, signUp, stopAll } from '../support/cluster.js';
+import { engines } from '../support/engines.js';
 import { type ServerProcess, startServerProcess } from '../support/server-process.js';
 
 /** A handler that hangs while `block` exists in its folder, and else writes down each path it was given. */
@@ -32,22 +32,13 @@ export default defineFunctions({
 });
 `;
 
-function freshDatabase(engine: EngineFixture['name'], dir: string) {
-  const data = { CDS_DATA_DIR: join(dir, 'data') };
-  if (engine === 'postgres') {
-    const schema = freshSchema();
-    return { env: { ...schema.env, ...data }, drop: () => schema.drop() };
-  }
-  return { env: data, drop: async () => undefined };
-}
-
 for (const engine of engines) {
   describe.skipIf(engine.unavailable)(`an after handler's event across a SIGKILL on ${engine.name}`, () => {
     const dir = mkdtempSync(join(tmpdir(), 'cds-outbox-'));
     const functions = join(dir, 'functions');
     mkdirSync(functions);
     writeFileSync(join(functions, 'audit.mjs'), HANDLER);
-    const database = freshDatabase(engine.name, dir);
+    const database = freshDatabase(engine.name, join(dir, 'data'));
     const env = {
       ...CLUSTER_ENV,
       ...database.env,

@@ -36,6 +36,20 @@ export function freshSchema(url: string = TEST_DATABASE_URL): TestSchema {
   };
 }
 
+/**
+ * The database of a test cluster's instances: SQLite in `dataDir`, or a fresh PostgreSQL schema
+ * (`dataDir` still holds each instance's other files); `drop` removes the schema.
+ */
+export function freshDatabase(
+  engine: 'sqlite' | 'postgres',
+  dataDir: string,
+): { env: Record<string, string>; drop(): Promise<void> } {
+  const data = { CDS_DATA_DIR: dataDir };
+  if (engine === 'sqlite') return { env: data, drop: async () => undefined };
+  const schema = freshSchema();
+  return { env: { ...schema.env, ...data }, drop: () => schema.drop() };
+}
+
 /** What every instance of a test cluster shares besides storage and bus. */
 export const CLUSTER_ENV = { CDS_JWT_SECRET: TEST_JWT_SECRET };
 
