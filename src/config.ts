@@ -1,4 +1,3 @@
-import { availableParallelism } from 'node:os';
 import Type, { type Static } from 'typebox';
 import { Value } from 'typebox/value';
 
@@ -6,8 +5,9 @@ import { Value } from 'typebox/value';
 const EnvSchema = Type.Object({
   PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 8080 }),
   HOST: Type.String({ default: '127.0.0.1' }),
-  // Default: the machine's available parallelism (read at load, not a schema constant).
-  CDS_WORKERS: Type.Optional(Type.Integer({ minimum: 1, maximum: 1024 })),
+  // One process by default: on 2 cores, a second worker served reads faster but every kind of write
+  // slower (SQLite's one writer shared by two processes; PostgreSQL sharing the cores). BENCHMARKS.md.
+  CDS_WORKERS: Type.Integer({ minimum: 1, maximum: 1024, default: 1 }),
   CDS_DATA_DIR: Type.String({ default: './data' }),
   DATABASE_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://' })),
   CDS_DATABASE_SCHEMA: Type.Optional(Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_]{0,62}$' })),
@@ -130,7 +130,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   return {
     port: e.PORT,
     host: e.HOST,
-    workers: e.CDS_WORKERS ?? availableParallelism(),
+    workers: e.CDS_WORKERS,
     dataDir: e.CDS_DATA_DIR,
     databaseUrl: e.DATABASE_URL,
     databaseSchema: e.CDS_DATABASE_SCHEMA,

@@ -1,11 +1,10 @@
-/** CDS_WORKERS: the machine's available parallelism by default, a positive integer when set. */
-import { availableParallelism } from 'node:os';
+/** CDS_WORKERS: one process by default (issue 39), a positive integer when set. */
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 
 describe('CDS_WORKERS', () => {
-  it('defaults to the available parallelism and takes a positive integer', () => {
-    expect(loadConfig({}).workers).toBe(availableParallelism());
+  it('defaults to one process whatever the cores, and takes a positive integer', () => {
+    expect(loadConfig({}).workers).toBe(1);
     expect(loadConfig({ CDS_WORKERS: '1' }).workers).toBe(1);
     expect(loadConfig({ CDS_WORKERS: '4' }).workers).toBe(4);
   });
