@@ -16,6 +16,7 @@ import {
   serviceWorkloads,
 } from './http-workloads.js';
 import { INDEXED, INDEXED_PUT, putRequest, UNINDEXED, UNINDEXED_PUT_BASELINE } from './indexed-collections.js';
+import { LONG_RUN_WORKLOAD, measureAlone, measureAtEnd, walFigure } from './long-run.js';
 import { disconnectRows } from './on-disconnect.js';
 import {
   type BenchResult,
@@ -365,6 +366,24 @@ function loadFigures(context: SuiteContext, engine: Engine, prepared: PreparedDa
     value: prepared.indexed.loadSeconds,
     unit: 's',
   });
+  if (prepared.seed) {
+    const { seconds, walMiB } = prepared.seed;
+    const what = `${settings.documents.toLocaleString('en-US')} documents, ${settings.treeLeaves.toLocaleString('en-US')} realtime leaves, ${settings.boardEntries.toLocaleString('en-US')} board entries and users`;
+    result.figures.push({
+      name: `import of the seed (${what}; setup, not a target)`,
+      server: engine,
+      value: seconds,
+      unit: 's',
+    });
+    if (walMiB !== null) {
+      result.figures.push({
+        name: 'SQLite WAL once the seed import returned',
+        server: engine,
+        value: walMiB,
+        unit: 'MiB',
+      });
+    }
+  }
   for (const build of prepared.indexed.buildSeconds) {
     result.figures.push({
       name: `index build over ${build.documents.toLocaleString('en-US')} documents (§15; not a target)`,
@@ -424,6 +443,8 @@ export async function runServiceSuite(context: SuiteContext, engine: Engine): Pr
       const headers = clientHeaders(prepared.project);
       if (settings.datasets) await boardFigures(context, engine, service, headers);
       const target = { url: service.wsUrl, headers };
+      const longRun = sections.has('http') && settings.datasets && matches(settings, LONG_RUN_WORKLOAD);
+      const alone = longRun ? await measureAlone(context, engine, service, prepared) : null;
       if (sections.has('memory')) await idleRows(context, engine, target, service.server);
       if (sections.has('http')) {
         const workloads = serviceWorkloads(settings).filter((w) => matches(settings, w.name));
@@ -442,6 +463,8 @@ export async function runServiceSuite(context: SuiteContext, engine: Engine): Pr
       if (sections.has('http')) await webhookRows(context, engine, service, prepared);
       if (sections.has('fanout')) await fanoutRows(context, engine, target, { url: context.bare.wsUrl, headers: {} });
       if (sections.has('disconnect')) await disconnectRows(context, engine, service, headers);
+      if (alone) await measureAtEnd(context, engine, service, prepared, alone);
+      if (prepared.seed?.walMiB != null) walFigure(context, engine, prepared);
     } finally {
       const code = await service.server.stop();
       if (code !== 0) log(`  service exited with ${code}; log: ${service.server.logFile}`);

@@ -1,6 +1,7 @@
 /**
  * The `workers` section (`npm run bench -- --only workers --workers 2`): document GET, a
- * 100-document list, document PUT and fan-out against two services running side by side on the
+ * 100-document list, document, realtime and board writes, and fan-out paced and in bursts at the
+ * run's audiences against two services running side by side on the
  * same small database (the big datasets change nothing for these requests), one with
  * CDS_WORKERS=1 and one with CDS_WORKERS=N. Each HTTP workload is measured on each service paired
  * in turns with its bare baseline as elsewhere, then on the two services in turns for the N ÷ 1
@@ -21,7 +22,14 @@ import {
 import type { BenchSettings, Engine } from './settings.js';
 import { fanoutRows, httpRow, loadWorkload, type SuiteContext, serviceTarget } from './suites.js';
 
-const WORKLOADS = ['document GET', 'list (limit=100)', 'document PUT (upsert)'];
+/** Reads and the three kinds of write (document, realtime, board): which gain from a second worker. */
+const workloadNames = (settings: BenchSettings) => [
+  'document GET',
+  'list (limit=100)',
+  'document PUT (upsert)',
+  `realtime PUT, ${settings.connections} writers`,
+  'leaderboard stat submission',
+];
 /**
  * Warm-up of each workload per worker. With 2 s shared by two just-started workers, V8 was still
  * compiling their code while measured: 1.5–2× the CPU per request of one process, gone after 20 s.
@@ -30,11 +38,10 @@ const MIN_WARMUP_SECONDS = 5;
 /** Slices of the N-worker service, each after a slice of the one-worker service. */
 const HEAD_TO_HEAD_ROUNDS = 8;
 
-/** Small datasets (the workloads read and write single documents), fan-out at 100 subscribers. */
+/** Small datasets (the workloads read and write single documents); fan-out at the run's audiences. */
 function smallSettings(settings: BenchSettings): BenchSettings {
   return {
     ...settings,
-    fanoutSubscribers: [100],
     pacedWrites: Math.min(settings.pacedWrites, 60),
     bursts: 1,
     documents: 10_000,
@@ -68,7 +75,7 @@ export async function runWorkersSuite(context: SuiteContext, engine: Engine): Pr
       services.set(workers, service);
       log(`  CDS_WORKERS=${workers}: ready in ${service.readyMs.toFixed(0)} ms`);
     }
-    for (const workload of serviceWorkloads(settings).filter((w) => WORKLOADS.includes(w.name))) {
+    for (const workload of serviceWorkloads(settings).filter((w) => workloadNames(settings).includes(w.name))) {
       const loads: HttpLoadResult[] = [];
       for (const [workers, service] of services) {
         // Each worker compiles its own hot code: it gets as long a warm-up as one process alone.
