@@ -14,6 +14,8 @@ import {
   type BeforeHookName,
   type BeforeHooks,
   type FieldLogger,
+  type FunctionCaller,
+  type FunctionLog,
   FunctionRejection,
   functionLog,
 } from './functions-module.js';
@@ -88,7 +90,12 @@ export function unusableReplacement(origin: HookOrigin, name: BeforeHookName, wh
 
 /** The before hooks of the loaded modules. */
 export class BeforeHookRunner implements WriteHooks {
-  constructor(private readonly deps: BeforeHookDeps) {}
+  private readonly context: SharedContext;
+
+  constructor(private readonly deps: BeforeHookDeps) {
+    const { clock, admin } = deps;
+    this.context = { now: () => clock.now(), admin };
+  }
 
   find<Name extends BeforeHookName>(projectId: number, name: Name): RunHook<Name> | undefined {
     const hook = this.deps.registry.before(projectId, name);
@@ -111,34 +118,16 @@ export class BeforeHookRunner implements WriteHooks {
     origin: HookOrigin,
     argument: unknown,
   ): Promise<unknown> {
-    const { clock, timeoutMs, admin } = this.deps;
-    // The log and the admin API are made when a hook first uses them: most hooks use neither.
-    let logger: FieldLogger | undefined;
-    const log = () => {
-      logger ??= origin.log.child({ hook: name });
-      return logger;
-    };
-    let api: AdminApi | undefined;
-    const ctx = {
-      project_id: projectId,
-      caller:
-        origin.userId === null
-          ? null
-          : { user_id: origin.userId, roles: await this.deps.rolesOf(projectId, origin.userId) },
-      get request_id() {
-        return origin.requestId;
-      },
-      log: functionLog(log),
-      now: () => clock.now(),
-      get admin() {
-        api ??= admin(projectId);
-        return api;
-      },
-    };
+    const { timeoutMs } = this.deps;
+    const caller =
+      origin.userId === null
+        ? null
+        : { user_id: origin.userId, roles: await this.deps.rolesOf(projectId, origin.userId) };
+    const ctx = new HookContext(projectId, caller, name, origin, this.context);
     try {
       const result = await withinTime(timeoutMs, () => hook(ctx, argument));
       if (result === TIMED_OUT) {
-        log().warn({ timeout_ms: timeoutMs }, 'hook timed out');
+        ctx.logger().warn({ timeout_ms: timeoutMs }, 'hook timed out');
         throw new HookTimedOut();
       }
       if (result === undefined) return undefined;
@@ -148,9 +137,60 @@ export class BeforeHookRunner implements WriteHooks {
       return JSON.parse(text) as unknown;
     } catch (error) {
       if (error instanceof FunctionRejection || error instanceof HookTimedOut) throw error;
-      log().error({ err: error }, 'hook failed');
+      ctx.logger().error({ err: error }, 'hook failed');
       throw new AppError('failed', 'Function failed', undefined, { cause: error });
     }
+  }
+}
+
+/** What every hook's context shares: the service's clock, and where the admin API comes from. */
+interface SharedContext {
+  now: () => number;
+  admin: (projectId: number) => AdminApi;
+}
+
+/**
+ * A hook's `ctx`, one object per call: its log and admin API are made when the hook first uses
+ * them (most hooks use neither, and a write pays for every allocation of its hook).
+ */
+class HookContext {
+  readonly request_id: string;
+  readonly now: () => number;
+  readonly #hook: BeforeHookName;
+  readonly #origin: HookOrigin;
+  readonly #shared: SharedContext;
+  #logger: FieldLogger | undefined;
+  #log: FunctionLog | undefined;
+  #admin: AdminApi | undefined;
+
+  constructor(
+    readonly project_id: number,
+    readonly caller: FunctionCaller | null,
+    hook: BeforeHookName,
+    origin: HookOrigin,
+    shared: SharedContext,
+  ) {
+    this.request_id = origin.requestId;
+    this.now = shared.now;
+    this.#hook = hook;
+    this.#origin = origin;
+    this.#shared = shared;
+  }
+
+  get log(): FunctionLog {
+    this.#log ??= functionLog(() => this.logger());
+    return this.#log;
+  }
+
+  get admin(): AdminApi {
+    this.#admin ??= this.#shared.admin(this.project_id);
+    return this.#admin;
+  }
+
+  /** The request's logger, its lines naming the hook. */
+  logger(): FieldLogger {
+    this.#logger ??= this.#origin.log.child({ hook: this.#hook });
+    return this.#logger;
   }
 }
 
