@@ -156,7 +156,13 @@ export class DocumentService {
   }
 
   /** The document at a normalized path as a write's hook is shown it, or null when absent or expired (§17). */
-  private async stored(projectId: number, path: string): Promise<StoredDocument | null> {
+  private stored(projectId: number, path: string): Promise<StoredDocument | null> {
+    // A project without TTLs (known at once from the cache): nothing expires, the read is the answer.
+    if (this.ttl.cached(projectId)?.size === 0) return this.store.get(projectId, path);
+    return this.storedLive(projectId, path);
+  }
+
+  private async storedLive(projectId: number, path: string): Promise<StoredDocument | null> {
     const found = await this.store.get(projectId, path);
     if (!found) return null;
     return (await this.expired(projectId, path, () => found.data)) ? null : found;
