@@ -33,6 +33,10 @@ const BOUND_TERMS: SkipScanTerms = { project: '$1', prefix: '$2::text', start: '
 export const postgresDocumentSql = {
   get: 'SELECT id, path, data FROM documents WHERE project_id = $1 AND path = $2',
   getStored: 'SELECT id, path, data, version::float8 AS version FROM documents WHERE project_id = $1 AND path = $2',
+  /** `getStored` of several documents at once (`$1`, `$2`: their projects and paths), each row with its key's place `i`. */
+  getManyStored: `SELECT k.i::int AS i, d.id, d.path, d.data, d.version::float8 AS version
+FROM unnest($1::int[], $2::text[]) WITH ORDINALITY AS k(project_id, path, i)
+JOIN documents d ON d.project_id = k.project_id AND d.path = k.path`,
   list: `SELECT ${DOCUMENT_JSON} FROM documents
 WHERE project_id = $1 AND parent = $2 AND collection = $3 AND path > $4
 ORDER BY path LIMIT $5`,

@@ -51,6 +51,8 @@ interface DocumentKey {
 export class PostgresDocumentStore implements DocumentStore {
   private readonly commits: PostgresDocumentCommits;
   private readonly reads: StatementBatch<DocumentKey, DocumentWithCollections | null>;
+  /** `get`s arriving together (the reads of writes' `documents.write` hooks, §16) share a statement. */
+  private readonly storedReads: StatementBatch<DocumentKey, StoredDocument | null>;
   private readonly queryNames = new QueryNames('cds_documents_query', QUERY_SHAPES_PLANNED_ONCE);
 
   constructor(private readonly pool: pg.Pool) {
@@ -73,6 +75,28 @@ export class PostgresDocumentStore implements DocumentStore {
         return found;
       },
     });
+    this.storedReads = new StatementBatch({
+      runOne: async ({ projectId, path }) => {
+        const { rows } = await this.pool.query<StoredDocument>(
+          prepared('getStored', postgresDocumentSql.getStored, [projectId, path]),
+        );
+        return rows[0] ?? null;
+      },
+      runMany: (keys) => this.getMany(keys),
+    });
+  }
+
+  /** One statement for the documents of `keys`, in their order (null where absent). */
+  private async getMany(keys: DocumentKey[]): Promise<(StoredDocument | null)[]> {
+    const { rows } = await this.pool.query<StoredDocument & { i: number }>(
+      prepared('get_many_stored', postgresDocumentSql.getManyStored, [
+        keys.map((key) => key.projectId),
+        keys.map((key) => key.path),
+      ]),
+    );
+    const found: (StoredDocument | null)[] = keys.map(() => null);
+    for (const { i, ...document } of rows) found[i - 1] = document;
+    return found;
   }
 
   apply(
@@ -120,11 +144,8 @@ export class PostgresDocumentStore implements DocumentStore {
     );
   }
 
-  async get(projectId: number, path: string): Promise<StoredDocument | null> {
-    const { rows } = await this.pool.query<StoredDocument>(
-      prepared('getStored', postgresDocumentSql.getStored, [projectId, path]),
-    );
-    return rows[0] ?? null;
+  get(projectId: number, path: string): Promise<StoredDocument | null> {
+    return this.storedReads.run({ projectId, path });
   }
 
   getWithCollections(projectId: number, path: string): Promise<DocumentWithCollections | null> {
