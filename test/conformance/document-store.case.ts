@@ -8,11 +8,13 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { parseDocumentJson } from '../../src/core/documents/document-service.js';
 import type {
   DocumentJson,
+  DocumentMutation,
   DocumentStore,
   DocumentWithCollections,
   QueryDocumentsOptions,
+  StoredDocument,
 } from '../../src/core/documents/document-store.js';
-import { putMutation } from '../../src/core/documents/document-writes.js';
+import { deleteMutation, patchMutation, putMutation } from '../../src/core/documents/document-writes.js';
 import { AppError } from '../../src/core/errors.js';
 import type { JsonObject } from '../../src/core/json.js';
 import { parseDocumentPath } from '../../src/core/paths.js';
@@ -206,6 +208,46 @@ export function documentStoreCases(engine: EngineFixture): void {
           { path: 'g/1', data: { n: 1 }, collections: ['kids'] },
           null,
         ]);
+        const stored = await Promise.all(['g/1', 'g/2', 'g/3', 'g/1', 'g/9'].map((p) => store.get(project, p)));
+        expect(stored.map((read) => read && { path: read.path, data: read.data })).toEqual([
+          { path: 'g/1', data: { n: 1 } },
+          { path: 'g/2', data: { n: 2 } },
+          null,
+          { path: 'g/1', data: { n: 1 } },
+          null,
+        ]);
+        expect(stored[0]?.version).toEqual(expect.any(Number));
+      });
+
+      it('a mutation carrying the document read before (`seen`) is decided on the document stored at the commit', async () => {
+        const path = parseDocumentPath('seen/s1');
+        await put('seen/s1', { n: 1 });
+        const first = await store.get(project, 'seen/s1');
+        const apply = (mutation: DocumentMutation, seen: StoredDocument | null) =>
+          store.apply(project, [{ ...mutation, seen }]);
+        // Still the stored one: its data is the change's `previous`.
+        const current = await apply(patchMutation(path, { m: 1 }), first);
+        expect(current.applied[0]).toMatchObject({ data: { n: 1, m: 1 }, created: false });
+        expect(current.commit.changes[0]?.previous).toEqual({ n: 1 });
+        // Changed since: decided on what is stored now, as without `seen`.
+        const stale = await apply(patchMutation(path, { k: 2 }), first);
+        expect(stale.applied[0]).toMatchObject({ id: first?.id, data: { n: 1, m: 1, k: 2 }, created: false });
+        expect(stale.commit.changes[0]?.previous).toEqual({ n: 1, m: 1 });
+        // Seen absent but written meanwhile: replaced, keeping its id.
+        const replaced = await apply(putMutation(path, { p: 3 }, randomUUID()), null);
+        expect(replaced.applied[0]).toMatchObject({ id: first?.id, data: { p: 3 }, created: false });
+        // A refusal on the seen document is judged again on the stored one (If-Match of the current version).
+        const latest = (await store.get(project, 'seen/s1')) as StoredDocument;
+        const matched = putMutation(path, { q: 4 }, randomUUID(), { precondition: { ifMatch: [latest.version] } });
+        expect((await apply(matched, first)).applied[0]).toMatchObject({ data: { q: 4 } });
+        // Seen present but deleted meanwhile: a delete finds nothing, a new write creates.
+        const before = await store.get(project, 'seen/s1');
+        await remove(store, project, 'seen/s1');
+        await expect(apply(deleteMutation(path), before)).rejects.toMatchObject({ code: 'not_found' });
+        const created = await apply(putMutation(path, { r: 5 }, randomUUID()), before);
+        expect(created.applied[0]).toMatchObject({ data: { r: 5 }, created: true });
+        expect(created.commit.changes[0]?.previous).toBeNull();
+        expect((await store.get(project, 'seen/s1'))?.data).toEqual({ r: 5 });
       });
 
       it('a write the engine refuses fails alone among writes issued together', async () => {

@@ -36,6 +36,14 @@ const hooks = defineFunctions({
             ...write.data,
             seen: { op: write.op, stored: write.stored, transforms: write.transforms, caller: ctx.caller },
           };
+        case 'meddle': {
+          // Changes what it is shown in place: the write and its change log must not see it.
+          const tags = write.stored?.data.tags;
+          if (Array.isArray(tags)) tags.push('stored');
+          if (write.stored) write.stored.data.n = -1;
+          if (Array.isArray(write.data?.tags) && write.op === 'patch') write.data.tags.push('merged');
+          return undefined;
+        }
         case 'kept':
           if (write.op === 'delete') reject(403, 'Keep it');
           return undefined;
@@ -161,6 +169,25 @@ for (const engine of engines) {
       } finally {
         await t.app.services.ttl.clear(projectId, 'seen');
       }
+    });
+
+    it('a hook changing the stored document it is shown in place changes neither the write nor its change log', async () => {
+      const { projectId } = t.project;
+      const first = await call('PUT', '/documents/docs/meddle/m', { data: { n: 1, tags: ['a'] } });
+      const version = Number(String(first.headers.etag).replaceAll('"', ''));
+      const patched = await call('PATCH', '/documents/docs/meddle/m', { data: { x: 2 } });
+      expect(patched.json().data).toEqual({ n: 1, tags: ['a'], x: 2 });
+      const put = await call('PUT', '/documents/docs/meddle/m', { data: { n: 3 } });
+      expect(put.json().data).toEqual({ n: 3 });
+      expect(await stored('meddle/m')).toEqual({ n: 3 });
+      const history = await t.app.services.storage.documents.changesSince(projectId, version);
+      const previous = history?.commits.flatMap((commit) =>
+        commit.changes.filter((change) => change.path === 'meddle/m').map((change) => change.previous),
+      );
+      expect(previous).toEqual([
+        { n: 1, tags: ['a'] },
+        { n: 1, tags: ['a'], x: 2 },
+      ]);
     });
 
     it('checks path, body and rules before the hook, and the rules judge the write as asked, not the replacement', async () => {

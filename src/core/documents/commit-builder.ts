@@ -78,19 +78,22 @@ export interface DecidedMutation {
   applied: AppliedMutation;
   /** The document after the mutation (null when deleted), as the commit's next mutation of it sees it. */
   document: StoredDocument | null;
+  /** What it changed, for the call's `CallChanges` (null: a delete of nothing). */
+  entry: DocumentChangeEntry | null;
 }
 
 /**
  * Lets a mutation decide on `current`, the document as the commit has it so far (null when absent,
  * or not read because no mutation needed it: an engine that did not read fills the id the
  * database kept and the `previous` in afterwards), and notes its change in `changes`: the one
- * place that works out ids, `created` and the change log's `previous` for both engines.
+ * place that works out ids, `created` and the change log's `previous` for both engines. Without
+ * `changes`, the caller notes `entry` itself once it has stored the change.
  */
 export function decideMutation(
   mutation: DocumentMutation,
   stored: StoredDocument | null,
   commit: DocumentCommit,
-  changes: CallChanges,
+  changes?: CallChanges,
 ): DecidedMutation {
   // An expired document (§17) is absent to the write: it is replaced as a new one.
   const current = stored && mutation.expired?.(stored) ? null : stored;
@@ -98,11 +101,13 @@ export function decideMutation(
   const path = mutation.path.path;
   const { version } = commit;
   if (change.kind === 'delete') {
-    if (current) changes.add({ path, id: current.id, data: null, previous: current.data });
-    return { change, applied: { kind: 'deleted', path, version }, document: null };
+    const entry = current ? { path, id: current.id, data: null, previous: current.data } : null;
+    if (entry) changes?.add(entry);
+    return { change, applied: { kind: 'deleted', path, version }, document: null, entry };
   }
   const id = current?.id ?? change.newId;
-  changes.add({ path, id, data: change.data, previous: current?.data ?? null });
+  const entry = { path, id, data: change.data, previous: current?.data ?? null };
+  changes?.add(entry);
   const document = { id, path, data: change.data, version };
-  return { change, applied: { kind: 'written', ...document, created: current === null }, document };
+  return { change, applied: { kind: 'written', ...document, created: current === null }, document, entry };
 }

@@ -68,6 +68,13 @@ export interface DocumentMutation {
    * given null and a write stores a new document over it (a new id, `created`). The engine reads.
    */
   expired?(stored: StoredDocument): boolean;
+  /**
+   * The document as core read it before the commit (a `documents.write` hook was shown it; null:
+   * absent). An engine may let `decide` judge on it instead of reading the document again, and
+   * store the outcome only where the stored version is still this one (still absent); elsewhere
+   * it reads and decides as without it.
+   */
+  seen?: StoredDocument | null;
   decide(stored: StoredDocument | null, commit: DocumentCommit): DocumentChange;
 }
 

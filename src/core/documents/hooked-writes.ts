@@ -11,7 +11,7 @@
 import { AppError, conflict } from '../errors.js';
 import type { HookOrigin, RunHook } from '../functions/before-hooks.js';
 import { unusableReplacement } from '../functions/before-hooks.js';
-import type { DocumentWriteArgument } from '../functions/functions-module.js';
+import type { DocumentWriteArgument, StoredDocumentArgument } from '../functions/functions-module.js';
 import { isJsonObject, type JsonObject, unstorableReason } from '../json.js';
 import type { DocumentPath } from '../paths.js';
 import type { AppliedMutation, DocumentChange, DocumentMutation, StoredDocument } from './document-store.js';
@@ -87,33 +87,61 @@ async function hookedMutations(
     } catch (error) {
       throw batch ? inBatchWrite(index, error) : error;
     }
+    // The commit may decide on the document read here while it is still the stored one.
+    const read = before.fromThisCommit ? {} : { seen: stored };
     if (replacement === undefined) {
-      mutations.push(write.mutation);
+      mutations.push({ ...write.mutation, ...read });
       seen.set(path, { stored: change ? afterChange(write, stored, change) : null, fromThisCommit: true });
       continue;
     }
     const data = usableReplacement(write, replacement, origin);
-    mutations.push(replaced(write, data, before.fromThisCommit ? undefined : (stored?.version ?? null)));
+    mutations.push({
+      ...replaced(write, data, before.fromThisCommit ? undefined : (stored?.version ?? null)),
+      ...read,
+    });
     const id = stored?.id ?? (change?.kind === 'write' ? change.newId : write.path.name);
     seen.set(path, { stored: { id, path, data, version: 0 }, fromThisCommit: true });
   }
   return mutations;
 }
 
+/**
+ * What the hook is shown. The stored data is the commit's too (`seen`): the hook gets its own copy,
+ * made when it first looks (a hook that changed it in place would change the write and the log).
+ */
 function hookArgument(write: PlannedWrite, stored: StoredDocument | null): DocumentWriteArgument {
   const data =
     write.op === 'delete'
       ? null
       : write.op === 'patch'
-        ? { ...(stored?.data ?? {}), ...(write.data ?? {}) }
+        ? { ...(stored ? copyJson(stored.data) : {}), ...(write.data ?? {}) }
         : (write.data ?? {});
   return {
     op: write.op,
     path: write.path.path,
     data,
     transforms: write.rawTransforms ?? null,
-    stored: stored ? { id: stored.id, path: stored.path, data: stored.data, version: stored.version } : null,
+    stored: stored ? shownDocument(stored) : null,
   };
+}
+
+const copyJson = (data: JsonObject): JsonObject => JSON.parse(JSON.stringify(data)) as JsonObject;
+
+/** `stored` with its `data` copied at the first look (most hooks never look). */
+function shownDocument(stored: StoredDocument): StoredDocumentArgument {
+  let data: JsonObject | undefined;
+  const shown = { id: stored.id, path: stored.path, version: stored.version } as StoredDocumentArgument;
+  return Object.defineProperty(shown, 'data', {
+    enumerable: true,
+    configurable: true,
+    get: () => {
+      data ??= copyJson(stored.data);
+      return data;
+    },
+    set: (value: JsonObject) => {
+      data = value;
+    },
+  });
 }
 
 /** The document as a write would leave it, for a later write of the same batch to be shown. */

@@ -229,6 +229,7 @@ export function expiringMutations(
     return {
       path: mutation.path,
       readsStored: true,
+      ...(mutation.seen !== undefined ? { seen: mutation.seen } : {}),
       expired: (stored) => isExpired(stored.data, field, clock.now()),
       decide: (stored, commit) => mutation.decide(mutation.readsStored ? stored : null, commit),
     };

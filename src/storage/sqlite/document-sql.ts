@@ -31,6 +31,13 @@ VALUES (@project, @path, @parent, @collection, @id, jsonb(@data), @now, @now, @v
   update:
     'UPDATE documents INDEXED BY documents_by_path SET id = @id, data = jsonb(@data), updated_at = @now, version = @version WHERE project_id = @project AND path = @path',
   delete: 'DELETE FROM documents INDEXED BY documents_by_path WHERE project_id = @project AND path = @path',
+  /** The write of a mutation decided on the document its hook saw (`seen`): only while that is still stored. */
+  updateIfSeen:
+    'UPDATE documents INDEXED BY documents_by_path SET id = @id, data = jsonb(@data), updated_at = @now, version = @version WHERE project_id = @project AND path = @path AND version = @seen',
+  insertIfAbsent: `INSERT INTO documents (project_id, path, parent, collection, id, data, created_at, updated_at, version)
+VALUES (@project, @path, @parent, @collection, @id, jsonb(@data), @now, @now, @version) ON CONFLICT (project_id, path) DO NOTHING`,
+  deleteIfSeen:
+    'DELETE FROM documents INDEXED BY documents_by_path WHERE project_id = @project AND path = @path AND version = @seen',
   list: `SELECT ${DOCUMENT_JSON} FROM documents INDEXED BY documents_by_parent
 WHERE project_id = @project AND parent = @parent AND collection = @collection AND path > @after
 ORDER BY path LIMIT @limit`,

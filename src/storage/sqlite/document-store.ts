@@ -1,5 +1,10 @@
 import type Database from 'better-sqlite3';
-import { CallChanges, decideMutation, ProjectCommits } from '../../core/documents/commit-builder.js';
+import {
+  CallChanges,
+  type DecidedMutation,
+  decideMutation,
+  ProjectCommits,
+} from '../../core/documents/commit-builder.js';
 import type {
   AppliedCall,
   AppliedMutation,
@@ -82,6 +87,9 @@ export class SqliteDocumentStore implements DocumentStore {
       insert: prepare(sqliteDocumentSql.insert),
       update: prepare(sqliteDocumentSql.update),
       delete: prepare(sqliteDocumentSql.delete),
+      updateIfSeen: prepare(sqliteDocumentSql.updateIfSeen),
+      insertIfAbsent: prepare(sqliteDocumentSql.insertIfAbsent),
+      deleteIfSeen: prepare(sqliteDocumentSql.deleteIfSeen),
       getStored: prepare(sqliteDocumentSql.getStored),
       firstBelow: prepare(sqliteDocumentSql.firstBelow),
       firstFrom: prepare(sqliteDocumentSql.firstFrom),
@@ -157,6 +165,8 @@ export class SqliteDocumentStore implements DocumentStore {
     commit: DocumentCommit,
     changes: CallChanges,
   ): AppliedMutation {
+    const onSeen = mutation.seen === undefined ? undefined : this.applyOnSeen(projectId, mutation, commit, changes);
+    if (onSeen) return onSeen;
     const path = mutation.path;
     const key = { project: projectId, path: path.path };
     // Read for the change log's `previous` too (§10 resume), even when the mutation needs no stored document.
@@ -170,6 +180,45 @@ export class SqliteDocumentStore implements DocumentStore {
     const columns = { ...this.columns(projectId, path, change.data), now: commit.time, version: commit.version };
     if (stored) this.statements.update.run({ ...columns, id: applied.kind === 'written' ? applied.id : stored.id });
     else this.statements.insert.run({ ...columns, id: change.newId });
+    return applied;
+  }
+
+  /**
+   * The mutation decided on `seen`, stored by a statement that changes nothing unless that is still
+   * the stored document (no read, no parse). Undefined when it changed, or when `decide` refused (a
+   * refusal is judged on the stored document): `applyOne` then reads and decides.
+   */
+  private applyOnSeen(
+    projectId: number,
+    mutation: DocumentMutation,
+    commit: DocumentCommit,
+    changes: CallChanges,
+  ): AppliedMutation | undefined {
+    const seen = mutation.seen ?? null;
+    let decided: DecidedMutation;
+    try {
+      decided = decideMutation(mutation, seen, commit);
+    } catch {
+      return undefined;
+    }
+    const { change, applied, entry } = decided;
+    let run: Database.RunResult | undefined;
+    if (change.kind === 'delete') {
+      const key = { project: projectId, path: mutation.path.path };
+      if (seen) run = this.statements.deleteIfSeen.run({ ...key, seen: seen.version });
+    } else {
+      const id = applied.kind === 'written' ? applied.id : change.newId;
+      const columns = {
+        ...this.columns(projectId, mutation.path, change.data),
+        now: commit.time,
+        version: commit.version,
+      };
+      run = seen
+        ? this.statements.updateIfSeen.run({ ...columns, id, seen: seen.version })
+        : this.statements.insertIfAbsent.run({ ...columns, id });
+    }
+    if (run?.changes !== 1) return undefined;
+    if (entry) changes.add(entry);
     return applied;
   }
 
