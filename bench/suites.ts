@@ -444,8 +444,9 @@ export async function runServiceSuite(context: SuiteContext, engine: Engine): Pr
       if (settings.datasets) await boardFigures(context, engine, service, headers);
       const target = { url: service.wsUrl, headers };
       const longRun = sections.has('http') && settings.datasets && matches(settings, LONG_RUN_WORKLOAD);
-      const alone = longRun ? await measureAlone(context, engine, service, prepared) : null;
+      // Idle sockets first: their RSS figure wants the heap as start-up left it.
       if (sections.has('memory')) await idleRows(context, engine, target, service.server);
+      const alone = longRun ? await measureAlone(context, engine, service, prepared) : null;
       if (sections.has('http')) {
         const workloads = serviceWorkloads(settings).filter((w) => matches(settings, w.name));
         for (const workload of workloads) {
