@@ -50,7 +50,7 @@ describe.skipIf(!available && !required)('web console (§13) in headless Chromiu
   });
   afterAll(async () => {
     expect(pageErrors).toEqual([]);
-    await closeChromium(browser);
+    await closeChromium(browser, t?.app.http.server);
     await t?.close();
   });
 

@@ -58,7 +58,7 @@ describe.skipIf(!available && !required)('web console (§13): server functions i
   });
   afterAll(async () => {
     expect(pageErrors).toEqual([]);
-    await closeChromium(browser);
+    await closeChromium(browser, t?.app.http.server);
     await t?.close();
   });
 

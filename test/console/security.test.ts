@@ -94,7 +94,7 @@ describe.skipIf(!available && !required)('console security (issue 34) in headles
     });
   });
   afterAll(async () => {
-    await closeChromium(browser);
+    await closeChromium(browser, t?.app.http.server);
     await t?.close();
   });
 

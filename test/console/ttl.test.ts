@@ -37,7 +37,7 @@ describe.skipIf(!available && !required)('web console (§13): the TTL setting in
   });
   afterAll(async () => {
     expect(pageErrors).toEqual([]);
-    await closeChromium(browser);
+    await closeChromium(browser, t?.app.http.server);
     await t?.close();
   });
 

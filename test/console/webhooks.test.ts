@@ -45,7 +45,7 @@ describe.skipIf(!available && !required)('web console (§13): webhooks in headle
   });
   afterAll(async () => {
     expect(pageErrors).toEqual([]);
-    await closeChromium(browser);
+    await closeChromium(browser, t?.app.http.server);
     await t?.close();
     await receiver.stop();
   });
