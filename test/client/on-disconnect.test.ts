@@ -4,6 +4,7 @@
  * (a TCP proxy cuts it: the server sees its socket end, the client reconnects) with the value set
  * while connected written back, and `connected` / `onConnectionChange` through it all.
  */
+import { isDeepStrictEqual } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '../../packages/client/src/index.js';
 import { type CutProxy, startCutProxy } from './cut-proxy.js';
@@ -17,12 +18,11 @@ function watch(client: Client, path: string) {
   client.ref(path).onValue((value) => {
     values.push(value);
   });
-  const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
   return {
     values,
     last: () => values.at(-1),
-    /** Waits until the latest value is `value`. */
-    reaches: (value: unknown) => until(() => values.length > 0 && same(values.at(-1), value)),
+    /** Waits until the latest value is `value`, whatever its keys' order (a snapshot's are in path order). */
+    reaches: (value: unknown) => until(() => values.length > 0 && isDeepStrictEqual(values.at(-1), value)),
   };
 }
 
