@@ -53,6 +53,6 @@ export async function closeChromium(
     spawnSync('pkill', ['-KILL', '-P', String(process.pid), 'chromium']);
   }
   // Connections the browser leaves on the test app's server (3 still open after it closed, in the
-  // full `npm test`) held the app's close until the console security suite's hook timed out.
+  // full `npm test`) can hold the app's close: the security suite's afterAll timed out so, twice.
   server?.closeAllConnections();
 }
