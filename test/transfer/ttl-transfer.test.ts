@@ -15,6 +15,17 @@ for (const engine of engines) {
     let projects = 0;
     const emptyProject = async () =>
       (await t.app.services.accounts.createProject('org-ttl-transfer', `p${++projects}`)).project_id;
+    /** A file of one document, `codes/a`, and the TTL settings `ttl`. */
+    const fileOf = (ttl: unknown): ProjectExport =>
+      ({
+        format: 'cds-export',
+        version: 1,
+        documents: [{ path: 'codes/a', data: {} }],
+        realtime: null,
+        users: [],
+        leaderboards: [],
+        ttl,
+      }) as ProjectExport;
     beforeAll(async () => {
       t = await startTestApp(engine);
     });
@@ -47,16 +58,6 @@ for (const engine of engines) {
 
     it('refuses a bad or repeated setting, naming it, and changes nothing', async () => {
       const target = await emptyProject();
-      const fileOf = (ttl: unknown): ProjectExport =>
-        ({
-          format: 'cds-export',
-          version: 1,
-          documents: [{ path: 'codes/a', data: {} }],
-          realtime: null,
-          users: [],
-          leaderboards: [],
-          ttl,
-        }) as ProjectExport;
       const cases: [unknown, RegExp][] = [
         [[{ collection: 'codes', field: '' }], /ttl\[0\]\.field/],
         [[{ collection: 'codes', field: 'a____b' }], /ttl\[0\]\.field/],
@@ -82,20 +83,12 @@ for (const engine of engines) {
       for (let i = 0; i < 63; i += 1) {
         await t.app.services.indexes.create(target, { collection: 'full', fields: [{ field: `f${i}` }] });
       }
-      const file = {
-        format: 'cds-export',
-        version: 1,
-        documents: [{ path: 'codes/a', data: {} }],
-        realtime: null,
-        users: [],
-        leaderboards: [],
-        // One index led by `f0` exists already; `until` needs a 64th, `expires` a 65th.
-        ttl: [
-          { collection: 'full', field: 'f0' },
-          { collection: 'codes', field: 'until' },
-          { collection: 'sessions', field: 'expires' },
-        ],
-      } as ProjectExport;
+      // One index led by `f0` exists already; `until` needs a 64th, `expires` a 65th.
+      const file = fileOf([
+        { collection: 'full', field: 'f0' },
+        { collection: 'codes', field: 'until' },
+        { collection: 'sessions', field: 'expires' },
+      ]);
       await expect(t.app.services.transfer.importProject(target, file)).rejects.toThrow(
         /ttl: its sweep indexes would give the project more than 64 indexes/,
       );
