@@ -7,13 +7,13 @@
  *
  *   npx tsx bench/after-import.ts [--turns 6] [--seconds 5] [--workers 2] [--skip-import]
  */
-import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { loadConfig } from '../src/config.js';
 import { createServices } from '../src/services.js';
 import { SqliteStorage } from '../src/storage/sqlite/sqlite-storage.js';
+import { walMiB } from './seed-import.js';
 import { clientHeaders, prepareDatabase, startService } from './service-process.js';
 import { benchSettings } from './settings.js';
 
@@ -31,7 +31,7 @@ const LEAVES_PER_ROOM = 1_000;
 const settings = { ...benchSettings(false, process.env, ['sqlite']), datasets: false, users: 50 };
 const prepared = await prepareDatabase('sqlite', settings);
 const file = join(prepared.dataDir, 'cds.sqlite');
-const walMiB = () => ((statSync(`${file}-wal`, { throwIfNoEntry: false })?.size ?? 0) / 1048576).toFixed(1);
+const wal = () => walMiB(prepared.dataDir).toFixed(1);
 try {
   if (!values['skip-import']) {
     const storage = SqliteStorage.open(file);
@@ -49,7 +49,7 @@ try {
     seed.realtime = { rooms };
     const started = performance.now();
     await services.transfer.importProject(projectId, seed);
-    console.log(`import: ${((performance.now() - started) / 1000).toFixed(1)} s, WAL ${walMiB()} MiB`);
+    console.log(`import: ${((performance.now() - started) / 1000).toFixed(1)} s, WAL ${wal()} MiB`);
     await services.leaderboards.stop();
     await storage.close();
   }
@@ -79,7 +79,7 @@ try {
       });
       const rate = result.requests.average.toFixed(0);
       console.log(
-        `turn ${turn}: ${rate} req/s, p99 ${result.latency.p99} ms, errors ${result.non2xx}, WAL ${walMiB()} MiB`,
+        `turn ${turn}: ${rate} req/s, p99 ${result.latency.p99} ms, errors ${result.non2xx}, WAL ${wal()} MiB`,
       );
     }
   } finally {
