@@ -21,7 +21,12 @@ export type {
   AdminWriteOptions,
 } from '../core/functions/admin-api.js';
 export { HttpError } from '../core/functions/admin-api.js';
-export type { FunctionCaller, FunctionLog } from '../core/functions/functions-module.js';
+export type {
+  DocumentWriteArgument,
+  FunctionCaller,
+  FunctionLog,
+  StoredDocumentArgument,
+} from '../core/functions/functions-module.js';
 export { reject } from '../core/functions/functions-module.js';
 export type { JsonObject, JsonValue } from '../core/json.js';
 

@@ -2,11 +2,19 @@
  * Before hooks (§16) on every engine: `documents.write` (PUT, POST, PATCH, DELETE, batches),
  * `realtime.write` (REST), `leaderboards.stat` and `auth.signup` accept, replace or reject a
  * client's write; a hook past `CDS_HOOK_TIMEOUT_MS` fails the write with 503 and a throw with 500,
- * writing nothing; writes of the admin API and of `ctx.admin` run no hook.
+ * writing nothing; writes of the admin API and of `ctx.admin` run no hook. The `documents.write`
+ * hook is tried as a plain function (a single write runs it inside its commit, and a promise it
+ * answers with is waited for after it) and as an `async` one (run before the commit).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FunctionRegistry } from '../../src/core/functions/function-registry.js';
-import { defineFunctions, type JsonObject, reject } from '../../src/functions/index.js';
+import {
+  type DocumentWriteArgument,
+  defineFunctions,
+  type FunctionContext,
+  type JsonObject,
+  reject,
+} from '../../src/functions/index.js';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { engines } from '../support/engines.js';
 import { definition } from '../support/leaderboards.js';
@@ -16,81 +24,101 @@ import { MemoryRulesSource } from '../support/rules.js';
 const runs = new Map<string, number>();
 const ran = (key: string) => runs.set(key, (runs.get(key) ?? 0) + 1);
 
-const hooks = defineFunctions({
-  projects: '*',
-  rpc: {
-    adminWrite: async (ctx) => (await ctx.admin.documents.put('chat/by-admin', { data: { text: 'darn' } })).data,
-  },
-  before: {
-    'documents.write': async (ctx, write) => {
-      const [collection] = write.path.split('/');
-      ran(`documents:${write.path}`);
-      switch (collection) {
-        case 'wallets':
-          if (Number(write.data?.coins) > 1e6) reject(422, 'Too many coins');
-          return undefined;
-        case 'chat':
-          return { ...write.data, text: String(write.data?.text ?? '').replaceAll('darn', '****') };
-        case 'seen':
-          return {
-            ...write.data,
-            seen: { op: write.op, stored: write.stored, transforms: write.transforms, caller: ctx.caller },
-          };
-        case 'meddle': {
-          // Changes what it is shown in place: the write and its change log must not see it.
-          const tags = write.stored?.data.tags;
-          if (Array.isArray(tags)) tags.push('stored');
-          if (write.stored) write.stored.data.n = -1;
-          if (Array.isArray(write.data?.tags) && write.op === 'patch') write.data.tags.push('merged');
-          return undefined;
-        }
-        case 'kept':
-          if (write.op === 'delete') reject(403, 'Keep it');
-          return undefined;
-        case 'slow':
-          return new Promise(() => undefined);
-        case 'broken':
-          throw new Error('hook internals');
-        case 'odd':
-          return [1, 2] as unknown as JsonObject;
-        case 'approved':
-          return { ...write.data, approved: true };
-        case 'racy':
-          // The first run changes the document under the write: the hook runs again on the new one.
-          if ((runs.get(`documents:${write.path}`) ?? 0) === 1) {
-            await ctx.admin.documents.patch(write.path, { data: { sneaky: 1 } });
-          }
-          return { ...write.data, hooked: true };
-        default:
-          return undefined;
-      }
-    },
-    'realtime.write': (_ctx, write) => {
-      ran(`realtime:${write.path}`);
-      if (write.path.startsWith('scores/') && typeof write.value === 'number' && write.value > 100) {
-        reject(422, 'Too high');
-      }
-      if (write.path.startsWith('names/') && typeof write.value === 'string') return write.value.toUpperCase();
-      if (write.path.startsWith('rooms/') && write.op === 'patch')
-        return { ...(write.value as JsonObject), by: 'hook' };
-      if (write.path.startsWith('locked/') && write.op === 'delete') reject(403, 'Locked');
-      if (write.path.startsWith('bad/')) return { 'not/a/key': 1 };
+/** The `documents.write` hook of the tests, a plain function: it answers with a promise where it waits. */
+function documentsWrite(
+  ctx: FunctionContext,
+  write: DocumentWriteArgument,
+): JsonObject | undefined | Promise<JsonObject> {
+  const [collection] = write.path.split('/');
+  ran(`documents:${write.path}`);
+  switch (collection) {
+    case 'wallets':
+      if (Number(write.data?.coins) > 1e6) reject(422, 'Too many coins');
       return undefined;
-    },
-    'leaderboards.stat': (_ctx, stat) => {
-      if (stat.value > 1000) reject(422, 'Cheater');
-      return stat.value * 2;
-    },
-    'auth.signup': (_ctx, account) => {
-      ran(`signup:${account.device_id ?? account.username}`);
-      if (account.nickname === 'badword') reject(422, 'Pick another nickname');
-      return { nickname: `${account.nickname}!` };
-    },
-  },
-});
+    case 'chat':
+      return { ...write.data, text: String(write.data?.text ?? '').replaceAll('darn', '****') };
+    case 'seen':
+      return {
+        ...write.data,
+        seen: {
+          op: write.op,
+          stored: write.stored as JsonObject | null,
+          transforms: write.transforms,
+          caller: ctx.caller,
+        } as JsonObject,
+      };
+    case 'meddle': {
+      // Changes what it is shown in place: the write and its change log must not see it.
+      const tags = write.stored?.data.tags;
+      if (Array.isArray(tags)) tags.push('stored');
+      if (write.stored) write.stored.data.n = -1;
+      if (Array.isArray(write.data?.tags) && write.op === 'patch') write.data.tags.push('merged');
+      return undefined;
+    }
+    case 'kept':
+      if (write.op === 'delete') reject(403, 'Keep it');
+      return undefined;
+    case 'slow':
+      return new Promise(() => undefined);
+    case 'broken':
+      throw new Error('hook internals');
+    case 'odd':
+      return [1, 2] as unknown as JsonObject;
+    case 'approved':
+      return { ...write.data, approved: true };
+    case 'racy':
+      // The first run changes the document under the write: the hook runs again on the new one.
+      if ((runs.get(`documents:${write.path}`) ?? 0) === 1) {
+        return ctx.admin.documents
+          .patch(write.path, { data: { sneaky: 1 } })
+          .then(() => ({ ...write.data, hooked: true }));
+      }
+      return { ...write.data, hooked: true };
+    case 'counter':
+      return { n: Number(write.stored?.data.n ?? 0) + 1 };
+    default:
+      return undefined;
+  }
+}
 
-for (const engine of engines) {
-  describe.skipIf(engine.unavailable)(`before hooks (§16) on ${engine.name}`, () => {
+type HookStyle = 'plain' | 'async';
+
+const hooksOf = (style: HookStyle) =>
+  defineFunctions({
+    projects: '*',
+    rpc: {
+      adminWrite: async (ctx) => (await ctx.admin.documents.put('chat/by-admin', { data: { text: 'darn' } })).data,
+    },
+    before: {
+      'documents.write': style === 'plain' ? documentsWrite : async (ctx, write) => documentsWrite(ctx, write),
+      'realtime.write': (_ctx, write) => {
+        ran(`realtime:${write.path}`);
+        if (write.path.startsWith('scores/') && typeof write.value === 'number' && write.value > 100) {
+          reject(422, 'Too high');
+        }
+        if (write.path.startsWith('names/') && typeof write.value === 'string') return write.value.toUpperCase();
+        if (write.path.startsWith('rooms/') && write.op === 'patch')
+          return { ...(write.value as JsonObject), by: 'hook' };
+        if (write.path.startsWith('locked/') && write.op === 'delete') reject(403, 'Locked');
+        if (write.path.startsWith('bad/')) return { 'not/a/key': 1 };
+        return undefined;
+      },
+      'leaderboards.stat': (_ctx, stat) => {
+        if (stat.value > 1000) reject(422, 'Cheater');
+        return stat.value * 2;
+      },
+      'auth.signup': (_ctx, account) => {
+        ran(`signup:${account.device_id ?? account.username}`);
+        if (account.nickname === 'badword') reject(422, 'Pick another nickname');
+        return { nickname: `${account.nickname}!` };
+      },
+    },
+  });
+
+for (const [engine, style] of engines.flatMap((engine) =>
+  (['plain', 'async'] as const).map((style) => [engine, style] as const),
+)) {
+  describe.skipIf(engine.unavailable)(`before hooks (§16) on ${engine.name}, documents.write ${style}`, () => {
     let t: TestApp;
     const rules = new MemoryRulesSource();
     const call = (method: string, url: string, payload?: unknown, headers = t.headers) =>
@@ -107,7 +135,7 @@ for (const engine of engines) {
 
     beforeAll(async () => {
       runs.clear();
-      const functions = FunctionRegistry.of([{ file: 'hooks.ts', definition: hooks }]);
+      const functions = FunctionRegistry.of([{ file: 'hooks.ts', definition: hooksOf(style) }]);
       // Long enough for the racy hook's own commit on a loaded machine; the hanging hook waits it out.
       t = await startTestApp(engine, { CDS_HOOK_TIMEOUT_MS: '1000' }, { functions, rules });
     });
@@ -259,6 +287,17 @@ for (const engine of engines) {
       expect(res.statusCode, res.body).toBe(200);
       expect(res.json().data).toEqual({ start: true, sneaky: 1, mine: 1, hooked: true });
       expect(runs.get('documents:racy/r')).toBe(2);
+    });
+
+    it('concurrent writes of one document each see the one before: no update is lost', async () => {
+      const answers = await Promise.all(
+        Array.from({ length: 20 }, () => call('PUT', '/documents/docs/counter/c', { data: {} })),
+      );
+      const statuses = answers.map((answer) => answer.statusCode);
+      // Run before the commit, a hook seeing a document changed since runs again, three times at most, then 409.
+      expect(statuses.every((status) => status === 200 || (style === 'async' && status === 409))).toBe(true);
+      if (style === 'plain') expect(statuses.filter((status) => status === 200)).toHaveLength(20);
+      expect(await stored('counter/c')).toEqual({ n: statuses.filter((status) => status === 200).length });
     });
 
     it('admin writes and ctx.admin writes run no hook', async () => {

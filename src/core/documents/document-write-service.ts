@@ -24,7 +24,7 @@ import {
   putMutation,
 } from './document-writes.js';
 import { applyTransforms, type FieldTransform, parseTransforms } from './field-transforms.js';
-import { applyWithHook, type PlannedWrite } from './hooked-writes.js';
+import { applyInCommit, applyWithHook, type PlannedWrite } from './hooked-writes.js';
 
 /** The access rules (§9) of a caller's writes: its `DocumentAccess`, or null for a trusted caller. */
 export type WriteAccess = Pick<DocumentAccess, 'writeGuard'>;
@@ -171,18 +171,39 @@ export class DocumentWrites {
     origin: HookOrigin | undefined,
     batch = false,
   ): Promise<AppliedMutation[]> {
-    const hook = origin ? this.hooks.find(projectId, 'documents.write') : undefined;
-    if (!hook || !origin)
-      return this.store.apply(
+    return (
+      (origin && this.hooked(projectId, planned, origin, batch)) ??
+      this.store.apply(
         projectId,
         planned.map((write) => write.mutation),
-      );
-    const deps = {
-      read: this.read,
-      apply: (id: number, mutations: readonly DocumentMutation[]) => this.store.apply(id, mutations),
-      now: () => this.clock.now(),
-    };
-    return applyWithHook(projectId, planned, hook, origin, deps, batch);
+      )
+    );
+  }
+
+  /**
+   * The writes committed under the project's hook, or undefined when it has none. A single write
+   * under a plain function runs it inside the commit; the others run it first.
+   */
+  private hooked(
+    projectId: number,
+    planned: readonly PlannedWrite[],
+    origin: HookOrigin,
+    batch: boolean,
+  ): Promise<AppliedMutation[]> | undefined {
+    const apply = (id: number, mutations: readonly DocumentMutation[]) => this.store.apply(id, mutations);
+    const [single] = planned;
+    const bound = single && !batch ? this.hooks.bind?.(projectId, 'documents.write', origin) : undefined;
+    if (single && bound) return bound.then((hook) => applyInCommit(projectId, single, hook, origin, { apply }));
+    const hook = this.hooks.find(projectId, 'documents.write');
+    if (!hook) return undefined;
+    return applyWithHook(
+      projectId,
+      planned,
+      hook,
+      origin,
+      { read: this.read, apply, now: () => this.clock.now() },
+      batch,
+    );
   }
 
   private batchPlan(write: BatchWrite, index: number, access?: WriteAccess | null): PlannedWrite {

@@ -7,9 +7,12 @@
  *
  * A replacement was made from the document as the hook saw it; when another write changed that
  * document before the commit, the hook runs again on the new one (a few times, then 409).
+ *
+ * A single write under a hook that is a plain function runs it inside the commit instead
+ * (`applyInCommit`): the hook sees the document the commit read, and nothing is read before.
  */
 import { AppError, conflict } from '../errors.js';
-import type { HookOrigin, RunHook } from '../functions/before-hooks.js';
+import type { BoundHook, HookOrigin, RunHook } from '../functions/before-hooks.js';
 import { unusableReplacement } from '../functions/before-hooks.js';
 import type { DocumentWriteArgument, StoredDocumentArgument } from '../functions/functions-module.js';
 import { isJsonObject, type JsonObject, unstorableReason } from '../json.js';
@@ -60,6 +63,73 @@ export async function applyWithHook(
       if (attempt === ATTEMPTS) throw conflict('The document kept changing while its hook ran; try again');
     }
   }
+}
+
+/** Thrown in a commit by a hook that answered with a promise: the write commits once it settles. */
+class AnsweredLater extends Error {
+  constructor(
+    readonly answer: Promise<unknown>,
+    readonly seen: StoredDocument | null,
+  ) {
+    super('the hook answered with a promise');
+    // Awaited once the commit has given this up; a rejection before that is not unhandled.
+    answer.catch(() => undefined);
+  }
+}
+
+/**
+ * One write whose hook runs inside the commit, on the document the commit read, after the rules,
+ * precondition and 404 checks: the hook's answer decides what is stored. A hook that answers with
+ * a promise gives the commit up; the write then commits with its answer, on the document it saw.
+ */
+export async function applyInCommit(
+  projectId: number,
+  write: PlannedWrite,
+  hook: BoundHook<'documents.write'>,
+  origin: HookOrigin,
+  deps: Pick<HookedWriteDeps, 'apply'>,
+): Promise<AppliedMutation[]> {
+  for (let attempt = 1; ; attempt++) {
+    let later: AnsweredLater;
+    try {
+      return await deps.apply(projectId, [hookedInCommit(write, hook, origin)]);
+    } catch (error) {
+      if (!(error instanceof AnsweredLater)) throw error;
+      later = error;
+    }
+    const replacement = await later.answer;
+    const mutation =
+      replacement === undefined
+        ? write.mutation
+        : replaced(write, usableReplacement(write, replacement, origin), later.seen?.version ?? null);
+    try {
+      return await deps.apply(projectId, [mutation]);
+    } catch (error) {
+      if (!(error instanceof ChangedSinceHook)) throw error;
+      if (attempt === ATTEMPTS) throw conflict('The document kept changing while its hook ran; try again');
+    }
+  }
+}
+
+function hookedInCommit(write: PlannedWrite, hook: BoundHook<'documents.write'>, origin: HookOrigin): DocumentMutation {
+  const { mutation, transforms } = write;
+  return {
+    path: mutation.path,
+    readsStored: true,
+    decide(stored, commit) {
+      const change = mutation.decide(stored, commit);
+      const answer = hook(hookArgument(write, stored));
+      if (answer instanceof Promise) throw new AnsweredLater(answer, stored);
+      if (answer === undefined) return change;
+      const data = usableReplacement(write, answer, origin);
+      if (change.kind !== 'write') throw new AppError('failed', 'A replaced write must store a document');
+      return {
+        kind: 'write',
+        data: transforms ? applyTransforms(data, transforms, commit.time) : data,
+        newId: change.newId,
+      };
+    },
+  };
 }
 
 /** The document each write of a commit finds: as read, or as an earlier write of the same commit leaves it. */
@@ -130,18 +200,19 @@ const copyJson = (data: JsonObject): JsonObject => JSON.parse(JSON.stringify(dat
 /** `stored` with its `data` copied at the first look (most hooks never look). */
 function shownDocument(stored: StoredDocument): StoredDocumentArgument {
   let data: JsonObject | undefined;
-  const shown = { id: stored.id, path: stored.path, version: stored.version } as StoredDocumentArgument;
-  return Object.defineProperty(shown, 'data', {
-    enumerable: true,
-    configurable: true,
-    get: () => {
+  // Accessors of a literal: own and enumerable (spread and JSON see `data`), and cheap to make.
+  return {
+    id: stored.id,
+    path: stored.path,
+    version: stored.version,
+    get data(): JsonObject {
       data ??= copyJson(stored.data);
       return data;
     },
-    set: (value: JsonObject) => {
+    set data(value: JsonObject) {
       data = value;
     },
-  });
+  };
 }
 
 /** The document as a write would leave it, for a later write of the same batch to be shown. */

@@ -8,7 +8,7 @@
 import type { Clock } from '../clock.js';
 import { AppError } from '../errors.js';
 import type { AdminApi } from './admin-api.js';
-import { type FunctionObserver, type FunctionOutcome, observed, outcomeOf } from './function-observer.js';
+import { type FunctionObserver, type FunctionOutcome, outcomeOf } from './function-observer.js';
 import type { FunctionRegistry } from './function-registry.js';
 import {
   type BeforeHookName,
@@ -19,7 +19,7 @@ import {
   FunctionRejection,
   functionLog,
 } from './functions-module.js';
-import { TIMED_OUT, withinTime } from './time-limit.js';
+import { isThenable, TIMED_OUT, withinTime } from './time-limit.js';
 
 /** A logger that makes loggers carrying more fields (pino's, Fastify's request log). */
 export interface ChildLogger {
@@ -50,14 +50,32 @@ export type RunHook<Name extends BeforeHookName> = (
   argument: HookArgument<Name>,
 ) => Promise<unknown>;
 
+/**
+ * A hook bound to its caller, for a place where nothing can be awaited (inside a commit): it
+ * answers what the hook returned, as `RunHook` resolves, at once when the hook answered at once,
+ * or a promise of it when the hook answered with one; a refusal or failure throws at once.
+ */
+export type BoundHook<Name extends BeforeHookName> = (argument: HookArgument<Name>) => unknown;
+
 /** Where the write services find the hooks of a project. */
 export interface WriteHooks {
   /** The project's hook `name`, or undefined when it has none (the write then costs what it did without functions). */
   find<Name extends BeforeHookName>(projectId: number, name: Name): RunHook<Name> | undefined;
+  /**
+   * The project's hook `name` bound to the caller of `origin`, when it is a plain function (an
+   * `async` one always answers with a promise): undefined when there is none or it is `async`.
+   */
+  bind?<Name extends BeforeHookName>(
+    projectId: number,
+    name: Name,
+    origin: HookOrigin,
+  ): Promise<BoundHook<Name>> | undefined;
 }
 
 /** No hooks: the services' default. */
 export const noHooks: WriteHooks = { find: () => undefined };
+
+const isAsyncFunction = (fn: unknown): boolean => Object.prototype.toString.call(fn) === '[object AsyncFunction]';
 
 /** What running hooks needs. */
 export interface BeforeHookDeps {
@@ -98,48 +116,106 @@ export class BeforeHookRunner implements WriteHooks {
   }
 
   find<Name extends BeforeHookName>(projectId: number, name: Name): RunHook<Name> | undefined {
-    const hook = this.deps.registry.before(projectId, name);
+    const hook = this.deps.registry.before(projectId, name) as HookFunction | undefined;
     if (!hook) return undefined;
-    const { observer } = this.deps;
-    return (origin, argument) =>
-      observed(
-        observer,
-        projectId,
-        `before:${name}`,
-        () => this.run(projectId, name, hook as HookFunction, origin, argument),
-        hookOutcome,
-      );
+    return async (origin, argument) =>
+      this.call(projectId, name, hook, await this.callerOf(projectId, origin), origin, argument);
   }
 
-  private async run(
+  bind<Name extends BeforeHookName>(
+    projectId: number,
+    name: Name,
+    origin: HookOrigin,
+  ): Promise<BoundHook<Name>> | undefined {
+    const hook = this.deps.registry.before(projectId, name) as HookFunction | undefined;
+    if (!hook || isAsyncFunction(hook)) return undefined;
+    return this.callerOf(projectId, origin).then(
+      (caller) => (argument) => this.call(projectId, name, hook, caller, origin, argument),
+    );
+  }
+
+  private async callerOf(projectId: number, origin: HookOrigin): Promise<FunctionCaller | null> {
+    if (origin.userId === null) return null;
+    return { user_id: origin.userId, roles: await this.deps.rolesOf(projectId, origin.userId) };
+  }
+
+  /** Runs the hook: its checked answer at once when it answered at once, else a promise of it (timed). */
+  private call(
     projectId: number,
     name: BeforeHookName,
     hook: HookFunction,
+    caller: FunctionCaller | null,
     origin: HookOrigin,
     argument: unknown,
-  ): Promise<unknown> {
-    const { timeoutMs } = this.deps;
-    const caller =
-      origin.userId === null
-        ? null
-        : { user_id: origin.userId, roles: await this.deps.rolesOf(projectId, origin.userId) };
-    const ctx = new HookContext(projectId, caller, name, origin, this.context);
+  ): unknown {
+    const run = new HookRun(projectId, name, caller, origin, this.context, this.deps.observer);
+    let answer: unknown;
     try {
-      const result = await withinTime(timeoutMs, () => hook(ctx, argument));
-      if (result === TIMED_OUT) {
-        ctx.logger().warn({ timeout_ms: timeoutMs }, 'hook timed out');
-        throw new HookTimedOut();
-      }
-      if (result === undefined) return undefined;
-      // As JSON: what a replacement holds beyond it (a Date, a class instance) is never stored.
+      answer = hook(run.ctx, argument);
+    } catch (error) {
+      throw run.failed(error);
+    }
+    return isThenable(answer) ? this.awaited(run, answer) : run.answered(answer);
+  }
+
+  private async awaited(run: HookRun, answer: PromiseLike<unknown>): Promise<unknown> {
+    const { timeoutMs } = this.deps;
+    let result: unknown;
+    try {
+      result = await withinTime(timeoutMs, () => answer);
+    } catch (error) {
+      throw run.failed(error);
+    }
+    if (result === TIMED_OUT) {
+      run.ctx.logger().warn({ timeout_ms: timeoutMs }, 'hook timed out');
+      throw run.failed(new HookTimedOut());
+    }
+    return run.answered(result);
+  }
+}
+
+/** One run of a hook: its context, and its report to the metrics once it ends. */
+class HookRun {
+  readonly ctx: HookContext;
+  private readonly started: number;
+
+  constructor(
+    private readonly projectId: number,
+    private readonly name: BeforeHookName,
+    caller: FunctionCaller | null,
+    origin: HookOrigin,
+    shared: SharedContext,
+    private readonly observer: FunctionObserver | undefined,
+  ) {
+    this.ctx = new HookContext(projectId, caller, name, origin, shared);
+    this.started = observer ? performance.now() : 0;
+  }
+
+  /** What the hook returned, as JSON: what a replacement holds beyond it (a Date, a class instance) is never stored. */
+  answered(result: unknown): unknown {
+    if (result === undefined) return this.report('ok', undefined);
+    let copy: unknown;
+    try {
       const text = JSON.stringify(result);
       if (text === undefined) throw new TypeError(`the hook returned ${typeof result}, which is not JSON`);
-      return JSON.parse(text) as unknown;
+      copy = JSON.parse(text);
     } catch (error) {
-      if (error instanceof FunctionRejection || error instanceof HookTimedOut) throw error;
-      ctx.logger().error({ err: error }, 'hook failed');
-      throw new AppError('failed', 'Function failed', undefined, { cause: error });
+      throw this.failed(error);
     }
+    return this.report('ok', copy);
+  }
+
+  /** The error the write fails with: a `reject` or time-out as it is, any other throw `500 Function failed` (logged). */
+  failed(error: unknown): Error {
+    this.report(hookOutcome(error), undefined);
+    if (error instanceof FunctionRejection || error instanceof HookTimedOut) return error;
+    this.ctx.logger().error({ err: error }, 'hook failed');
+    return new AppError('failed', 'Function failed', undefined, { cause: error });
+  }
+
+  private report<T>(outcome: FunctionOutcome, value: T): T {
+    this.observer?.observe(this.projectId, `before:${this.name}`, outcome, (performance.now() - this.started) / 1000);
+    return value;
   }
 }
 

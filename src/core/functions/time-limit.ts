@@ -2,7 +2,8 @@
 
 export const TIMED_OUT = Symbol('timed out');
 
-const isThenable = (value: unknown): value is PromiseLike<unknown> =>
+/** Whether `value` is a promise (or any object with a `then` method). */
+export const isThenable = (value: unknown): value is PromiseLike<unknown> =>
   (typeof value === 'object' || typeof value === 'function') &&
   value !== null &&
   typeof (value as { then?: unknown }).then === 'function';
