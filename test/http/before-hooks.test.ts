@@ -3,8 +3,8 @@
  * `realtime.write` (REST), `leaderboards.stat` and `auth.signup` accept, replace or reject a
  * client's write; a hook past `CDS_HOOK_TIMEOUT_MS` fails the write with 503 and a throw with 500,
  * writing nothing; writes of the admin API and of `ctx.admin` run no hook. The `documents.write`
- * hook is tried as a plain function (a single write runs it inside its commit, and a promise it
- * answers with is waited for after it) and as an `async` one (run before the commit).
+ * hook is tried as a plain function (on SQLite a single write runs it inside its commit, and a
+ * promise it answers with is waited for after it) and as an `async` one (run before the commit).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FunctionRegistry } from '../../src/core/functions/function-registry.js';
@@ -294,9 +294,11 @@ for (const [engine, style] of engines.flatMap((engine) =>
         Array.from({ length: 20 }, () => call('PUT', '/documents/docs/counter/c', { data: {} })),
       );
       const statuses = answers.map((answer) => answer.statusCode);
-      // Run before the commit, a hook seeing a document changed since runs again, three times at most, then 409.
-      expect(statuses.every((status) => status === 200 || (style === 'async' && status === 409))).toBe(true);
-      if (style === 'plain') expect(statuses.filter((status) => status === 200)).toHaveLength(20);
+      // In the commit (SQLite: DocumentStore.hooksInCommit) the hook sees the write before; run before the
+      // commit, a hook seeing a document changed since runs again, three times at most, then 409.
+      const inCommit = style === 'plain' && engine.name === 'sqlite';
+      expect(statuses.every((status) => status === 200 || (!inCommit && status === 409))).toBe(true);
+      if (inCommit) expect(statuses.filter((status) => status === 200)).toHaveLength(20);
       expect(await stored('counter/c')).toEqual({ n: statuses.filter((status) => status === 200).length });
     });
 

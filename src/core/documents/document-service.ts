@@ -105,7 +105,10 @@ export class DocumentService {
         );
       },
     };
-    this.writes = new DocumentWrites(writer, limits, clock, hooks, (projectId, path) => this.stored(projectId, path));
+    this.writes = new DocumentWrites(writer, limits, clock, hooks, {
+      read: (projectId, path) => this.stored(projectId, path),
+      inCommit: store.hooksInCommit,
+    });
   }
 
   /** Inserts or replaces the document at `rawPath`. */

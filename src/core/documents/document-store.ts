@@ -168,6 +168,13 @@ export interface DocumentSnapshot {
 
 /** The JSON document store of every project. Each method is one atomic operation. */
 export interface DocumentStore {
+  /**
+   * Whether a single write's `documents.write` hook (§16), when a plain function, runs inside the
+   * commit on the document the commit reads (true: the engine reads in process), or before it on a
+   * read of its own (false: a read inside the commit would be a round trip while the project's
+   * version is held, slowing every commit of the project).
+   */
+  readonly hooksInCommit: boolean;
   /** The project's current document version: 0 before its first commit. */
   currentVersion(projectId: number): Promise<number>;
   /**

@@ -32,6 +32,14 @@ export type WriteAccess = Pick<DocumentAccess, 'writeGuard'>;
 /** Where writes are committed and announced: `DocumentCommits`. */
 export type DocumentWriter = Pick<DocumentCommits, 'apply'>;
 
+/** How a write's hook is shown the stored document (`DocumentStore.hooksInCommit`). */
+export interface HookShown {
+  /** The document as stored now, read before the commit. */
+  read(projectId: number, path: string): Promise<StoredDocument | null>;
+  /** Whether a single write under a plain-function hook runs it inside the commit instead. */
+  inCommit: boolean;
+}
+
 /** What a write request carries beyond its path and data. */
 export interface WriteRequest {
   /** The `transforms` object of the body, checked here (422). */
@@ -88,8 +96,7 @@ export class DocumentWrites {
     private readonly limits: PathLimits,
     private readonly clock: Clock,
     private readonly hooks: WriteHooks = noHooks,
-    /** The document as stored now, for a hook to be shown. */
-    private readonly read: (projectId: number, path: string) => Promise<StoredDocument | null> = async () => null,
+    private readonly shown: HookShown = { read: async () => null, inCommit: false },
   ) {}
 
   async put(projectId: number, rawPath: string, data: JsonObject, request: WriteRequest): Promise<PutResult> {
@@ -182,7 +189,7 @@ export class DocumentWrites {
 
   /**
    * The writes committed under the project's hook, or undefined when it has none. A single write
-   * under a plain function runs it inside the commit; the others run it first.
+   * under a plain function runs it inside the commit where the engine says so; the others run it first.
    */
   private hooked(
     projectId: number,
@@ -192,7 +199,8 @@ export class DocumentWrites {
   ): Promise<AppliedMutation[]> | undefined {
     const apply = (id: number, mutations: readonly DocumentMutation[]) => this.store.apply(id, mutations);
     const [single] = planned;
-    const bound = single && !batch ? this.hooks.bind?.(projectId, 'documents.write', origin) : undefined;
+    const inCommit = single && !batch && this.shown.inCommit;
+    const bound = inCommit ? this.hooks.bind?.(projectId, 'documents.write', origin) : undefined;
     if (single && bound) return bound.then((hook) => applyInCommit(projectId, single, hook, origin, { apply }));
     const hook = this.hooks.find(projectId, 'documents.write');
     if (!hook) return undefined;
@@ -201,7 +209,7 @@ export class DocumentWrites {
       planned,
       hook,
       origin,
-      { read: this.read, apply, now: () => this.clock.now() },
+      { read: this.shown.read, apply, now: () => this.clock.now() },
       batch,
     );
   }

@@ -8,8 +8,9 @@
  * A replacement was made from the document as the hook saw it; when another write changed that
  * document before the commit, the hook runs again on the new one (a few times, then 409).
  *
- * A single write under a hook that is a plain function runs it inside the commit instead
- * (`applyInCommit`): the hook sees the document the commit read, and nothing is read before.
+ * Where the engine reads in process (`DocumentStore.hooksInCommit`), a single write under a hook
+ * that is a plain function runs it inside the commit instead (`applyInCommit`): the hook sees the
+ * document the commit read, and nothing is read before.
  */
 import { AppError, conflict } from '../errors.js';
 import type { BoundHook, HookOrigin, RunHook } from '../functions/before-hooks.js';

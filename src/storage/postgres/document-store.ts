@@ -49,6 +49,7 @@ interface DocumentKey {
  * together share a commit (`PostgresDocumentCommits`).
  */
 export class PostgresDocumentStore implements DocumentStore {
+  readonly hooksInCommit = false;
   private readonly commits: PostgresDocumentCommits;
   private readonly reads: StatementBatch<DocumentKey, DocumentWithCollections | null>;
   /** `get`s arriving together (the reads of writes' `documents.write` hooks, §16) share a statement. */

@@ -60,6 +60,7 @@ const toRecord = (row: Row): DocumentRecord => ({ id: row.id, path: row.path, da
 
 /** Documents in the `documents` table of an embedded SQLite database; data is JSONB. */
 export class SqliteDocumentStore implements DocumentStore {
+  readonly hooksInCommit = true;
   private readonly statements: {
     [K in Exclude<keyof typeof sqliteDocumentSql, 'list' | 'getWithFirstChild'>]: Statement<Row>;
   };
