@@ -27,15 +27,13 @@ export function outcomeOf(error: unknown): FunctionOutcome {
 
 /**
  * Runs `run` and reports its outcome and duration to `observer` (nothing without one), then
- * answers or throws what `run` did. `classify` names the outcome of what `run` threw (a hook's
- * time-out is its own error, `503 Hook timed out`, where an RPC's is `AppError` `timed_out`).
+ * answers or throws what `run` did (an RPC's or schedule's; a hook reports from `HookRun`).
  */
 export async function observed<T>(
   observer: FunctionObserver | undefined,
   projectId: number,
   name: string,
   run: () => Promise<T>,
-  classify: (error: unknown) => FunctionOutcome = outcomeOf,
 ): Promise<T> {
   if (!observer) return run();
   const started = performance.now();
@@ -45,7 +43,7 @@ export async function observed<T>(
     observer.observe(projectId, name, 'ok', seconds());
     return value;
   } catch (error) {
-    observer.observe(projectId, name, classify(error), seconds());
+    observer.observe(projectId, name, outcomeOf(error), seconds());
     throw error;
   }
 }
