@@ -1,8 +1,8 @@
 /**
  * The long mixed run (issue 39): realtime PUT from 50 writers measured first, alone on the freshly
- * started service (after the seed import; only the idle-socket memory rows come before it), and again once every other section of the engine's
- * suite has run (documents, queries, boards, rules, hooks, webhooks, fan-out: minutes of mixed
- * load on the same process and database). Whatever a long run leaves behind (WAL, change logs,
+ * started service (after the seed import; only the idle-socket memory rows come before it), and
+ * again once every other section of the engine's suite has run (documents, queries, boards,
+ * rules, hooks, webhooks, fan-out: minutes of mixed load on the same process and database). Whatever a long run leaves behind (WAL, change logs,
  * caches, per-socket structures, heap) shows as the second figure falling behind the first. Each
  * is taken over its bare POST measured in turns with it, so the machine's own drift cancels.
  */

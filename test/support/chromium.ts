@@ -32,9 +32,10 @@ export function launchChromium(): Promise<Browser> {
 }
 
 /**
- * Closes the browser, waiting at most `ms`: a Chromium that does not exit in time (seen once on a loaded
- * machine, the suite's afterAll then timing out after 60 s) is killed, with every Chromium this test process started. `server`: the test app's HTTP server, whose
- * connections from the browser are then closed. Says so on the console.
+ * Closes the browser, waiting at most `ms`: a Chromium that does not exit in time (seen once on a
+ * loaded machine, the suite's afterAll then timing out after 60 s) is killed, with every Chromium
+ * this test process started, and says so on the console. `server`: the test app's HTTP server,
+ * whose connections from the browser are then closed.
  */
 export async function closeChromium(
   browser: Browser | undefined,

@@ -197,13 +197,14 @@ export class DocumentWrites {
     origin: HookOrigin,
     batch: boolean,
   ): Promise<AppliedMutation[]> | undefined {
+    // A project without the hook pays one lookup: its writes cost what they did without functions.
+    const hook = this.hooks.find(projectId, 'documents.write');
+    if (!hook) return undefined;
     const apply = (id: number, mutations: readonly DocumentMutation[]) => this.store.apply(id, mutations);
     const [single] = planned;
     const inCommit = single && !batch && this.shown.inCommit;
     const bound = inCommit ? this.hooks.bind?.(projectId, 'documents.write', origin) : undefined;
-    if (single && bound) return bound.then((hook) => applyInCommit(projectId, single, hook, origin, { apply }));
-    const hook = this.hooks.find(projectId, 'documents.write');
-    if (!hook) return undefined;
+    if (single && bound) return bound.then((bind) => applyInCommit(projectId, single, bind, origin, { apply }));
     return applyWithHook(
       projectId,
       planned,
